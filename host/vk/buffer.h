@@ -1,0 +1,58 @@
+// Storage buffers: device-local memory for the kernels, with blocking uploads and downloads
+// through a host-visible staging buffer. On a unified-memory device (lavapipe) the memory type
+// is host-visible too, but the staging path is kept so both cases run the same code.
+#pragma once
+
+#include "host/vk/context.h"
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace vkphys::vk {
+
+class Buffer {
+ public:
+  Buffer() = default;
+  // size may be 0: a 16-byte buffer is made so descriptors stay valid.
+  Buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags extra_usage = 0,
+         bool host_visible = false);
+  ~Buffer();
+  Buffer(Buffer&& other) noexcept;
+  Buffer& operator=(Buffer&& other) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  VkBuffer handle() const { return buffer_; }
+  VkDeviceSize size() const { return size_; }
+  void* mapped() const { return mapped_; }  // only for host_visible buffers
+
+  void upload(const void* data, VkDeviceSize bytes, VkDeviceSize offset = 0);
+  void download(void* data, VkDeviceSize bytes, VkDeviceSize offset = 0) const;
+
+  template <class T>
+  void upload(std::span<const T> data, VkDeviceSize offset = 0) {
+    upload(data.data(), data.size_bytes(), offset);
+  }
+  template <class T>
+  std::vector<T> download(std::size_t count, VkDeviceSize offset = 0) const {
+    std::vector<T> out(count);
+    if (count) download(out.data(), count * sizeof(T), offset);
+    return out;
+  }
+  // Records a fill of the whole buffer with a 32-bit value.
+  void fill(VkCommandBuffer cb, std::uint32_t value) const;
+
+ private:
+  void release();
+  const Context* ctx_ = nullptr;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  VkDeviceSize size_ = 0;
+  void* mapped_ = nullptr;
+};
+
+// Records a copy of `bytes` from src to dst.
+void copy(VkCommandBuffer cb, const Buffer& src, const Buffer& dst, VkDeviceSize bytes);
+
+}  // namespace vkphys::vk

@@ -1,0 +1,100 @@
+// The Vulkan context: instance, one compute-capable device and queue, a command pool, and the
+// debug messenger, all through volk.
+//
+// Device choice: a discrete GPU first, then integrated, virtual, CPU (lavapipe); `--device N`
+// picks by index in `vkphys info` order, `--device NAME` by a case-insensitive substring of the
+// device name. With validation on (tests always), the first validation error is printed to stderr
+// at once and counted; ValidationGuard in the tests turns the count into a failure.
+#pragma once
+
+#include <volk.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vkphys::vk {
+
+// Thrown when there is no Vulkan loader, no instance, or no usable device. The message is one
+// clear line meant for the user.
+struct Unavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Any other Vulkan failure: the call and the VkResult.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void check(VkResult result, const char* what);
+
+struct DeviceInfo {
+  std::uint32_t index = 0;
+  std::string name;
+  std::string type;  // "discrete", "integrated", "virtual", "cpu", "other"
+  std::string driver;
+  std::uint32_t api_version = 0;
+  std::uint64_t device_local_bytes = 0;
+  std::uint32_t max_workgroup_size = 0;
+  std::uint32_t max_workgroup_invocations = 0;
+  std::uint32_t max_storage_buffer_range = 0;
+  std::uint32_t subgroup_size = 0;
+  std::uint32_t max_compute_shared_memory = 0;
+  float timestamp_period_ns = 0.0f;
+  bool timestamps = false;
+};
+
+struct ContextOptions {
+  std::string device;       // "" = best, "N" = index, otherwise a name substring
+  bool validation = false;  // enable VK_LAYER_KHRONOS_validation and the debug messenger
+};
+
+class Context {
+ public:
+  static std::unique_ptr<Context> create(const ContextOptions& options);
+  // Devices in the order `--device N` counts them. Throws Unavailable without Vulkan.
+  static std::vector<DeviceInfo> list_devices();
+
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  VkDevice device() const { return device_; }
+  VkPhysicalDevice physical() const { return physical_; }
+  VkQueue queue() const { return queue_; }
+  const DeviceInfo& info() const { return info_; }
+  bool validation_enabled() const { return validation_; }
+  std::uint32_t validation_errors() const { return validation_errors_; }
+
+  VkCommandBuffer allocate_command_buffer() const;
+  void free_command_buffer(VkCommandBuffer cb) const;
+  // Submits a recorded command buffer and waits for it to finish.
+  void submit_and_wait(VkCommandBuffer cb) const;
+  // Records with `record` into a temporary command buffer, submits and waits.
+  void run_once(const std::function<void(VkCommandBuffer)>& record) const;
+  std::uint32_t find_memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags flags) const;
+
+ private:
+  Context() = default;
+  static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
+                                                   VkDebugUtilsMessageTypeFlagsEXT,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT*,
+                                                   void*);
+
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  std::uint32_t queue_family_ = 0;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  DeviceInfo info_;
+  bool validation_ = false;
+  std::uint32_t validation_errors_ = 0;
+};
+
+}  // namespace vkphys::vk

@@ -1,0 +1,83 @@
+// A compute kernel: one SPIR-V shader module, its pipeline, and descriptor sets that bind
+// storage buffers (and at most one uniform buffer) in binding order.
+//
+// Binding convention for every shader in shaders/: bindings 0..n-1 in the order the Kernel was
+// created with; `uniform_binding` (if >= 0) names the one uniform buffer. Push constants are a
+// small block of up to 16 uint32 words for per-dispatch values (sizes, pass numbers).
+#pragma once
+
+#include "host/vk/buffer.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vkphys::vk {
+
+class Kernel {
+ public:
+  // spirv: the embedded words; bindings: how many buffers the shader declares;
+  // uniform_binding: which of them is a uniform buffer (-1: none); push_bytes: push constant size.
+  Kernel(const Context& ctx, std::string name, std::span<const std::uint32_t> spirv,
+         std::uint32_t bindings, int uniform_binding = -1, std::uint32_t push_bytes = 0);
+  ~Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  const std::string& name() const { return name_; }
+  // A descriptor set binding `buffers` to bindings 0..n-1. The set lives as long as the Kernel
+  // (or until reset_sets); the buffers must outlive its use.
+  VkDescriptorSet bind(std::initializer_list<const Buffer*> buffers);
+  VkDescriptorSet bind(std::span<const Buffer* const> buffers);
+  void reset_sets();
+
+  void dispatch(VkCommandBuffer cb, VkDescriptorSet set, std::uint32_t groups,
+                const void* push = nullptr) const;
+  void dispatch_indirect(VkCommandBuffer cb, VkDescriptorSet set, const Buffer& args,
+                         VkDeviceSize offset, const void* push = nullptr) const;
+
+ private:
+  void bind_common(VkCommandBuffer cb, VkDescriptorSet set, const void* push) const;
+  const Context& ctx_;
+  std::string name_;
+  std::uint32_t bindings_;
+  int uniform_binding_;
+  std::uint32_t push_bytes_;
+  VkShaderModule module_ = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  std::vector<VkDescriptorPool> pools_;
+  std::uint32_t sets_in_pool_ = 0;
+};
+
+// Workgroups needed to cover `count` elements with `group_size` invocations each.
+inline std::uint32_t groups_for(std::uint64_t count, std::uint32_t group_size) {
+  return static_cast<std::uint32_t>((count + group_size - 1) / group_size);
+}
+
+// A full barrier between dependent compute dispatches (and transfers, and indirect reads).
+void barrier(VkCommandBuffer cb);
+
+// GPU timestamps for per-stage timing. write(cb, i) records timestamp i after all prior work.
+class Timestamps {
+ public:
+  Timestamps(const Context& ctx, std::uint32_t count);
+  ~Timestamps();
+  Timestamps(const Timestamps&) = delete;
+  Timestamps& operator=(const Timestamps&) = delete;
+  bool supported() const { return pool_ != VK_NULL_HANDLE; }
+  void reset(VkCommandBuffer cb) const;
+  void write(VkCommandBuffer cb, std::uint32_t index) const;
+  // Milliseconds between consecutive timestamps 0..count-1 (count-1 values); empty if unsupported.
+  std::vector<double> read_intervals_ms() const;
+
+ private:
+  const Context& ctx_;
+  std::uint32_t count_;
+  VkQueryPool pool_ = VK_NULL_HANDLE;
+};
+
+}  // namespace vkphys::vk

@@ -1,0 +1,29 @@
+// Single-source glue: every file in kernels/ is valid GLSL 4.50 and valid C++20 (with GLM).
+//
+// The physics lives here once. Shaders #include these headers; the CPU reference backend
+// includes the same headers and calls the same functions in loops. The macros below paper over
+// the only differences between the two languages that the kernels need:
+//   KINOUT(T) / KOUT(T)   GLSL `inout T` / `out T`, C++ references
+//   KERNELS_BEGIN / END   a C++ namespace around the functions; nothing in GLSL
+// Float literals carry an `f` suffix so C++ does not promote to double (GLSL accepts it too).
+#ifndef VKPHYS_KERNELS_COMMON_H
+#define VKPHYS_KERNELS_COMMON_H
+
+#ifdef __cplusplus
+#include <cstdint>
+#include <glm/glm.hpp>
+#define KINOUT(T) T&
+#define KOUT(T) T&
+#define KERNELS_BEGIN \
+  namespace vkphys::kern {  \
+  using namespace glm;      \
+  using uint = std::uint32_t;
+#define KERNELS_END }
+#else
+#define KINOUT(T) inout T
+#define KOUT(T) out T
+#define KERNELS_BEGIN
+#define KERNELS_END
+#endif
+
+#endif

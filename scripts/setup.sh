@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs everything vkphys needs to build, test and run on Debian 12 (as root, apt only).
+# Idempotent: packages already present are left alone.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libvulkan-dev libvulkan-volk-dev glslang-tools spirv-tools
+  mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
+  libglm-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup.sh: missing packages (${missing[*]}); run as root to install them" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "setup.sh: all build dependencies present"

@@ -1,0 +1,65 @@
+// Shared Vulkan context for the tests, created once with the validation layer on.
+//
+// Every test that touches the GPU takes the context through gpu_context(), which skips the test
+// with one line when no Vulkan device exists, unless VKPHYS_REQUIRE_GPU=1 (CI sets it, since CI
+// installs lavapipe), in which case the test fails. ValidationGuard fails the test if the
+// validation layer reported an error while it was alive; the error itself is printed to stderr
+// the moment it happens.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "host/vk/context.h"
+
+namespace vkphys::test {
+
+inline vk::Context* gpu_context_or_null(std::string* why) {
+  static std::unique_ptr<vk::Context> ctx;
+  static std::string error;
+  static bool tried = false;
+  if (!tried) {
+    tried = true;
+    try {
+      const char* dev = std::getenv("VKPHYS_TEST_DEVICE");
+      ctx = vk::Context::create({dev ? dev : "", true});
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  if (why) *why = error;
+  return ctx.get();
+}
+
+inline bool gpu_required() {
+  const char* req = std::getenv("VKPHYS_REQUIRE_GPU");
+  return req && std::string(req) == "1";
+}
+
+class ValidationGuard {
+ public:
+  explicit ValidationGuard(const vk::Context& ctx) : ctx_(ctx), start_(ctx.validation_errors()) {}
+  ~ValidationGuard() {
+    EXPECT_EQ(ctx_.validation_errors(), start_) << "Vulkan validation errors (printed above)";
+  }
+
+ private:
+  const vk::Context& ctx_;
+  std::uint32_t start_;
+};
+
+}  // namespace vkphys::test
+
+// Use at the top of a GPU test body: binds `ctx` (vk::Context&) and a validation guard.
+#define VKPHYS_GPU_TEST_CONTEXT(ctx)                                              \
+  std::string vkphys_why_;                                                        \
+  vkphys::vk::Context* vkphys_ctx_ = vkphys::test::gpu_context_or_null(&vkphys_why_); \
+  if (!vkphys_ctx_) {                                                             \
+    if (vkphys::test::gpu_required()) FAIL() << vkphys_why_;                      \
+    GTEST_SKIP() << vkphys_why_;                                                  \
+  }                                                                               \
+  vkphys::vk::Context& ctx = *vkphys_ctx_;                                        \
+  vkphys::test::ValidationGuard vkphys_guard_(ctx)
