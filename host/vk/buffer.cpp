@@ -1,0 +1,139 @@
+#include "host/vk/buffer.h"
+
+#include <cstring>
+#include <utility>
+
+namespace vkphys::vk {
+
+namespace {
+
+struct Raw {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+};
+
+Raw make(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
+         VkMemoryPropertyFlags props) {
+  Raw raw;
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = size;
+  info.usage = usage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  check(vkCreateBuffer(ctx.device(), &info, nullptr, &raw.buffer), "vkCreateBuffer");
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(ctx.device(), raw.buffer, &req);
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = ctx.find_memory_type(req.memoryTypeBits, props);
+  VkResult r = vkAllocateMemory(ctx.device(), &alloc, nullptr, &raw.memory);
+  if (r != VK_SUCCESS) {
+    vkDestroyBuffer(ctx.device(), raw.buffer, nullptr);
+    throw Error("Vulkan: could not allocate " + std::to_string(size) +
+                " bytes of device memory (VkResult " + std::to_string(r) + ")");
+  }
+  check(vkBindBufferMemory(ctx.device(), raw.buffer, raw.memory, 0), "vkBindBufferMemory");
+  return raw;
+}
+
+// A temporary host-visible buffer for one transfer.
+struct Staging {
+  const Context& ctx;
+  Raw raw;
+  void* ptr = nullptr;
+  Staging(const Context& c, VkDeviceSize size) : ctx(c) {
+    raw = make(c, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    check(vkMapMemory(c.device(), raw.memory, 0, VK_WHOLE_SIZE, 0, &ptr), "vkMapMemory");
+  }
+  ~Staging() {
+    vkUnmapMemory(ctx.device(), raw.memory);
+    vkDestroyBuffer(ctx.device(), raw.buffer, nullptr);
+    vkFreeMemory(ctx.device(), raw.memory, nullptr);
+  }
+};
+
+}  // namespace
+
+Buffer::Buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags extra_usage,
+               bool host_visible)
+    : ctx_(&ctx), size_(size) {
+  VkDeviceSize alloc_size = size < 16 ? 16 : (size + 15) / 16 * 16;
+  VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                             VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                             extra_usage;
+  VkMemoryPropertyFlags props =
+      host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                   : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  Raw raw = make(ctx, alloc_size, usage, props);
+  buffer_ = raw.buffer;
+  memory_ = raw.memory;
+  if (host_visible) check(vkMapMemory(ctx.device(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory");
+}
+
+Buffer::~Buffer() { release(); }
+
+void Buffer::release() {
+  if (!ctx_) return;
+  if (mapped_) vkUnmapMemory(ctx_->device(), memory_);
+  if (buffer_) vkDestroyBuffer(ctx_->device(), buffer_, nullptr);
+  if (memory_) vkFreeMemory(ctx_->device(), memory_, nullptr);
+  buffer_ = VK_NULL_HANDLE;
+  memory_ = VK_NULL_HANDLE;
+  mapped_ = nullptr;
+}
+
+Buffer::Buffer(Buffer&& other) noexcept { *this = std::move(other); }
+
+Buffer& Buffer::operator=(Buffer&& other) noexcept {
+  if (this != &other) {
+    release();
+    ctx_ = std::exchange(other.ctx_, nullptr);
+    buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
+    memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
+    size_ = std::exchange(other.size_, 0);
+    mapped_ = std::exchange(other.mapped_, nullptr);
+  }
+  return *this;
+}
+
+void Buffer::upload(const void* data, VkDeviceSize bytes, VkDeviceSize offset) {
+  if (bytes == 0) return;
+  if (offset + bytes > size_) throw Error("Buffer::upload past the end of the buffer");
+  if (mapped_) {
+    std::memcpy(static_cast<char*>(mapped_) + offset, data, bytes);
+    return;
+  }
+  Staging staging(*ctx_, bytes);
+  std::memcpy(staging.ptr, data, bytes);
+  ctx_->run_once([&](VkCommandBuffer cb) {
+    VkBufferCopy region{0, offset, bytes};
+    vkCmdCopyBuffer(cb, staging.raw.buffer, buffer_, 1, &region);
+  });
+}
+
+void Buffer::download(void* data, VkDeviceSize bytes, VkDeviceSize offset) const {
+  if (bytes == 0) return;
+  if (offset + bytes > size_) throw Error("Buffer::download past the end of the buffer");
+  if (mapped_) {
+    std::memcpy(data, static_cast<const char*>(mapped_) + offset, bytes);
+    return;
+  }
+  Staging staging(*ctx_, bytes);
+  ctx_->run_once([&](VkCommandBuffer cb) {
+    VkBufferCopy region{offset, 0, bytes};
+    vkCmdCopyBuffer(cb, buffer_, staging.raw.buffer, 1, &region);
+  });
+  std::memcpy(data, staging.ptr, bytes);
+}
+
+void Buffer::fill(VkCommandBuffer cb, std::uint32_t value) const {
+  vkCmdFillBuffer(cb, buffer_, 0, VK_WHOLE_SIZE, value);
+}
+
+void copy(VkCommandBuffer cb, const Buffer& src, const Buffer& dst, VkDeviceSize bytes) {
+  if (bytes == 0) return;
+  VkBufferCopy region{0, 0, bytes};
+  vkCmdCopyBuffer(cb, src.handle(), dst.handle(), 1, &region);
+}
+
+}  // namespace vkphys::vk

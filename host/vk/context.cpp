@@ -1,0 +1,310 @@
+#include "host/vk/context.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+namespace vkphys::vk {
+
+void check(VkResult result, const char* what) {
+  if (result != VK_SUCCESS) {
+    throw Error(std::string("Vulkan: ") + what + " failed with VkResult " +
+                std::to_string(static_cast<int>(result)));
+  }
+}
+
+namespace {
+
+void load_loader() {
+  static bool loaded = false;
+  if (loaded) return;
+  if (volkInitialize() != VK_SUCCESS) {
+    throw Unavailable(
+        "no Vulkan loader found (install libvulkan1 and a driver, e.g. mesa-vulkan-drivers); "
+        "the CPU backend (--backend cpu) still works");
+  }
+  loaded = true;
+}
+
+bool has_layer(const char* name) {
+  std::uint32_t n = 0;
+  vkEnumerateInstanceLayerProperties(&n, nullptr);
+  std::vector<VkLayerProperties> layers(n);
+  vkEnumerateInstanceLayerProperties(&n, layers.data());
+  return std::any_of(layers.begin(), layers.end(),
+                     [&](const VkLayerProperties& l) { return std::strcmp(l.layerName, name) == 0; });
+}
+
+VkInstance make_instance(bool validation) {
+  load_loader();
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "vkphys";
+  app.apiVersion = VK_API_VERSION_1_1;
+  std::vector<const char*> layers;
+  std::vector<const char*> extensions;
+  if (validation) {
+    if (!has_layer("VK_LAYER_KHRONOS_validation")) {
+      throw Unavailable(
+          "validation requested but VK_LAYER_KHRONOS_validation is not installed "
+          "(apt-get install vulkan-validationlayers)");
+    }
+    layers.push_back("VK_LAYER_KHRONOS_validation");
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  }
+  VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  info.pApplicationInfo = &app;
+  info.enabledLayerCount = static_cast<std::uint32_t>(layers.size());
+  info.ppEnabledLayerNames = layers.data();
+  info.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+  VkInstance instance = VK_NULL_HANDLE;
+  VkResult r = vkCreateInstance(&info, nullptr, &instance);
+  if (r != VK_SUCCESS) {
+    throw Unavailable("no Vulkan instance could be created (VkResult " + std::to_string(r) +
+                      "); the CPU backend (--backend cpu) still works");
+  }
+  volkLoadInstanceOnly(instance);
+  return instance;
+}
+
+int type_rank(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
+    default: return 4;
+  }
+}
+
+const char* type_name(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+    default: return "other";
+  }
+}
+
+std::optional<std::uint32_t> compute_queue_family(VkPhysicalDevice pd) {
+  std::uint32_t n = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
+  std::vector<VkQueueFamilyProperties> families(n);
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, families.data());
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) return i;
+  }
+  return std::nullopt;
+}
+
+DeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  subgroup.pNext = &driver;
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props.pNext = &subgroup;
+  vkGetPhysicalDeviceProperties2(pd, &props);
+  const VkPhysicalDeviceLimits& lim = props.properties.limits;
+  DeviceInfo d;
+  d.index = index;
+  d.name = props.properties.deviceName;
+  d.type = type_name(props.properties.deviceType);
+  d.driver = std::string(driver.driverName) + " " + driver.driverInfo;
+  d.api_version = props.properties.apiVersion;
+  d.max_workgroup_size = lim.maxComputeWorkGroupSize[0];
+  d.max_workgroup_invocations = lim.maxComputeWorkGroupInvocations;
+  d.max_storage_buffer_range = lim.maxStorageBufferRange;
+  d.max_compute_shared_memory = lim.maxComputeSharedMemorySize;
+  d.subgroup_size = subgroup.subgroupSize;
+  d.timestamp_period_ns = lim.timestampPeriod;
+  VkPhysicalDeviceMemoryProperties mem;
+  vkGetPhysicalDeviceMemoryProperties(pd, &mem);
+  for (std::uint32_t i = 0; i < mem.memoryHeapCount; ++i) {
+    if (mem.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) {
+      d.device_local_bytes += mem.memoryHeaps[i].size;
+    }
+  }
+  if (auto family = compute_queue_family(pd)) {
+    std::uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
+    std::vector<VkQueueFamilyProperties> families(n);
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, families.data());
+    d.timestamps = families[*family].timestampValidBits > 0 && lim.timestampPeriod > 0.0f;
+  }
+  return d;
+}
+
+// Physical devices with a compute queue, ordered best first (discrete GPUs first).
+std::vector<VkPhysicalDevice> ordered_devices(VkInstance instance) {
+  std::uint32_t n = 0;
+  vkEnumeratePhysicalDevices(instance, &n, nullptr);
+  std::vector<VkPhysicalDevice> all(n);
+  vkEnumeratePhysicalDevices(instance, &n, all.data());
+  std::vector<VkPhysicalDevice> usable;
+  for (VkPhysicalDevice pd : all) {
+    if (compute_queue_family(pd)) usable.push_back(pd);
+  }
+  std::stable_sort(usable.begin(), usable.end(), [](VkPhysicalDevice a, VkPhysicalDevice b) {
+    VkPhysicalDeviceProperties pa, pb;
+    vkGetPhysicalDeviceProperties(a, &pa);
+    vkGetPhysicalDeviceProperties(b, &pb);
+    return type_rank(pa.deviceType) < type_rank(pb.deviceType);
+  });
+  return usable;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> Context::list_devices() {
+  VkInstance instance = make_instance(false);
+  std::vector<DeviceInfo> out;
+  std::uint32_t i = 0;
+  for (VkPhysicalDevice pd : ordered_devices(instance)) out.push_back(describe(pd, i++));
+  vkDestroyInstance(instance, nullptr);
+  return out;
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
+    const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+  if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
+    auto* self = static_cast<Context*>(user);
+    ++self->validation_errors_;
+    std::fprintf(stderr, "VULKAN VALIDATION ERROR: %s\n", data->pMessage);
+    std::fflush(stderr);
+  }
+  return VK_FALSE;
+}
+
+std::unique_ptr<Context> Context::create(const ContextOptions& options) {
+  std::unique_ptr<Context> ctx(new Context());
+  ctx->validation_ = options.validation;
+  ctx->instance_ = make_instance(options.validation);
+  if (options.validation) {
+    VkDebugUtilsMessengerCreateInfoEXT info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT;
+    info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
+    info.pfnUserCallback = &Context::on_message;
+    info.pUserData = ctx.get();
+    check(vkCreateDebugUtilsMessengerEXT(ctx->instance_, &info, nullptr, &ctx->messenger_),
+          "vkCreateDebugUtilsMessengerEXT");
+  }
+  std::vector<VkPhysicalDevice> devices = ordered_devices(ctx->instance_);
+  if (devices.empty()) {
+    throw Unavailable(
+        "no Vulkan device with a compute queue found (install mesa-vulkan-drivers for lavapipe); "
+        "the CPU backend (--backend cpu) still works");
+  }
+  std::size_t pick = 0;
+  if (!options.device.empty()) {
+    const std::string& want = options.device;
+    bool numeric = std::all_of(want.begin(), want.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    if (numeric) {
+      pick = std::stoul(want);
+      if (pick >= devices.size()) {
+        throw Unavailable("--device " + want + ": only " + std::to_string(devices.size()) +
+                          " Vulkan device(s) found (see `vkphys info`)");
+      }
+    } else {
+      pick = devices.size();
+      for (std::size_t i = 0; i < devices.size(); ++i) {
+        if (lower(describe(devices[i], 0).name).find(lower(want)) != std::string::npos) {
+          pick = i;
+          break;
+        }
+      }
+      if (pick == devices.size()) {
+        throw Unavailable("--device " + want + ": no Vulkan device name contains it (see `vkphys info`)");
+      }
+    }
+  }
+  ctx->physical_ = devices[pick];
+  ctx->info_ = describe(ctx->physical_, static_cast<std::uint32_t>(pick));
+  ctx->queue_family_ = *compute_queue_family(ctx->physical_);
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue.queueFamilyIndex = ctx->queue_family_;
+  queue.queueCount = 1;
+  queue.pQueuePriorities = &priority;
+  VkDeviceCreateInfo dinfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  dinfo.queueCreateInfoCount = 1;
+  dinfo.pQueueCreateInfos = &queue;
+  check(vkCreateDevice(ctx->physical_, &dinfo, nullptr, &ctx->device_), "vkCreateDevice");
+  volkLoadDevice(ctx->device_);
+  vkGetDeviceQueue(ctx->device_, ctx->queue_family_, 0, &ctx->queue_);
+
+  VkCommandPoolCreateInfo pinfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pinfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pinfo.queueFamilyIndex = ctx->queue_family_;
+  check(vkCreateCommandPool(ctx->device_, &pinfo, nullptr, &ctx->pool_), "vkCreateCommandPool");
+  VkFenceCreateInfo finfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  check(vkCreateFence(ctx->device_, &finfo, nullptr, &ctx->fence_), "vkCreateFence");
+  return ctx;
+}
+
+Context::~Context() {
+  if (device_) {
+    vkDeviceWaitIdle(device_);
+    vkDestroyFence(device_, fence_, nullptr);
+    vkDestroyCommandPool(device_, pool_, nullptr);
+    vkDestroyDevice(device_, nullptr);
+  }
+  if (messenger_) vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+  if (instance_) vkDestroyInstance(instance_, nullptr);
+}
+
+VkCommandBuffer Context::allocate_command_buffer() const {
+  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  info.commandPool = pool_;
+  info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  info.commandBufferCount = 1;
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  check(vkAllocateCommandBuffers(device_, &info, &cb), "vkAllocateCommandBuffers");
+  return cb;
+}
+
+void Context::free_command_buffer(VkCommandBuffer cb) const {
+  vkFreeCommandBuffers(device_, pool_, 1, &cb);
+}
+
+void Context::submit_and_wait(VkCommandBuffer cb) const {
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cb;
+  check(vkQueueSubmit(queue_, 1, &submit, fence_), "vkQueueSubmit");
+  check(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  check(vkResetFences(device_, 1, &fence_), "vkResetFences");
+}
+
+void Context::run_once(const std::function<void(VkCommandBuffer)>& record) const {
+  VkCommandBuffer cb = allocate_command_buffer();
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  check(vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
+  record(cb);
+  check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+  submit_and_wait(cb);
+  free_command_buffer(cb);
+}
+
+std::uint32_t Context::find_memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags flags) const {
+  VkPhysicalDeviceMemoryProperties mem;
+  vkGetPhysicalDeviceMemoryProperties(physical_, &mem);
+  for (std::uint32_t i = 0; i < mem.memoryTypeCount; ++i) {
+    if ((type_bits & (1u << i)) && (mem.memoryTypes[i].propertyFlags & flags) == flags) return i;
+  }
+  throw Error("Vulkan: no memory type with the requested properties");
+}
+
+}  // namespace vkphys::vk

@@ -1,0 +1,187 @@
+#include "host/vk/kernel.h"
+
+#include <vector>
+
+namespace vkphys::vk {
+
+namespace {
+constexpr std::uint32_t kSetsPerPool = 64;
+}
+
+Kernel::Kernel(const Context& ctx, std::string name, std::span<const std::uint32_t> spirv,
+               std::uint32_t bindings, int uniform_binding, std::uint32_t push_bytes)
+    : ctx_(ctx),
+      name_(std::move(name)),
+      bindings_(bindings),
+      uniform_binding_(uniform_binding),
+      push_bytes_(push_bytes) {
+  VkShaderModuleCreateInfo minfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  minfo.codeSize = spirv.size_bytes();
+  minfo.pCode = spirv.data();
+  check(vkCreateShaderModule(ctx.device(), &minfo, nullptr, &module_), "vkCreateShaderModule");
+
+  std::vector<VkDescriptorSetLayoutBinding> layout_bindings(bindings);
+  for (std::uint32_t i = 0; i < bindings; ++i) {
+    layout_bindings[i].binding = i;
+    layout_bindings[i].descriptorType = static_cast<int>(i) == uniform_binding
+                                            ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                            : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    layout_bindings[i].descriptorCount = 1;
+    layout_bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo linfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  linfo.bindingCount = bindings;
+  linfo.pBindings = layout_bindings.data();
+  check(vkCreateDescriptorSetLayout(ctx.device(), &linfo, nullptr, &set_layout_),
+        "vkCreateDescriptorSetLayout");
+
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
+  VkPipelineLayoutCreateInfo pinfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pinfo.setLayoutCount = 1;
+  pinfo.pSetLayouts = &set_layout_;
+  pinfo.pushConstantRangeCount = push_bytes ? 1 : 0;
+  pinfo.pPushConstantRanges = push_bytes ? &range : nullptr;
+  check(vkCreatePipelineLayout(ctx.device(), &pinfo, nullptr, &layout_), "vkCreatePipelineLayout");
+
+  VkComputePipelineCreateInfo cinfo{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  cinfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  cinfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  cinfo.stage.module = module_;
+  cinfo.stage.pName = "main";
+  cinfo.layout = layout_;
+  check(vkCreateComputePipelines(ctx.device(), VK_NULL_HANDLE, 1, &cinfo, nullptr, &pipeline_),
+        ("vkCreateComputePipelines(" + name_ + ")").c_str());
+}
+
+Kernel::~Kernel() {
+  VkDevice dev = ctx_.device();
+  for (VkDescriptorPool p : pools_) vkDestroyDescriptorPool(dev, p, nullptr);
+  vkDestroyPipeline(dev, pipeline_, nullptr);
+  vkDestroyPipelineLayout(dev, layout_, nullptr);
+  vkDestroyDescriptorSetLayout(dev, set_layout_, nullptr);
+  vkDestroyShaderModule(dev, module_, nullptr);
+}
+
+void Kernel::reset_sets() {
+  for (VkDescriptorPool p : pools_) vkDestroyDescriptorPool(ctx_.device(), p, nullptr);
+  pools_.clear();
+  sets_in_pool_ = 0;
+}
+
+VkDescriptorSet Kernel::bind(std::initializer_list<const Buffer*> buffers) {
+  return bind(std::span<const Buffer* const>(buffers.begin(), buffers.size()));
+}
+
+VkDescriptorSet Kernel::bind(std::span<const Buffer* const> buffers) {
+  if (buffers.size() != bindings_) {
+    throw Error("Kernel " + name_ + ": bind() got " + std::to_string(buffers.size()) +
+                " buffers, the shader declares " + std::to_string(bindings_));
+  }
+  if (pools_.empty() || sets_in_pool_ == kSetsPerPool) {
+    VkDescriptorPoolSize sizes[2] = {
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * bindings_},
+        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSetsPerPool}};
+    VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    info.maxSets = kSetsPerPool;
+    info.poolSizeCount = 2;
+    info.pPoolSizes = sizes;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    check(vkCreateDescriptorPool(ctx_.device(), &info, nullptr, &pool), "vkCreateDescriptorPool");
+    pools_.push_back(pool);
+    sets_in_pool_ = 0;
+  }
+  VkDescriptorSetAllocateInfo ainfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  ainfo.descriptorPool = pools_.back();
+  ainfo.descriptorSetCount = 1;
+  ainfo.pSetLayouts = &set_layout_;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  check(vkAllocateDescriptorSets(ctx_.device(), &ainfo, &set), "vkAllocateDescriptorSets");
+  ++sets_in_pool_;
+
+  std::vector<VkDescriptorBufferInfo> infos(bindings_);
+  std::vector<VkWriteDescriptorSet> writes(bindings_);
+  for (std::uint32_t i = 0; i < bindings_; ++i) {
+    infos[i] = {buffers[i]->handle(), 0, VK_WHOLE_SIZE};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = static_cast<int>(i) == uniform_binding_
+                                   ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                   : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(ctx_.device(), bindings_, writes.data(), 0, nullptr);
+  return set;
+}
+
+void Kernel::bind_common(VkCommandBuffer cb, VkDescriptorSet set, const void* push) const {
+  vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+  vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set, 0, nullptr);
+  if (push_bytes_) {
+    if (!push) throw Error("Kernel " + name_ + ": push constants required");
+    vkCmdPushConstants(cb, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes_, push);
+  }
+}
+
+void Kernel::dispatch(VkCommandBuffer cb, VkDescriptorSet set, std::uint32_t groups,
+                      const void* push) const {
+  if (groups == 0) return;
+  bind_common(cb, set, push);
+  vkCmdDispatch(cb, groups, 1, 1);
+}
+
+void Kernel::dispatch_indirect(VkCommandBuffer cb, VkDescriptorSet set, const Buffer& args,
+                               VkDeviceSize offset, const void* push) const {
+  bind_common(cb, set, push);
+  vkCmdDispatchIndirect(cb, args.handle(), offset);
+}
+
+void barrier(VkCommandBuffer cb) {
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                     VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                     VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_UNIFORM_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                           VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                       0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+Timestamps::Timestamps(const Context& ctx, std::uint32_t count) : ctx_(ctx), count_(count) {
+  if (!ctx.info().timestamps || count == 0) return;
+  VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  info.queryCount = count;
+  check(vkCreateQueryPool(ctx.device(), &info, nullptr, &pool_), "vkCreateQueryPool");
+}
+
+Timestamps::~Timestamps() {
+  if (pool_) vkDestroyQueryPool(ctx_.device(), pool_, nullptr);
+}
+
+void Timestamps::reset(VkCommandBuffer cb) const {
+  if (pool_) vkCmdResetQueryPool(cb, pool_, 0, count_);
+}
+
+void Timestamps::write(VkCommandBuffer cb, std::uint32_t index) const {
+  if (pool_) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool_, index);
+}
+
+std::vector<double> Timestamps::read_intervals_ms() const {
+  if (!pool_) return {};
+  std::vector<std::uint64_t> ticks(count_);
+  check(vkGetQueryPoolResults(ctx_.device(), pool_, 0, count_, ticks.size() * sizeof(std::uint64_t),
+                              ticks.data(), sizeof(std::uint64_t),
+                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+        "vkGetQueryPoolResults");
+  std::vector<double> ms;
+  double period = static_cast<double>(ctx_.info().timestamp_period_ns) * 1e-6;
+  for (std::uint32_t i = 1; i < count_; ++i) {
+    ms.push_back(static_cast<double>(ticks[i] - ticks[i - 1]) * period);
+  }
+  return ms;
+}
+
+}  // namespace vkphys::vk

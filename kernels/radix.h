@@ -1,0 +1,41 @@
+// Digit helpers and block sizes for the prefix scan and the LSD radix sort, shared by the shaders
+// (shaders/scan_*.comp, shaders/sort_*.comp) and their CPU twins (host/cpu/primitives.cpp).
+//
+// The sort takes VKPHYS_RADIX_BITS bits of the key per pass, least significant first, and only
+// the low `key_bits` bits count: the last pass of e.g. 13 bits looks at bit 12 alone, so keys
+// that differ above key_bits keep their input order.
+//
+// Both GPU primitives work on blocks of VKPHYS_GROUP_SIZE * ITEMS elements, one workgroup each.
+#ifndef VKPHYS_KERNELS_RADIX_H
+#define VKPHYS_KERNELS_RADIX_H
+#include "kernels/common.h"
+
+#define VKPHYS_RADIX_BITS 4u
+#define VKPHYS_RADIX_DIGITS 16u  // 1 << VKPHYS_RADIX_BITS
+#define VKPHYS_SCAN_ITEMS 16u    // elements per invocation in the scan kernels
+#define VKPHYS_SORT_ITEMS 16u    // elements per invocation in the sort kernels
+
+// GLSL has no `inline`; C++ needs it so the functions may be included in several files.
+#ifdef __cplusplus
+#define VKPHYS_RADIX_FN inline
+#else
+#define VKPHYS_RADIX_FN
+#endif
+
+KERNELS_BEGIN
+
+// Passes needed for key_bits (1..32) bits.
+VKPHYS_RADIX_FN uint radix_passes(uint key_bits) {
+  return (key_bits + VKPHYS_RADIX_BITS - 1u) / VKPHYS_RADIX_BITS;
+}
+
+// The digit of `key` that pass `pass` sorts by: bits [4 pass, min(4 pass + 4, key_bits)).
+VKPHYS_RADIX_FN uint radix_digit(uint key, uint pass, uint key_bits) {
+  uint shift = pass * VKPHYS_RADIX_BITS;
+  uint bits = key_bits - shift;
+  if (bits > VKPHYS_RADIX_BITS) bits = VKPHYS_RADIX_BITS;
+  return (key >> shift) & ((1u << bits) - 1u);
+}
+
+KERNELS_END
+#endif

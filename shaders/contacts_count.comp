@@ -1,0 +1,23 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Stage count contacts: how many directed contacts particle i has (entry N is set to 0 so the
+// scan of N + 1 entries ends with the total).
+#include "particle_common.glsl"
+layout(std430, binding = 1) readonly buffer Pos { vec4 pos_radius[]; };
+layout(std430, binding = 2) readonly buffer Values { uint sort_values[]; };
+layout(std430, binding = 3) readonly buffer Start { uint cell_start[]; };
+layout(std430, binding = 4) readonly buffer End { uint cell_end[]; };
+layout(std430, binding = 5) writeonly buffer Count { uint contact_count[]; };
+// The write-side buffers are not touched when write == false; declared so the code compiles.
+layout(std430, binding = 6) writeonly buffer Bodies { uvec2 contact_bodies[]; };
+layout(std430, binding = 7) writeonly buffer Geom { vec4 contact_geom[]; };
+layout(std430, binding = 8) writeonly buffer Target { vec4 contact_target[]; };
+layout(std430, binding = 9) writeonly buffer Lambda { vec4 contact_lambda[]; };
+#include "kernels/contacts_find.inl"
+
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  uint n = params.counts.x;
+  if (i > n) return;
+  contact_count[i] = i == n ? 0u : particle_contacts(i, false, 0u);
+}
