@@ -3,6 +3,7 @@
 // The physics lives here once. Shaders #include these headers; the CPU reference backend
 // includes the same headers and calls the same functions in loops. The macros below paper over
 // the only differences between the two languages that the kernels need:
+//   KFN                   `inline` in C++ (headers define functions), nothing in GLSL
 //   KINOUT(T) / KOUT(T)   GLSL `inout T` / `out T`, C++ references
 //   KERNELS_BEGIN / END   a C++ namespace around the functions; nothing in GLSL
 // Float literals carry an `f` suffix so C++ does not promote to double (GLSL accepts it too).
@@ -12,6 +13,7 @@
 #ifdef __cplusplus
 #include <cstdint>
 #include <glm/glm.hpp>
+#define KFN inline
 #define KINOUT(T) T&
 #define KOUT(T) T&
 #define KERNELS_BEGIN \
@@ -20,6 +22,7 @@
   using uint = std::uint32_t;
 #define KERNELS_END }
 #else
+#define KFN
 #define KINOUT(T) inout T
 #define KOUT(T) out T
 #define KERNELS_BEGIN

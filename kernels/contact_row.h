@@ -31,7 +31,7 @@ KERNELS_BEGIN
 //   g: gap; u_k: relative velocity (n, t1, t2 components) at the start of the step;
 //   mat: combined material (restitution, friction, k, d); h: time step;
 //   threshold: approach speed above which restitution applies.
-vec4 contact_targets(float g, vec3 u_k, vec4 mat, float h, float threshold) {
+KFN vec4 contact_targets(float g, vec3 u_k, vec4 mat, float h, float threshold) {
   vec3 spook = spook_coefficients(mat.z, mat.w, h);
   float t_n = g > 0.0f ? -g / h : -spook.x * g + (1.0f - spook.y) * u_k.x;
   if (u_k.x < -threshold) t_n = max(t_n, -mat.x * u_k.x);
@@ -42,7 +42,7 @@ vec4 contact_targets(float g, vec3 u_k, vec4 mat, float h, float threshold) {
 // One projected Jacobi update of a contact's three rows. lambda = (n, t1, t2) accumulated
 // impulses, u = current relative velocity (n, t1, t2), k_eff = the rows' effective inverse mass.
 // Returns the new accumulated impulses.
-vec3 contact_row_update(vec3 lambda, vec4 target, float mu, vec3 u, float k_eff, float relax,
+KFN vec3 contact_row_update(vec3 lambda, vec4 target, float mu, vec3 u, float k_eff, float relax,
                         bool friction) {
   float eps = target.w;
   float inv = relax / (k_eff + eps);

@@ -3,8 +3,19 @@
 // member pointers of a struct that includes this file in its body, so the code below compiles
 // unchanged as GLSL and as C++ member functions. The pure maths it calls is in kernels/*.h.
 // Buffers used: params, material, vel_start, contact_bodies, contact_geom, contact_target,
-//   contact_lambda
+//   contact_lambda, prev_contact_offset, prev_contact_bodies, prev_contact_lambda
 // (layouts in kernels/layout.h).
+
+// ---- contact matching: the previous step's impulses of the same pair (warm starting) --------
+// The previous step's contacts of `self` are at prev_contact_offset[self] .. [self + 1]; a pair
+// has at most one contact, so the match is by the other body alone. Unmatched contacts start at 0.
+vec3 warm_start_impulses(uint self, uint other) {
+  uint end = prev_contact_offset[self + 1u];
+  for (uint p = prev_contact_offset[self]; p < end; ++p) {
+    if (prev_contact_bodies[p].y == other) return vec3(prev_contact_lambda[p]);
+  }
+  return vec3(0.0f);
+}
 
 // ---- contact preparation: SPOOK targets from the step-start velocities ---------------------
 void prepare_contact(uint c) {
@@ -27,5 +38,5 @@ void prepare_contact(uint c) {
   vec3 u_k = vec3(dot(rel, n), dot(rel, t1), dot(rel, t2));
   vec4 mat = combine_materials(mat_self, mat_other);
   contact_target[c] = contact_targets(geom.w, u_k, mat, params.gravity_dt.w, params.solver.y);
-  contact_lambda[c] = vec4(0.0f, 0.0f, 0.0f, mat.y);
+  contact_lambda[c] = vec4(params.solver.w * warm_start_impulses(self, other), mat.y);
 }

@@ -9,6 +9,28 @@
 // End of body b's stored contacts (the count may exceed capacity before a regrow).
 uint contact_end(uint b) { return min(contact_offset[b + 1u], params.counts.w); }
 
+// The impulse a contact's accumulated lambda applies to its body `b`, in world coordinates.
+vec3 contact_impulse_on(uint b, uint c, vec3 lambda) {
+  uint other = contact_bodies[c].y;
+  bool b_second = (other & VKPHYS_PLANE_BIT) != 0u || b > other;
+  vec3 n = vec3(contact_geom[c]);
+  vec3 t1;
+  vec3 t2;
+  tangent_basis(n, t1, t2);
+  vec3 impulse = lambda.x * n + lambda.y * t1 + lambda.z * t2;
+  return b_second ? impulse : -impulse;
+}
+
+// ---- warm start: v = v* + M^-1 G^T lambda_warm for body b (seed 001, digest B2.6) -----------
+void warm_start_body(uint b) {
+  vec4 vb = vel_invmass[b];
+  vec3 dv = vec3(0.0f);
+  for (uint c = contact_offset[b]; c < contact_end(b); ++c) {
+    dv += contact_impulse_on(b, c, vec3(contact_lambda[c]));
+  }
+  vel_out[b] = vec4(vec3(vb) + vb.w * dv, vb.w);
+}
+
 // ---- solver: one Jacobi iteration for body b (mass splitting, see contact_row.h) ----------
 // Reads every velocity from vel_invmass, writes b's new velocity to vel_out and updates the
 // accumulated impulses of b's own directed contacts (each copy is written by its owner only).
@@ -36,9 +58,7 @@ void solve_body(uint b) {
     vec3 now = contact_row_update(old, contact_target[c], lam.w, u, share_b + share_o,
                                   params.solver.x, friction);
     contact_lambda[c] = vec4(now, lam.w);
-    vec3 d = now - old;
-    vec3 impulse = d.x * n + d.y * t1 + d.z * t2;
-    dv += b_second ? impulse : -impulse;
+    dv += contact_impulse_on(b, c, now - old);
   }
   vel_out[b] = vec4(vec3(vb) + vb.w * dv, vb.w);
 }

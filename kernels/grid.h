@@ -10,9 +10,9 @@
 
 KERNELS_BEGIN
 
-ivec3 grid_cell(vec3 p, float inv_cell) { return ivec3(floor(p * inv_cell)); }
+KFN ivec3 grid_cell(vec3 p, float inv_cell) { return ivec3(floor(p * inv_cell)); }
 
-uint grid_hash(ivec3 cell, uint table_size) {
+KFN uint grid_hash(ivec3 cell, uint table_size) {
   uvec3 u = uvec3(cell);
   uint h = (u.x * 73856093u) ^ (u.y * 19349663u) ^ (u.z * 83492791u);
   return h & (table_size - 1u);

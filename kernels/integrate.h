@@ -12,12 +12,12 @@
 KERNELS_BEGIN
 
 // Velocity after external forces: gravity and linear drag with coefficient c [kg/s].
-vec3 predict_velocity(vec3 v, float inv_mass, vec3 gravity, float drag, float h) {
+KFN vec3 predict_velocity(vec3 v, float inv_mass, vec3 gravity, float drag, float h) {
   vec3 accel = gravity - (drag * inv_mass) * v;
   return inv_mass > 0.0f ? v + h * accel : v;
 }
 
-vec3 integrate_position(vec3 x, vec3 v, float h) { return x + h * v; }
+KFN vec3 integrate_position(vec3 x, vec3 v, float h) { return x + h * v; }
 
 KERNELS_END
 #endif

@@ -31,7 +31,8 @@ KERNELS_BEGIN
 struct StepParams {
   vec4 gravity_dt;        // (gx, gy, gz, h)
   vec4 grid;              // (cell size, 1/cell size, contact margin, drag [kg/s])
-  vec4 solver;            // (relaxation, restitution threshold [m/s], friction on (1/0), unused)
+  vec4 solver;            // (relaxation, restitution threshold [m/s], friction on (1/0),
+                          //  warm-start factor in [0, 1])
   uvec4 counts;           // (particles, planes, hash table size (power of two), contact capacity)
   vec4 planes[VKPHYS_MAX_PLANES];        // (n, offset): points x with dot(n, x) = offset
   uvec4 plane_material[VKPHYS_MAX_PLANES];  // (material, 0, 0, 0)

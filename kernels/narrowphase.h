@@ -10,7 +10,7 @@
 KERNELS_BEGIN
 
 // Sphere a against sphere b. Coincident centres get the normal +y so the result is defined.
-bool sphere_sphere(vec4 a, vec4 b, float margin, KOUT(vec3) n, KOUT(float) g) {
+KFN bool sphere_sphere(vec4 a, vec4 b, float margin, KOUT(vec3) n, KOUT(float) g) {
   vec3 d = vec3(b) - vec3(a);
   float dist2 = dot(d, d);
   float reach = a.w + b.w + margin;
@@ -22,7 +22,7 @@ bool sphere_sphere(vec4 a, vec4 b, float margin, KOUT(vec3) n, KOUT(float) g) {
 }
 
 // Static plane (n, offset) against sphere s; the normal points from the plane into the sphere.
-bool plane_sphere(vec4 plane, vec4 s, float margin, KOUT(vec3) n, KOUT(float) g) {
+KFN bool plane_sphere(vec4 plane, vec4 s, float margin, KOUT(vec3) n, KOUT(float) g) {
   n = vec3(plane);
   g = dot(n, vec3(s)) - plane.w - s.w;
   return g < margin;
@@ -30,7 +30,7 @@ bool plane_sphere(vec4 plane, vec4 s, float margin, KOUT(vec3) n, KOUT(float) g)
 
 // An orthonormal tangent basis (t1, t2) with t1 x t2 = n, continuous except across n.z = 0
 // (Duff et al. 2017, "Building an orthonormal basis, revisited").
-void tangent_basis(vec3 n, KOUT(vec3) t1, KOUT(vec3) t2) {
+KFN void tangent_basis(vec3 n, KOUT(vec3) t1, KOUT(vec3) t2) {
   float s = n.z >= 0.0f ? 1.0f : -1.0f;
   float a = -1.0f / (s + n.z);
   float b = n.x * n.y * a;

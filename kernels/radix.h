@@ -15,22 +15,15 @@
 #define VKPHYS_SCAN_ITEMS 16u    // elements per invocation in the scan kernels
 #define VKPHYS_SORT_ITEMS 16u    // elements per invocation in the sort kernels
 
-// GLSL has no `inline`; C++ needs it so the functions may be included in several files.
-#ifdef __cplusplus
-#define VKPHYS_RADIX_FN inline
-#else
-#define VKPHYS_RADIX_FN
-#endif
-
 KERNELS_BEGIN
 
-// Passes needed for key_bits (1..32) bits.
-VKPHYS_RADIX_FN uint radix_passes(uint key_bits) {
+// Passes needed for key_bits (0..32) bits; 0 bits need none.
+KFN uint radix_passes(uint key_bits) {
   return (key_bits + VKPHYS_RADIX_BITS - 1u) / VKPHYS_RADIX_BITS;
 }
 
 // The digit of `key` that pass `pass` sorts by: bits [4 pass, min(4 pass + 4, key_bits)).
-VKPHYS_RADIX_FN uint radix_digit(uint key, uint pass, uint key_bits) {
+KFN uint radix_digit(uint key, uint pass, uint key_bits) {
   uint shift = pass * VKPHYS_RADIX_BITS;
   uint bits = key_bits - shift;
   if (bits > VKPHYS_RADIX_BITS) bits = VKPHYS_RADIX_BITS;

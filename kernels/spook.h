@@ -17,7 +17,7 @@
 KERNELS_BEGIN
 
 // Returns (a, b, eps) for spring constant k [N/m], relaxation d [steps] and time step h [s].
-vec3 spook_coefficients(float k, float d, float h) {
+KFN vec3 spook_coefficients(float k, float d, float h) {
   float denom = 1.0f + 4.0f * d;
   return vec3(4.0f / (h * denom), 4.0f * d / denom, 4.0f / (h * h * k * denom));
 }
@@ -25,7 +25,7 @@ vec3 spook_coefficients(float k, float d, float h) {
 // Combines two materials (restitution, friction, k, d) into one contact's parameters.
 // Every rule is commutative so both directed copies of a contact get bit-identical values:
 // restitution: the livelier one; friction: geometric mean; k: two springs in series; d: slower.
-vec4 combine_materials(vec4 a, vec4 b) {
+KFN vec4 combine_materials(vec4 a, vec4 b) {
   return vec4(max(a.x, b.x), sqrt(a.y * b.y), 1.0f / (1.0f / a.z + 1.0f / b.z), max(a.w, b.w));
 }
 

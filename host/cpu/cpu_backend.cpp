@@ -25,6 +25,9 @@ class CpuBackend final : public Backend {
     state_ = scene.particles;
     capacity_ = contact_capacity ? contact_capacity : default_contact_capacity(state_.size());
     stats_ = {};
+    prev_offsets_.assign(state_.size() + 1, 0u);
+    prev_bodies_.clear();
+    prev_lambda_.clear();
   }
 
   void step(StepTrace* trace) override {
@@ -102,14 +105,25 @@ class CpuBackend final : public Backend {
     lap(Stage::write_contacts);
 
     env.vel_start = vel_start_.data();
+    env.prev_contact_offset = prev_offsets_.data();
+    env.prev_contact_bodies = prev_bodies_.data();
+    env.prev_contact_lambda = prev_lambda_.data();
     for (std::uint32_t c = 0; c < total; ++c) env.prepare_contact(c);
     lap(Stage::prepare);
 
+    // Pass 0 applies the warm-start impulses, passes 1..iterations are Jacobi sweeps; each
+    // reads one velocity array and writes the other, as on the GPU.
     scratch_.resize(n);
-    for (std::uint32_t it = 0; it < scene_.settings.solver.iterations; ++it) {
+    for (std::uint32_t pass = 0; pass <= scene_.settings.solver.iterations; ++pass) {
       env.vel_invmass = state_.vel_invmass.data();
       env.vel_out = scratch_.data();
-      for (std::uint32_t b = 0; b < n; ++b) env.solve_body(b);
+      for (std::uint32_t b = 0; b < n; ++b) {
+        if (pass == 0) {
+          env.warm_start_body(b);
+        } else {
+          env.solve_body(b);
+        }
+      }
       std::swap(state_.vel_invmass, scratch_);
     }
     lap(Stage::solve);
@@ -123,6 +137,9 @@ class CpuBackend final : public Backend {
     }
     lap(Stage::integrate);
 
+    prev_offsets_ = offsets_;
+    prev_bodies_ = bodies_;
+    prev_lambda_ = lambda_;
     stats_.contacts = total;
     stats_.plane_contacts = static_cast<std::uint32_t>(
         std::count_if(bodies_.begin(), bodies_.end(),
@@ -151,9 +168,9 @@ class CpuBackend final : public Backend {
   Particles state_;
   std::uint32_t capacity_ = 0;
   StepStats stats_;
-  std::vector<glm::vec4> vel_start_, scratch_, geom_, target_, lambda_;
-  std::vector<std::uint32_t> keys_, values_, cell_start_, cell_end_, offsets_;
-  std::vector<glm::uvec2> bodies_;
+  std::vector<glm::vec4> vel_start_, scratch_, geom_, target_, lambda_, prev_lambda_;
+  std::vector<std::uint32_t> keys_, values_, cell_start_, cell_end_, offsets_, prev_offsets_;
+  std::vector<glm::uvec2> bodies_, prev_bodies_;
 };
 
 }  // namespace

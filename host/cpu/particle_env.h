@@ -31,6 +31,9 @@ struct ParticleEnv {
   vec4* contact_geom = nullptr;
   vec4* contact_target = nullptr;
   vec4* contact_lambda = nullptr;
+  const uint* prev_contact_offset = nullptr;
+  const uvec2* prev_contact_bodies = nullptr;
+  const vec4* prev_contact_lambda = nullptr;
 
 #include "kernels/cell_range.inl"
 #include "kernels/contacts_find.inl"

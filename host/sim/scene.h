@@ -32,6 +32,7 @@ struct SolverSettings {
   float relaxation = 1.0f;             // scales each impulse increment, (0, 1]
   float restitution_threshold = 0.5f;  // approach speed [m/s] above which restitution applies
   bool friction = true;                // Coulomb friction rows on or off
+  float warm_start = 1.0f;             // share of last step's impulses to start from, [0, 1]
 };
 
 struct Settings {

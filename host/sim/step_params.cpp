@@ -46,7 +46,7 @@ StepParams make_step_params(const Scene& scene, std::uint32_t contact_capacity) 
   p.gravity_dt = glm::vec4(s.gravity, s.time_step);
   p.grid = glm::vec4(cell, 1.0f / cell, margin, s.drag);
   p.solver = glm::vec4(s.solver.relaxation, s.solver.restitution_threshold,
-                       s.solver.friction ? 1.0f : 0.0f, 0.0f);
+                       s.solver.friction ? 1.0f : 0.0f, s.solver.warm_start);
   p.counts = glm::uvec4(n, static_cast<std::uint32_t>(scene.planes.size()), table,
                         contact_capacity);
   for (std::size_t i = 0; i < scene.planes.size(); ++i) {

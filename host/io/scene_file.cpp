@@ -1,0 +1,997 @@
+// Scene file parsing and validation (format: docs/scene-format.md).
+//
+// Structure:
+//   1. JSON text -> DOM through a SAX handler that tracks the JSON path, so that duplicate keys
+//      and number literals overflowing a double (1e999) are reported with the field's path.
+//   2. The DOM is walked through Field/Object wrappers: every read checks the type and every
+//      object checks its keys against an allowed list, failing with "file: path = value: rule".
+//   3. Particle generators are validated and counted in a first pass (so an oversized scene
+//      fails before any allocation), generated in a second, and the generated particles are
+//      checked against the planes and against each other in a third.
+#include "host/io/scene_file.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "kernels/layout.h"
+
+namespace vkphys::io {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::uint64_t kBytesPerParticle = 2 * sizeof(glm::vec4) + sizeof(std::uint32_t);
+constexpr double kFloatMax = static_cast<double>(std::numeric_limits<float>::max());
+constexpr double kPi = 3.14159265358979323846;
+constexpr std::uint32_t kMaxPlanes = VKPHYS_MAX_PLANES;
+constexpr std::uint32_t kMaxMaterials = VKPHYS_MAX_MATERIALS;
+constexpr std::string_view kFormatName = "vkphys-scene";
+
+// ---- text helpers ---------------------------------------------------------------------------
+
+std::string dump(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string json_quote(std::string_view s) {
+  return dump(Json(std::string(s)));
+}
+
+// Long values are cut to keep the message on one readable line (at a UTF-8 boundary).
+std::string shorten(std::string s) {
+  constexpr std::size_t kMaxChars = 60;
+  if (s.size() <= kMaxChars) return s;
+  std::size_t n = kMaxChars - 3;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0u) == 0x80u) --n;
+  s.resize(n);
+  s += "...";
+  return s;
+}
+
+std::string describe(const Json& j) {
+  return shorten(dump(j));
+}
+
+bool is_plain_key(std::string_view key) {
+  return !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+  });
+}
+
+// "solver" + "iterations" -> "solver.iterations"; odd keys are quoted: box["a b"].
+std::string join_path(std::string_view parent, std::string_view key) {
+  if (!is_plain_key(key)) return fmt::format("{}[{}]", parent, json_quote(key));
+  if (parent.empty()) return std::string(key);
+  return fmt::format("{}.{}", parent, key);
+}
+
+std::string index_path(std::string_view parent, std::size_t i) {
+  return fmt::format("{}[{}]", parent, i);
+}
+
+std::string display_path(std::string_view path) {
+  return path.empty() ? std::string("(top level)") : std::string(path);
+}
+
+std::string format_bytes(double bytes) {
+  if (bytes >= 1024.0 * 1024.0 * 1024.0) return fmt::format("{:.1f} GiB", bytes / 1073741824.0);
+  return fmt::format("{:.1f} MiB", bytes / 1048576.0);
+}
+
+std::string format_vec(glm::dvec3 v) {
+  return fmt::format("({:.6g}, {:.6g}, {:.6g})", v.x, v.y, v.z);
+}
+
+[[noreturn]] void fail_at(const std::string& source, std::string_view path, std::string_view what) {
+  throw SceneError(fmt::format("{}: {}: {}", source, display_path(path), what));
+}
+
+// ---- JSON text -> DOM -------------------------------------------------------------------------
+
+// Builds the DOM like nlohmann's own parser, but knows the JSON path of every value so that it
+// can name the field for duplicate keys and for numbers that overflow a double (nlohmann
+// rejects 1e999 with no position of its own).
+class DomBuilder final : public nlohmann::json_sax<Json> {
+ public:
+  explicit DomBuilder(const std::string& source) : source_(source) {}
+
+  Json& root() { return root_; }
+  const std::optional<SceneError>& error() const { return error_; }
+
+  bool null() override { return put(Json(nullptr)); }
+  bool boolean(bool v) override { return put(Json(v)); }
+  bool number_integer(number_integer_t v) override { return put(Json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return put(Json(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return put(Json(v)); }
+  bool string(string_t& v) override { return put(Json(std::move(v))); }
+  bool binary(binary_t& v) override { return put(Json::binary(std::move(v))); }
+
+  bool start_object(std::size_t) override {
+    Json* node = place(Json::object());
+    stack_.push_back(Frame{node, false, 0, {}, {}});
+    return true;
+  }
+  bool key(string_t& k) override {
+    Frame& top = stack_.back();
+    if (!top.keys.insert(k).second) {
+      error_.emplace(fmt::format("{}: {}: duplicate key (a key may appear only once per object)",
+                                 source_, join_path(path_of(stack_.size() - 1), k)));
+      return false;
+    }
+    top.key = k;
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override {
+    Json* node = place(Json::array());
+    stack_.push_back(Frame{node, true, 0, {}, {}});
+    return true;
+  }
+  bool end_array() override { return close(); }
+
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const Json::exception& ex) override {
+    if (ex.id == 406) {  // out_of_range.406: a number literal that overflows a double
+      error_.emplace(fmt::format("{}: {} = {}: must be a finite number (the literal overflows)",
+                                 source_, display_path(path_of(stack_.size())), last_token));
+      return false;
+    }
+    // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep its line and column.
+    std::string_view what = ex.what();
+    if (auto bracket = what.find("] "); bracket != std::string_view::npos) {
+      what.remove_prefix(bracket + 2);
+    }
+    error_.emplace(fmt::format("{}: invalid JSON at byte {}: {}", source_, position, what));
+    return false;
+  }
+
+ private:
+  struct Frame {
+    Json* node;
+    bool array;
+    std::size_t index;                     // arrays: index of the element being read
+    std::string key;                       // objects: key of the member being read
+    std::unordered_set<std::string> keys;  // objects: keys seen so far
+  };
+
+  // Path of the value being read inside the first `depth` open containers.
+  std::string path_of(std::size_t depth) const {
+    std::string path;
+    for (std::size_t i = 0; i < depth; ++i) {
+      const Frame& f = stack_[i];
+      path = f.array ? index_path(path, f.index) : join_path(path, f.key);
+    }
+    return path;
+  }
+
+  // Stores a value at the current position. Pointers to the open containers stay valid: only
+  // the innermost open container grows, and it holds no open container itself.
+  Json* place(Json v) {
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    Frame& top = stack_.back();
+    if (top.array) {
+      top.node->push_back(std::move(v));
+      return &top.node->back();
+    }
+    Json& slot = (*top.node)[top.key];
+    slot = std::move(v);
+    return &slot;
+  }
+  void advance() {
+    if (!stack_.empty() && stack_.back().array) ++stack_.back().index;
+  }
+  bool put(Json v) {
+    place(std::move(v));
+    advance();
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    advance();
+    return true;
+  }
+
+  const std::string& source_;
+  Json root_;
+  std::vector<Frame> stack_;
+  std::optional<SceneError> error_;
+};
+
+Json parse_json(std::string_view text, const std::string& source) {
+  DomBuilder builder(source);
+  if (!Json::sax_parse(text, &builder)) {
+    if (builder.error()) throw *builder.error();
+    throw SceneError(fmt::format("{}: invalid JSON", source));
+  }
+  return std::move(builder.root());
+}
+
+// ---- typed, path-aware access to the DOM ------------------------------------------------------
+
+class Field {
+ public:
+  Field(const std::string& source, const Json& j, std::string path)
+      : source_(&source), j_(&j), path_(std::move(path)) {}
+
+  const Json& json() const { return *j_; }
+  const std::string& path() const { return path_; }
+  const std::string& source() const { return *source_; }
+
+  // "file: path = value: rule"
+  [[noreturn]] void fail(std::string_view rule) const {
+    throw SceneError(
+        fmt::format("{}: {} = {}: {}", *source_, display_path(path_), describe(*j_), rule));
+  }
+  void check(bool ok, std::string_view rule) const {
+    if (!ok) fail(rule);
+  }
+
+  float as_float() const {
+    check(j_->is_number(), "must be a number");
+    double v = j_->get<double>();
+    check(std::isfinite(v), "must be a finite number");
+    check(std::abs(v) <= kFloatMax, "out of range for a 32-bit float");
+    return static_cast<float>(v);
+  }
+  float positive() const {
+    float v = as_float();
+    check(v > 0.0f, "must be > 0");
+    return v;
+  }
+  float non_negative() const {
+    float v = as_float();
+    check(v >= 0.0f, "must be >= 0");
+    return v;
+  }
+
+  std::uint64_t as_uint(std::uint64_t lo, std::uint64_t hi) const {
+    std::string rule = hi == std::numeric_limits<std::uint64_t>::max()
+                           ? fmt::format("must be an integer >= {}", lo)
+                           : fmt::format("must be an integer in [{}, {}]", lo, hi);
+    check(j_->is_number_integer(), rule);
+    if (!j_->is_number_unsigned()) {
+      check(j_->get<std::int64_t>() >= 0, rule);
+    }
+    std::uint64_t v = j_->get<std::uint64_t>();
+    check(v >= lo && v <= hi, rule);
+    return v;
+  }
+
+  bool as_bool() const {
+    check(j_->is_boolean(), "must be true or false");
+    return j_->get<bool>();
+  }
+
+  std::string as_string() const {
+    check(j_->is_string(), "must be a string");
+    return j_->get<std::string>();
+  }
+
+  glm::vec3 as_vec3() const {
+    check(j_->is_array() && j_->size() == 3, "must be an array of 3 numbers");
+    return glm::vec3(at(0).as_float(), at(1).as_float(), at(2).as_float());
+  }
+
+  std::size_t array_size() const {
+    check(j_->is_array(), "must be an array");
+    return j_->size();
+  }
+  Field at(std::size_t i) const { return Field(*source_, (*j_)[i], index_path(path_, i)); }
+
+ private:
+  const std::string* source_;
+  const Json* j_;
+  std::string path_;
+};
+
+class Object {
+ public:
+  Object(const Field& field, std::initializer_list<std::string_view> allowed) : field_(field) {
+    field.check(field.json().is_object(), "must be an object");
+    for (const auto& [key, value] : field.json().items()) {
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      std::string list;
+      for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      Field(field.source(), value, join_path(field.path(), key))
+          .fail(fmt::format("unknown key; allowed keys here: {}", list));
+    }
+  }
+
+  const Field& field() const { return field_; }
+
+  std::optional<Field> get(std::string_view key) const {
+    auto it = field_.json().find(key);
+    if (it == field_.json().end()) return std::nullopt;
+    return Field(field_.source(), *it, join_path(field_.path(), key));
+  }
+  Field require(std::string_view key) const {
+    if (auto f = get(key)) return *f;
+    fail_at(field_.source(), join_path(field_.path(), key), "required field is missing");
+  }
+
+ private:
+  Field field_;
+};
+
+// ---- deterministic random numbers -----------------------------------------------------------
+
+// splitmix64 (Steele, Lea and Flood 2014): tiny, full-period, and the same everywhere.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, 1) with 24 random bits: exact in float and double.
+  double uniform() { return static_cast<double>(next() >> 40) * 0x1.0p-24; }
+
+ private:
+  std::uint64_t state_;
+};
+
+// ---- the scene parser -----------------------------------------------------------------------
+
+struct Generator {
+  std::string path;  // "particles[3]"
+  bool lattice = false;
+  glm::dvec3 origin{0.0};  // lattice: first particle; single particle: its position
+  std::array<std::uint32_t, 3> count{1, 1, 1};
+  double spacing = 0.0;
+  double jitter = 0.0;  // fraction of spacing
+  std::uint64_t seed = 0;
+  glm::vec3 velocity{0.0f};
+  float radius = 0.0f;
+  float mass = 0.0f;  // 0 for static particles
+  std::uint32_t material = 0;
+  std::uint64_t particles = 1;
+  std::uint64_t first = 0;  // index of its first particle in the scene
+
+  // Axis-aligned box holding every particle of the generator, radii included.
+  glm::dvec3 lo() const {
+    return origin - glm::dvec3(jitter * spacing + static_cast<double>(radius));
+  }
+  glm::dvec3 hi() const {
+    glm::dvec3 n(count[0] - 1u, count[1] - 1u, count[2] - 1u);
+    return origin + spacing * n + glm::dvec3(jitter * spacing + static_cast<double>(radius));
+  }
+  // "lattice index (i, j, k)" or "the particle", prefixed with the path when asked.
+  std::string label(std::uint64_t local, bool with_path) const {
+    std::string prefix = with_path ? path + " " : std::string();
+    if (!lattice) return with_path ? path : std::string("the particle");
+    std::uint64_t nx = count[0], ny = count[1];
+    return fmt::format("{}lattice index ({}, {}, {})", prefix, local % nx, (local / nx) % ny,
+                       local / (nx * ny));
+  }
+};
+
+class SceneParser {
+ public:
+  SceneParser(const std::string& source, const Json& doc) : source_(source), doc_(doc) {}
+
+  Scene run() {
+    check_header();
+    Object top(Field(source_, doc_, ""), {"format", "version", "name", "description", "gravity",
+                                          "time_step", "drag", "contact_margin", "cell_size",
+                                          "solver", "materials", "planes", "box", "particles"});
+    if (auto f = top.get("name")) {
+      scene_.name = f->as_string();
+      f->check(!scene_.name.empty(), "must not be empty");
+    }
+    if (auto f = top.get("description")) f->as_string();
+    read_settings(top);
+    read_solver(top);
+    read_materials(top);
+    read_planes(top);
+    read_box(top);
+    read_generators(top.require("particles"));
+    generate();
+    check_cell_size();
+    check_planes();
+    check_overlaps();
+    return std::move(scene_);
+  }
+
+ private:
+  void check_header() {
+    Field root(source_, doc_, "");
+    root.check(doc_.is_object(), "a scene file must be a JSON object");
+    auto it = doc_.find("format");
+    if (it == doc_.end()) {
+      fail_at(source_, "format",
+              fmt::format("required field is missing (a scene file starts with \"format\": {})",
+                          json_quote(kFormatName)));
+    }
+    Field format(source_, *it, "format");
+    format.check(
+        format.as_string() == kFormatName,
+        fmt::format("must be {} (this is not a vkphys scene file)", json_quote(kFormatName)));
+    it = doc_.find("version");
+    if (it == doc_.end()) {
+      fail_at(source_, "version",
+              fmt::format("required field is missing (this build reads version {})",
+                          kSceneFormatVersion));
+    }
+    Field version(source_, *it, "version");
+    bool supported = it->is_number_integer() && it->get<std::int64_t>() == kSceneFormatVersion;
+    version.check(supported, fmt::format("unsupported version; this build reads version {} only",
+                                         kSceneFormatVersion));
+  }
+
+  void read_settings(const Object& top) {
+    Settings& s = scene_.settings;
+    if (auto f = top.get("gravity")) s.gravity = f->as_vec3();
+    if (auto f = top.get("time_step")) {
+      s.time_step = f->as_float();
+      f->check(s.time_step > 0.0f && s.time_step <= 0.1f, "must be in (0, 0.1] seconds");
+    }
+    s.drag = 0.0f;
+    if (auto f = top.get("drag")) s.drag = f->non_negative();
+    s.contact_margin = -1.0f;  // automatic
+    if (auto f = top.get("contact_margin")) s.contact_margin = f->non_negative();
+    s.cell_size = 0.0f;  // automatic
+    cell_size_field_ = top.get("cell_size");
+    if (cell_size_field_) s.cell_size = cell_size_field_->positive();
+  }
+
+  void read_solver(const Object& top) {
+    SolverSettings& s = scene_.settings.solver;
+    auto f = top.get("solver");
+    if (!f) return;
+    Object o(*f, {"iterations", "relaxation", "restitution_threshold", "friction", "spook_k",
+                  "spook_d"});
+    if (auto g = o.get("iterations"))
+      s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
+    if (auto g = o.get("relaxation")) {
+      s.relaxation = g->as_float();
+      g->check(s.relaxation > 0.0f && s.relaxation <= 1.0f, "must be in (0, 1]");
+    }
+    if (auto g = o.get("restitution_threshold")) s.restitution_threshold = g->non_negative();
+    if (auto g = o.get("friction")) s.friction = g->as_bool();
+    if (auto g = o.get("spook_k")) default_k_ = g->positive();
+    if (auto g = o.get("spook_d")) default_d_ = g->non_negative();
+  }
+
+  void read_materials(const Object& top) {
+    auto f = top.get("materials");
+    scene_.materials.clear();
+    if (!f) {
+      Material m;
+      m.name = "default";
+      m.spook_k = default_k_;
+      m.spook_d = default_d_;
+      scene_.materials.push_back(m);
+      return;
+    }
+    std::size_t n = f->array_size();
+    f->check(n >= 1, "must list at least one material (or be left out)");
+    f->check(n <= kMaxMaterials,
+             fmt::format("{} materials; at most {} are supported", n, kMaxMaterials));
+    for (std::size_t i = 0; i < n; ++i) {
+      Object o(f->at(i), {"name", "restitution", "friction", "spook_k", "spook_d"});
+      Material m;
+      Field name = o.require("name");
+      m.name = name.as_string();
+      name.check(!m.name.empty(), "must not be empty");
+      for (std::size_t j = 0; j < i; ++j) {
+        name.check(scene_.materials[j].name != m.name,
+                   fmt::format("duplicate material name (also materials[{}].name)", j));
+      }
+      m.restitution = 0.0f;
+      if (auto g = o.get("restitution")) {
+        m.restitution = g->as_float();
+        g->check(m.restitution >= 0.0f && m.restitution <= 1.0f, "must be in [0, 1]");
+      }
+      m.friction = 0.0f;
+      if (auto g = o.get("friction")) m.friction = g->non_negative();
+      m.spook_k = default_k_;
+      if (auto g = o.get("spook_k")) m.spook_k = g->positive();
+      m.spook_d = default_d_;
+      if (auto g = o.get("spook_d")) m.spook_d = g->non_negative();
+      scene_.materials.push_back(m);
+    }
+  }
+
+  std::uint32_t material_of(const Object& o) const {
+    auto f = o.get("material");
+    if (!f) return 0;
+    std::string name = f->as_string();
+    for (std::size_t i = 0; i < scene_.materials.size(); ++i) {
+      if (scene_.materials[i].name == name) return static_cast<std::uint32_t>(i);
+    }
+    std::string list;
+    for (const Material& m : scene_.materials)
+      list += (list.empty() ? "" : ", ") + json_quote(m.name);
+    f->fail(fmt::format("unknown material; defined: {}", list));
+  }
+
+  void add_plane(glm::dvec3 normal, double offset, std::uint32_t material, std::string label) {
+    Plane p;
+    p.normal = glm::vec3(normal);
+    p.offset = static_cast<float>(offset);
+    p.material = material;
+    scene_.planes.push_back(p);
+    plane_labels_.push_back(std::move(label));
+  }
+
+  void read_planes(const Object& top) {
+    auto f = top.get("planes");
+    if (!f) return;
+    std::size_t n = f->array_size();
+    f->check(n <= kMaxPlanes, fmt::format("{} planes; at most {} are supported", n, kMaxPlanes));
+    for (std::size_t i = 0; i < n; ++i) {
+      Object o(f->at(i), {"normal", "offset", "material"});
+      Field nf = o.require("normal");
+      glm::dvec3 normal(nf.as_vec3());
+      double length = glm::length(normal);
+      nf.check(length > 0.0, "must be non-zero");
+      double offset = 0.0;
+      if (auto g = o.get("offset")) {
+        offset = static_cast<double>(g->as_float()) / length;
+        g->check(
+            std::abs(offset) <= kFloatMax,
+            fmt::format("offset / |normal| = {:.6g} is out of range for a 32-bit float", offset));
+      }
+      add_plane(normal / length, offset, material_of(o), index_path("planes", i));
+    }
+  }
+
+  void read_box(const Object& top) {
+    auto f = top.get("box");
+    if (!f) return;
+    Object o(*f, {"min", "max", "open_top", "material"});
+    glm::dvec3 lo(o.require("min").as_vec3());
+    Field max_field = o.require("max");
+    glm::dvec3 hi(max_field.as_vec3());
+    max_field.check(hi.x > lo.x && hi.y > lo.y && hi.z > lo.z,
+                    fmt::format("must exceed box.min = [{:.6g}, {:.6g}, {:.6g}] in every component",
+                                lo.x, lo.y, lo.z));
+    bool open_top = false;
+    if (auto g = o.get("open_top")) open_top = g->as_bool();
+    std::uint32_t material = material_of(o);
+    std::size_t adds = open_top ? 5 : 6;
+    f->check(scene_.planes.size() + adds <= kMaxPlanes,
+             fmt::format("the box adds {} planes to the {} in \"planes\", {} in all; at most {} "
+                         "are supported",
+                         adds, scene_.planes.size(), scene_.planes.size() + adds, kMaxPlanes));
+    // 0.0 - x rather than -x keeps a zero offset +0.
+    add_plane({0, 1, 0}, lo.y, material, fmt::format("the box floor (y = {:.6g})", lo.y));
+    add_plane({1, 0, 0}, lo.x, material, fmt::format("the box wall x = {:.6g}", lo.x));
+    add_plane({-1, 0, 0}, 0.0 - hi.x, material, fmt::format("the box wall x = {:.6g}", hi.x));
+    add_plane({0, 0, 1}, lo.z, material, fmt::format("the box wall z = {:.6g}", lo.z));
+    add_plane({0, 0, -1}, 0.0 - hi.z, material, fmt::format("the box wall z = {:.6g}", hi.z));
+    if (!open_top) {
+      add_plane({0, -1, 0}, 0.0 - hi.y, material,
+                fmt::format("the box ceiling (y = {:.6g})", hi.y));
+    }
+  }
+
+  // Mass per particle; 0 for static particles. Density is allowed for lattices only.
+  float read_mass(const Object& o, float radius, bool is_static, bool allow_density) const {
+    auto mass_field = o.get("mass");
+    auto density_field = allow_density ? o.get("density") : std::nullopt;
+    if (mass_field && density_field) {
+      density_field->fail("cannot be combined with \"mass\"; give one of the two");
+    }
+    float mass = 0.0f;
+    if (mass_field) {
+      mass = mass_field->positive();
+      mass_field->check(std::isfinite(1.0f / mass), "too small: 1 / mass overflows a 32-bit float");
+    } else if (density_field) {
+      double rho = density_field->positive();
+      double r = radius;
+      double m = rho * 4.0 / 3.0 * kPi * r * r * r;
+      auto mf = static_cast<float>(m);
+      density_field->check(
+          m <= kFloatMax && mf > 0.0f && std::isfinite(1.0f / mf),
+          fmt::format("gives a particle mass of {:.6g} kg, outside the 32-bit float range", m));
+      mass = mf;
+    } else if (!is_static) {
+      fail_at(source_, o.field().path(),
+              allow_density ? "needs \"mass\" or \"density\" (only \"static\": true particles "
+                              "may leave both out)"
+                            : "needs \"mass\" (only \"static\": true particles may leave it out)");
+    }
+    return is_static ? 0.0f : mass;
+  }
+
+  Generator read_lattice(const Object& o) const {
+    Generator g;
+    g.lattice = true;
+    g.origin = glm::dvec3(o.require("origin").as_vec3());
+    Field count = o.require("count");
+    count.check(count.json().is_array() && count.json().size() == 3,
+                "must be an array of 3 integers");
+    for (std::size_t a = 0; a < 3; ++a) {
+      g.count[a] = static_cast<std::uint32_t>(
+          count.at(a).as_uint(1, std::numeric_limits<std::uint32_t>::max()));
+    }
+    Field spacing = o.require("spacing");
+    g.spacing = spacing.positive();
+    g.radius = o.require("radius").positive();
+    bool is_static = false;
+    if (auto f = o.get("static")) is_static = f->as_bool();
+    g.mass = read_mass(o, g.radius, is_static, true);
+    if (auto f = o.get("jitter")) {
+      float jitter = f->as_float();
+      f->check(jitter >= 0.0f && jitter < 0.5f, "must be in [0, 0.5) (a fraction of spacing)");
+      g.jitter = jitter;
+    }
+    double min_spacing = 2.0 * static_cast<double>(g.radius) / (1.0 - 2.0 * g.jitter);
+    spacing.check(
+        g.spacing >= min_spacing * (1.0 - 1e-6),
+        g.jitter > 0.0
+            ? fmt::format("must be >= 2 * radius / (1 - 2 * jitter) = {:.6g}, or jittered "
+                          "neighbours could overlap",
+                          min_spacing)
+            : fmt::format("must be >= 2 * radius = {:.6g}, or neighbouring particles overlap",
+                          min_spacing));
+    if (auto f = o.get("seed")) g.seed = f->as_uint(0, std::numeric_limits<std::uint64_t>::max());
+    if (auto f = o.get("velocity")) g.velocity = f->as_vec3();
+    g.material = material_of(o);
+    glm::dvec3 lo = g.lo(), hi = g.hi();
+    double reach = std::max({std::abs(lo.x), std::abs(lo.y), std::abs(lo.z), std::abs(hi.x),
+                             std::abs(hi.y), std::abs(hi.z)});
+    count.check(reach <= kFloatMax, "the lattice reaches beyond the 32-bit float range");
+    return g;
+  }
+
+  Generator read_particle(const Object& o) const {
+    Generator g;
+    g.origin = glm::dvec3(o.require("position").as_vec3());
+    if (auto f = o.get("velocity")) g.velocity = f->as_vec3();
+    g.radius = o.require("radius").positive();
+    bool is_static = false;
+    if (auto f = o.get("static")) is_static = f->as_bool();
+    g.mass = read_mass(o, g.radius, is_static, false);
+    g.material = material_of(o);
+    return g;
+  }
+
+  // First pass: validate and count every generator; nothing is allocated here.
+  void read_generators(const Field& list) {
+    std::size_t n = list.array_size();
+    list.check(n >= 1, "must list at least one particle generator");
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      Field f = list.at(i);
+      f.check(f.json().is_object(), "must be an object (a particle generator)");
+      auto type_it = f.json().find("type");
+      if (type_it == f.json().end()) {
+        fail_at(source_, join_path(f.path(), "type"),
+                "required field is missing (\"lattice\" or \"particle\")");
+      }
+      Field type_field(source_, *type_it, join_path(f.path(), "type"));
+      std::string type = type_field.as_string();
+      Generator g;
+      if (type == "lattice") {
+        g = read_lattice(
+            Object(f, {"type", "origin", "count", "spacing", "radius", "mass", "density", "jitter",
+                       "seed", "velocity", "material", "static"}));
+      } else if (type == "particle") {
+        g = read_particle(
+            Object(f, {"type", "position", "velocity", "radius", "mass", "material", "static"}));
+      } else {
+        type_field.fail("unknown generator type; allowed: \"lattice\", \"particle\"");
+      }
+      g.path = f.path();
+      // Each count is < 2^32, so the product of the first two cannot overflow; the double
+      // product is only used to describe a scene that is too large anyway.
+      double wanted = static_cast<double>(g.count[0]) * g.count[1] * g.count[2];
+      double would_be = static_cast<double>(total) + wanted;
+      if (would_be > static_cast<double>(kMaxParticles)) {
+        std::string rule = fmt::format(
+            "{} the scene to {:.0f} particles (~{} of particle state); at most kMaxParticles = {} "
+            "are allowed",
+            g.lattice ? fmt::format("the lattice's {:.0f} particles bring", wanted)
+                      : std::string("this particle brings"),
+            would_be, format_bytes(would_be * static_cast<double>(kBytesPerParticle)),
+            kMaxParticles);
+        if (g.lattice)
+          Field(source_, f.json().at("count"), join_path(f.path(), "count")).fail(rule);
+        f.fail(rule);
+      }
+      g.particles = static_cast<std::uint64_t>(wanted);
+      g.first = total;
+      total += g.particles;
+      max_radius_ = std::max(max_radius_, g.radius);
+      generators_.push_back(std::move(g));
+    }
+    total_ = total;
+  }
+
+  // Second pass: emit the particles. Lattice order: x fastest, then y, then z; each particle
+  // draws its x, y, z jitter in that order from the generator's own splitmix64 stream.
+  void generate() {
+    Particles& p = scene_.particles;
+    p.pos_radius.reserve(total_);
+    p.vel_invmass.reserve(total_);
+    p.material.reserve(total_);
+    for (const Generator& g : generators_) {
+      SplitMix64 rng(g.seed);
+      double amplitude = g.jitter * g.spacing;
+      for (std::uint32_t k = 0; k < g.count[2]; ++k) {
+        for (std::uint32_t j = 0; j < g.count[1]; ++j) {
+          for (std::uint32_t i = 0; i < g.count[0]; ++i) {
+            glm::dvec3 x = g.origin + g.spacing * glm::dvec3(i, j, k);
+            if (amplitude > 0.0) {
+              x.x += amplitude * (2.0 * rng.uniform() - 1.0);
+              x.y += amplitude * (2.0 * rng.uniform() - 1.0);
+              x.z += amplitude * (2.0 * rng.uniform() - 1.0);
+            }
+            p.add(glm::vec3(x), g.velocity, g.radius, g.mass, g.material);
+          }
+        }
+      }
+    }
+  }
+
+  // The broadphase visits only the 27 cells around a particle. Computed in float exactly as
+  // the step setup (host/sim/step_params.cpp) does, so a scene that loads also runs.
+  void check_cell_size() const {
+    const Settings& s = scene_.settings;
+    if (!cell_size_field_) return;
+    float margin = s.contact_margin >= 0.0f ? s.contact_margin : 0.05f * max_radius_;
+    float needed = 2.0f * max_radius_ + margin;
+    cell_size_field_->check(
+        s.cell_size >= needed,
+        fmt::format("must be >= 2 * largest radius + contact margin = {:.6g} m (the broadphase "
+                    "searches adjacent cells only)",
+                    needed));
+  }
+
+  const Generator& generator_of(std::size_t index) const {
+    auto it = std::upper_bound(generators_.begin(), generators_.end(), index,
+                               [](std::size_t i, const Generator& g) { return i < g.first; });
+    return *std::prev(it);
+  }
+
+  std::string describe_particle(std::size_t index, bool with_path) const {
+    const Generator& g = generator_of(index);
+    const glm::vec4& x = scene_.particles.pos_radius[index];
+    return fmt::format("{} at {} with radius {:.6g}", g.label(index - g.first, with_path),
+                       format_vec(glm::dvec3(x)), x.w);
+  }
+
+  // Every particle must start on the free side of every plane.
+  void check_planes() const {
+    const auto& pr = scene_.particles.pos_radius;
+    for (std::size_t p = 0; p < scene_.planes.size(); ++p) {
+      glm::dvec3 n(scene_.planes[p].normal);
+      double offset = scene_.planes[p].offset;
+      for (std::size_t i = 0; i < pr.size(); ++i) {
+        glm::dvec3 x(pr[i]);
+        double r = pr[i].w;
+        double gap = glm::dot(n, x) - offset - r;
+        double scale = std::abs(offset) + std::max({std::abs(x.x), std::abs(x.y), std::abs(x.z)});
+        if (gap >= -(1e-3 * r + 1e-6 * scale)) continue;
+        fail_at(source_, generator_of(i).path,
+                fmt::format("{} penetrates {} by {:.6g} m; particles must start on the free side "
+                            "of every plane",
+                            describe_particle(i, false), plane_labels_[p], -gap));
+      }
+    }
+  }
+
+  // True when particles i and j overlap by more than rounding can explain.
+  bool overlap(std::size_t i, std::size_t j, double* depth) const {
+    const glm::vec4& a = scene_.particles.pos_radius[i];
+    const glm::vec4& b = scene_.particles.pos_radius[j];
+    glm::dvec3 xa(a), xb(b);
+    double ra = a.w, rb = b.w;
+    *depth = ra + rb - glm::length(xb - xa);
+    double scale = std::max({std::abs(xa.x), std::abs(xa.y), std::abs(xa.z), std::abs(xb.x),
+                             std::abs(xb.y), std::abs(xb.z)});
+    return *depth > 1e-3 * std::min(ra, rb) + 1e-6 * scale;
+  }
+
+  // Particles of different generators must not overlap (a lattice cannot overlap itself: its
+  // spacing rule guarantees that). Particles are visited in index order and each looks for
+  // partners with a higher index, so the pair reported is the first in index order:
+  //   - in a lattice: its sites near the particle follow from the lattice's origin and
+  //     spacing, so a lattice is searched without any extra data structure;
+  //   - among the single particles: a hashed grid of cell 2 * largest single radius (or a plain
+  //     scan when that is shorter).
+  // A bounding-box test skips generators far from the particle, so the usual scene (separate
+  // generators) costs one box test per particle and generator.
+  void check_overlaps() const {
+    if (generators_.size() < 2) return;
+    const auto& pr = scene_.particles.pos_radius;
+    auto touches = [](glm::dvec3 alo, glm::dvec3 ahi, glm::dvec3 blo, glm::dvec3 bhi) {
+      return alo.x <= bhi.x && ahi.x >= blo.x && alo.y <= bhi.y && ahi.y >= blo.y &&
+             alo.z <= bhi.z && ahi.z >= blo.z;
+    };
+
+    std::vector<std::size_t> lattices;   // generator indices
+    std::vector<std::uint32_t> singles;  // particle indices, ascending
+    glm::dvec3 singles_lo(std::numeric_limits<double>::max()), singles_hi(-singles_lo);
+    double singles_radius = 0.0;
+    for (std::size_t gi = 0; gi < generators_.size(); ++gi) {
+      const Generator& g = generators_[gi];
+      if (g.lattice) {
+        lattices.push_back(gi);
+        continue;
+      }
+      singles.push_back(static_cast<std::uint32_t>(g.first));
+      singles_lo = glm::min(singles_lo, g.lo());
+      singles_hi = glm::max(singles_hi, g.hi());
+      singles_radius = std::max(singles_radius, static_cast<double>(g.radius));
+    }
+
+    struct CellHash {
+      std::size_t operator()(const std::array<std::int64_t, 3>& c) const {
+        std::uint64_t h = SplitMix64(static_cast<std::uint64_t>(c[0])).next();
+        h = SplitMix64(h ^ static_cast<std::uint64_t>(c[1])).next();
+        return static_cast<std::size_t>(SplitMix64(h ^ static_cast<std::uint64_t>(c[2])).next());
+      }
+    };
+    const double cell = 2.0 * singles_radius;
+    auto cell_of = [cell](double v) {
+      return static_cast<std::int64_t>(std::clamp(std::floor(v / cell), -1e15, 1e15));
+    };
+    std::unordered_map<std::array<std::int64_t, 3>, std::vector<std::uint32_t>, CellHash> grid;
+    if (singles.size() >= 2 || !lattices.empty()) {
+      for (std::uint32_t j : singles) {
+        glm::dvec3 x(pr[j]);
+        grid[{cell_of(x.x), cell_of(x.y), cell_of(x.z)}].push_back(j);
+      }
+    }
+
+    for (std::size_t gi = 0; gi < generators_.size(); ++gi) {
+      const Generator& g = generators_[gi];
+      for (std::size_t i = g.first; i < g.first + g.particles; ++i) {
+        glm::dvec3 xi(pr[i]);
+        double ri = pr[i].w;
+        glm::dvec3 lo = xi - glm::dvec3(ri), hi = xi + glm::dvec3(ri);
+        std::optional<std::size_t> best;
+        double best_depth = 0.0;
+        auto consider = [&](std::size_t j) {
+          double depth = 0.0;
+          if (j <= i || (best && j >= *best) || !overlap(i, j, &depth)) return false;
+          best = j;
+          best_depth = depth;
+          return true;
+        };
+
+        for (std::size_t bi : lattices) {
+          const Generator& b = generators_[bi];
+          if (bi == gi || b.first + b.particles <= i + 1 || (best && b.first >= *best)) continue;
+          if (!touches(lo, hi, b.lo(), b.hi())) continue;
+          // Sites whose grid point lies within r_i + r_b + jitter amplitude on every axis.
+          double reach = ri + static_cast<double>(b.radius) + b.jitter * b.spacing;
+          std::array<std::uint64_t, 3> first{}, last{};
+          bool empty = false;
+          for (int a = 0; a < 3; ++a) {
+            double top = static_cast<double>(b.count[static_cast<std::size_t>(a)] - 1u);
+            double f = std::ceil((xi[a] - b.origin[a] - reach) / b.spacing);
+            double l = std::floor((xi[a] - b.origin[a] + reach) / b.spacing);
+            f = std::max(f, 0.0);
+            l = std::min(l, top);
+            empty = empty || f > l;
+            first[static_cast<std::size_t>(a)] = empty ? 0 : static_cast<std::uint64_t>(f);
+            last[static_cast<std::size_t>(a)] = empty ? 0 : static_cast<std::uint64_t>(l);
+          }
+          if (empty) continue;
+          const std::uint64_t nx = b.count[0], ny = b.count[1];
+          bool found = false;
+          for (std::uint64_t z = first[2]; z <= last[2] && !found; ++z) {
+            for (std::uint64_t y = first[1]; y <= last[1] && !found; ++y) {
+              for (std::uint64_t x = first[0]; x <= last[0] && !found; ++x) {
+                found = consider(b.first + (z * ny + y) * nx + x);
+              }
+            }
+          }
+        }
+
+        bool near_singles = !singles.empty() && (g.lattice || singles.size() >= 2) &&
+                            touches(lo, hi, singles_lo, singles_hi);
+        if (near_singles) {
+          double reach = ri + singles_radius;
+          std::int64_t x0 = cell_of(xi.x - reach), x1 = cell_of(xi.x + reach);
+          std::int64_t y0 = cell_of(xi.y - reach), y1 = cell_of(xi.y + reach);
+          std::int64_t z0 = cell_of(xi.z - reach), z1 = cell_of(xi.z + reach);
+          double cells = static_cast<double>(x1 - x0 + 1) * static_cast<double>(y1 - y0 + 1) *
+                         static_cast<double>(z1 - z0 + 1);
+          if (cells > static_cast<double>(singles.size())) {
+            for (std::uint32_t j : singles) consider(j);
+          } else {
+            for (std::int64_t z = z0; z <= z1; ++z) {
+              for (std::int64_t y = y0; y <= y1; ++y) {
+                for (std::int64_t x = x0; x <= x1; ++x) {
+                  auto it = grid.find({x, y, z});
+                  if (it == grid.end()) continue;
+                  for (std::uint32_t j : it->second) consider(j);
+                }
+              }
+            }
+          }
+        }
+
+        if (best) {
+          fail_at(
+              source_, g.path,
+              fmt::format("{} overlaps {} by {:.6g} m; particles must not start overlapping",
+                          describe_particle(i, false), describe_particle(*best, true), best_depth));
+        }
+      }
+    }
+  }
+
+  const std::string& source_;
+  const Json& doc_;
+  Scene scene_;
+  float default_k_ = Material{}.spook_k;
+  float default_d_ = Material{}.spook_d;
+  std::optional<Field> cell_size_field_;
+  std::vector<std::string> plane_labels_;
+  std::vector<Generator> generators_;
+  std::uint64_t total_ = 0;
+  float max_radius_ = 0.0f;
+};
+
+}  // namespace
+
+Scene parse_scene(std::string_view json_text, std::string_view source_name) {
+  const std::string source =
+      source_name.empty() ? std::string("<scene>") : std::string(source_name);
+  Json doc = parse_json(json_text, source);
+  return SceneParser(source, doc).run();
+}
+
+Scene load_scene(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  std::error_code ec;
+  auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) {
+    std::string why =
+        ec ? ec.message() : std::make_error_code(std::errc::no_such_file_or_directory).message();
+    throw SceneError(fmt::format("{}: cannot read scene file: {}", source, why));
+  }
+  if (std::filesystem::is_directory(status)) {
+    throw SceneError(fmt::format("{}: cannot read scene file: it is a directory", source));
+  }
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int err = errno;
+    throw SceneError(fmt::format("{}: cannot read scene file: {}", source,
+                                 err ? std::strerror(err) : "open failed"));
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw SceneError(fmt::format("{}: cannot read scene file: read error", source));
+  return parse_scene(text, source);
+}
+
+std::string scene_summary(const Scene& scene) {
+  std::size_t fixed = 0;
+  for (const glm::vec4& v : scene.particles.vel_invmass) fixed += v.w == 0.0f ? 1u : 0u;
+  double h = scene.settings.time_step;
+  return fmt::format(
+      "{}: {} particles ({} static), {} planes, {} materials, h = {:.6g} s ({:.4g} Hz), {} "
+      "iterations",
+      scene.name, scene.particles.size(), fixed, scene.planes.size(), scene.materials.size(), h,
+      h > 0.0 ? 1.0 / h : 0.0, scene.settings.solver.iterations);
+}
+
+}  // namespace vkphys::io

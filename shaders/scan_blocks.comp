@@ -1,0 +1,69 @@
+// Scan, step 1 of each level: exclusive scan of each block of BLOCK = 64 x 16 elements in place,
+// and the block's total into sums[block] (the next level scans the sums; scan_add adds them back).
+// Values wrap modulo 2^32 like the CPU twin.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "kernels/layout.h"
+#include "kernels/radix.h"
+
+#define GROUP VKPHYS_GROUP_SIZE
+#define ITEMS VKPHYS_SCAN_ITEMS
+#define BLOCK (VKPHYS_GROUP_SIZE * VKPHYS_SCAN_ITEMS)
+
+layout(local_size_x = VKPHYS_GROUP_SIZE) in;
+
+layout(std430, binding = 0) buffer Data { uint data[]; };
+layout(std430, binding = 1) writeonly buffer Sums { uint sums[]; };
+
+layout(push_constant) uniform Push { uint count; } pc;
+
+shared uint s_data[BLOCK];
+shared uint s_part[GROUP];
+
+void main() {
+  uint t = gl_LocalInvocationID.x;
+  uint base = gl_WorkGroupID.x * BLOCK;
+
+  // Coalesced load; elements past count read as 0.
+  for (uint i = 0u; i < ITEMS; ++i) {
+    uint j = i * GROUP + t;
+    uint g = base + j;
+    s_data[j] = g < pc.count ? data[g] : 0u;
+  }
+  memoryBarrierShared();
+  barrier();
+
+  // Each invocation scans its own contiguous run of ITEMS elements.
+  uint sum = 0u;
+  for (uint i = 0u; i < ITEMS; ++i) {
+    uint j = t * ITEMS + i;
+    uint v = s_data[j];
+    s_data[j] = sum;
+    sum += v;
+  }
+  s_part[t] = sum;
+  memoryBarrierShared();
+  barrier();
+
+  // Inclusive scan of the run totals across the workgroup (Hillis-Steele).
+  for (uint off = 1u; off < GROUP; off <<= 1u) {
+    uint v = s_part[t];
+    if (t >= off) v += s_part[t - off];
+    memoryBarrierShared();
+    barrier();
+    s_part[t] = v;
+    memoryBarrierShared();
+    barrier();
+  }
+  uint prefix = s_part[t] - sum;
+  for (uint i = 0u; i < ITEMS; ++i) s_data[t * ITEMS + i] += prefix;
+  if (t == GROUP - 1u) sums[gl_WorkGroupID.x] = s_part[t];
+  memoryBarrierShared();
+  barrier();
+
+  for (uint i = 0u; i < ITEMS; ++i) {
+    uint j = i * GROUP + t;
+    uint g = base + j;
+    if (g < pc.count) data[g] = s_data[j];
+  }
+}

@@ -1,0 +1,317 @@
+// The prefix scan and the radix sort: GPU (host/gpu/primitives.h) and CPU twins
+// (host/cpu/primitives.h) against std::exclusive_scan and std::stable_sort.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "host/cpu/primitives.h"
+#include "host/gpu/primitives.h"
+#include "host/vk/buffer.h"
+#include "tests/gpu_env.h"
+
+namespace vkphys {
+namespace {
+
+using u32 = std::uint32_t;
+using Words = std::vector<u32>;
+
+constexpr u32 kLarge = (1u << 21) + 3u;  // > 2^20, needs three scan levels
+
+// Sizes around the workgroup (64) and the block (1024) sizes, and one > 2^20.
+const u32 kSizes[] = {0, 1, 63, 64, 65, 1237, 100000, 1234567};
+
+u32 mask_of(u32 key_bits) {
+  return key_bits >= 32 ? ~0u : (1u << key_bits) - 1u;
+}
+
+Words random_words(std::size_t n, u32 seed) {
+  std::mt19937 rng(seed);
+  Words out(n);
+  for (u32& v : out) v = static_cast<u32>(rng());
+  return out;
+}
+
+// Full 32-bit keys with many repeats (about n / 8 distinct values), so that stability matters
+// in every pass even with key_bits = 32.
+Words repeating_keys(std::size_t n, u32 seed) {
+  const Words table = random_words(std::max<std::size_t>(1, n / 8), seed);
+  std::mt19937 rng(seed + 1);
+  std::uniform_int_distribution<std::size_t> pick(0, table.size() - 1);
+  Words out(n);
+  for (u32& v : out) v = table[pick(rng)];
+  return out;
+}
+
+Words iota_words(std::size_t n) {
+  Words out(n);
+  std::iota(out.begin(), out.end(), 0u);
+  return out;
+}
+
+Words reference_scan(const Words& in) {
+  Words out(in.size());
+  std::exclusive_scan(in.begin(), in.end(), out.begin(), u32{0});
+  return out;
+}
+
+// std::stable_sort of the pairs by the low key_bits bits of the keys.
+void reference_sort(Words& keys, Words& values, u32 key_bits) {
+  const u32 mask = mask_of(key_bits);
+  Words order = iota_words(keys.size());
+  std::stable_sort(order.begin(), order.end(),
+                   [&](u32 a, u32 b) { return (keys[a] & mask) < (keys[b] & mask); });
+  Words k(keys.size()), v(values.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    k[i] = keys[order[i]];
+    v[i] = values[order[i]];
+  }
+  keys = std::move(k);
+  values = std::move(v);
+}
+
+vk::Buffer make_buffer(const vk::Context& ctx, const Words& data, std::size_t capacity = 0) {
+  vk::Buffer buf(ctx, std::max(capacity, data.size()) * sizeof(u32));
+  if (!data.empty()) buf.upload(data.data(), data.size() * sizeof(u32));
+  return buf;
+}
+
+Words gpu_scan(const vk::Context& ctx, const Words& data) {
+  const u32 n = static_cast<u32>(data.size());
+  vk::Buffer buf = make_buffer(ctx, data);
+  gpu::Scan scan(ctx, n);
+  ctx.run_once([&](VkCommandBuffer cb) { scan.record(cb, buf, n); });
+  return buf.download<u32>(n);
+}
+
+void gpu_sort(const vk::Context& ctx, Words& keys, Words& values, u32 key_bits) {
+  const u32 n = static_cast<u32>(keys.size());
+  vk::Buffer kbuf = make_buffer(ctx, keys);
+  vk::Buffer vbuf = make_buffer(ctx, values);
+  gpu::RadixSort sort(ctx, n);
+  ctx.run_once([&](VkCommandBuffer cb) { sort.record(cb, kbuf, vbuf, n, key_bits); });
+  keys = kbuf.download<u32>(n);
+  values = vbuf.download<u32>(n);
+}
+
+// ---- CPU twins -------------------------------------------------------------------------------
+
+TEST(CpuScan, MatchesStdExclusiveScan) {
+  std::vector<u32> sizes(std::begin(kSizes), std::end(kSizes));
+  sizes.push_back(kLarge);
+  for (u32 n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    Words data = random_words(n, 100 + n);  // full 32-bit values: the sums wrap
+    const Words expected = reference_scan(data);
+    const u32 total = n ? expected.back() + data.back() : 0u;
+    EXPECT_EQ(cpu::exclusive_scan(data), total);
+    EXPECT_EQ(data, expected);
+  }
+}
+
+TEST(CpuRadixSort, MatchesStableSort) {
+  for (u32 key_bits : {32u, 13u, 1u, 4u, 9u}) {
+    for (u32 n : kSizes) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", key_bits = " + std::to_string(key_bits));
+      Words keys = key_bits == 32 ? repeating_keys(n, 200 + n) : random_words(n, 300 + n);
+      Words values = iota_words(n);
+      Words expected_keys = keys, expected_values = values;
+      reference_sort(expected_keys, expected_values, key_bits);
+      cpu::radix_sort(keys, values, key_bits);
+      EXPECT_EQ(keys, expected_keys);
+      EXPECT_EQ(values, expected_values);
+    }
+  }
+}
+
+TEST(CpuRadixSort, RejectsBadArguments) {
+  Words keys(4), values(4), three(3);
+  EXPECT_THROW(cpu::radix_sort(keys, three), std::invalid_argument);
+  EXPECT_THROW(cpu::radix_sort(keys, values, 33), std::invalid_argument);
+}
+
+TEST(CpuRadixSort, ZeroKeyBitsChangesNothing) {
+  Words keys = random_words(1000, 42), values = iota_words(1000);
+  const Words keys_in = keys, values_in = values;
+  cpu::radix_sort(keys, values, 0);
+  EXPECT_EQ(keys, keys_in);
+  EXPECT_EQ(values, values_in);
+}
+
+// ---- GPU scan --------------------------------------------------------------------------------
+
+class GpuScan : public ::testing::TestWithParam<u32> {};
+
+TEST_P(GpuScan, MatchesStdExclusiveScan) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  const u32 n = GetParam();
+  const Words data = random_words(n, 400 + n);  // full 32-bit values: the sums wrap
+  EXPECT_EQ(gpu_scan(ctx, data), reference_scan(data));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuScan,
+                         ::testing::Values(0u, 1u, 63u, 64u, 65u, 1023u, 1024u, 1025u, 1237u,
+                                           100000u, 1234567u, kLarge));
+
+// One Scan reused for several counts below its capacity: elements past count stay untouched.
+TEST(GpuScanReuse, PartialCountsLeaveTheTailAlone) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  constexpr u32 kCapacity = 70000;
+  gpu::Scan scan(ctx, kCapacity);
+  for (u32 n : {0u, 1u, 1025u, 66000u, 3000u}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const Words data = random_words(kCapacity, 500 + n);
+    vk::Buffer buf = make_buffer(ctx, data);
+    ctx.run_once([&](VkCommandBuffer cb) { scan.record(cb, buf, n); });
+    const Words got = buf.download<u32>(kCapacity);
+    Words expected = reference_scan(Words(data.begin(), data.begin() + n));
+    expected.insert(expected.end(), data.begin() + n, data.end());
+    EXPECT_EQ(got, expected);
+  }
+  vk::Buffer small(ctx, 16);
+  ctx.run_once([&](VkCommandBuffer cb) {
+    EXPECT_THROW(scan.record(cb, small, 5), std::invalid_argument);  // buffer too small
+    EXPECT_THROW(scan.record(cb, small, kCapacity + 1), std::invalid_argument);
+  });
+}
+
+TEST(GpuScanReuse, DispatchCount) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  gpu::Scan scan(ctx, kLarge);
+  EXPECT_EQ(scan.dispatches(0), 0u);
+  EXPECT_EQ(scan.dispatches(1), 1u);
+  EXPECT_EQ(scan.dispatches(1024), 1u);
+  EXPECT_EQ(scan.dispatches(1025), 3u);
+  EXPECT_EQ(scan.dispatches(1024 * 1024), 3u);
+  EXPECT_EQ(scan.dispatches(kLarge), 5u);
+}
+
+// ---- GPU radix sort --------------------------------------------------------------------------
+
+class GpuRadixSort : public ::testing::TestWithParam<std::tuple<u32, u32>> {};
+
+TEST_P(GpuRadixSort, MatchesStableSortAndCpuTwin) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  const auto [n, key_bits] = GetParam();
+  // With key_bits < 32 the keys keep their high bits: only the low bits may order them.
+  const Words keys = key_bits == 32 ? repeating_keys(n, 600 + n) : random_words(n, 700 + n);
+  const Words values = iota_words(n);
+
+  Words expected_keys = keys, expected_values = values;
+  reference_sort(expected_keys, expected_values, key_bits);
+  Words got_keys = keys, got_values = values;
+  gpu_sort(ctx, got_keys, got_values, key_bits);
+  EXPECT_EQ(got_keys, expected_keys);
+  EXPECT_EQ(got_values, expected_values);
+
+  Words cpu_keys = keys, cpu_values = values;
+  cpu::radix_sort(cpu_keys, cpu_values, key_bits);
+  EXPECT_EQ(cpu_keys, got_keys);
+  EXPECT_EQ(cpu_values, got_values);
+}
+
+std::string sort_name(const ::testing::TestParamInfo<std::tuple<u32, u32>>& info) {
+  return "n" + std::to_string(std::get<0>(info.param)) + "_bits" +
+         std::to_string(std::get<1>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuRadixSort,
+                         ::testing::Combine(::testing::ValuesIn(kSizes),
+                                            ::testing::Values(32u, 13u)),
+                         sort_name);
+
+// Odd pass counts (the result is copied back from the scratch pair) and the largest size.
+INSTANTIATE_TEST_SUITE_P(OddPasses, GpuRadixSort,
+                         ::testing::Values(std::tuple<u32, u32>{5000u, 1u},
+                                           std::tuple<u32, u32>{5000u, 4u},
+                                           std::tuple<u32, u32>{5000u, 9u},
+                                           std::tuple<u32, u32>{kLarge, 9u}),
+                         sort_name);
+
+// Two sorts of the same input recorded into one command buffer (two buffer pairs, one sorter)
+// give identical results, with every value still next to its key.
+TEST(GpuRadixSortReuse, DeterministicAndPaired) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  constexpr u32 n = 100000;
+  const Words keys = repeating_keys(n, 800);
+  const Words values = random_words(n, 801);
+  vk::Buffer k1 = make_buffer(ctx, keys), v1 = make_buffer(ctx, values);
+  vk::Buffer k2 = make_buffer(ctx, keys), v2 = make_buffer(ctx, values);
+  gpu::RadixSort sort(ctx, n);
+  ctx.run_once([&](VkCommandBuffer cb) {
+    sort.record(cb, k1, v1, n);
+    sort.record(cb, k2, v2, n);
+  });
+  const Words out_k1 = k1.download<u32>(n), out_v1 = v1.download<u32>(n);
+  EXPECT_EQ(out_k1, k2.download<u32>(n));
+  EXPECT_EQ(out_v1, v2.download<u32>(n));
+  EXPECT_TRUE(std::is_sorted(out_k1.begin(), out_k1.end()));
+
+  // Pairing: the sorted pairs are a permutation of the input pairs.
+  std::vector<std::pair<u32, u32>> in_pairs(n), out_pairs(n);
+  for (u32 i = 0; i < n; ++i) {
+    in_pairs[i] = {keys[i], values[i]};
+    out_pairs[i] = {out_k1[i], out_v1[i]};
+  }
+  std::sort(in_pairs.begin(), in_pairs.end());
+  std::sort(out_pairs.begin(), out_pairs.end());
+  EXPECT_EQ(in_pairs, out_pairs);
+
+  // A second run of the same sorter on the first pair again changes nothing (already sorted).
+  ctx.run_once([&](VkCommandBuffer cb) { sort.record(cb, k1, v1, n); });
+  EXPECT_EQ(k1.download<u32>(n), out_k1);
+  EXPECT_EQ(v1.download<u32>(n), out_v1);
+}
+
+// A sorter reused below its capacity leaves the elements past count untouched.
+TEST(GpuRadixSortReuse, PartialCountsLeaveTheTailAlone) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  constexpr u32 kCapacity = 20000;
+  gpu::RadixSort sort(ctx, kCapacity);
+  for (auto [n, key_bits] : {std::pair<u32, u32>{0, 32},
+                             {1, 32},
+                             {2, 1},
+                             {3000, 13},
+                             {19999, 32},
+                             {777, 5},
+                             {5000, 0}}) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", key_bits = " + std::to_string(key_bits));
+    const Words keys = random_words(kCapacity, 900 + n);
+    const Words values = iota_words(kCapacity);
+    vk::Buffer kbuf = make_buffer(ctx, keys), vbuf = make_buffer(ctx, values);
+    ctx.run_once([&](VkCommandBuffer cb) { sort.record(cb, kbuf, vbuf, n, key_bits); });
+    Words expected_keys(keys.begin(), keys.begin() + n);
+    Words expected_values(values.begin(), values.begin() + n);
+    reference_sort(expected_keys, expected_values, key_bits);
+    expected_keys.insert(expected_keys.end(), keys.begin() + n, keys.end());
+    expected_values.insert(expected_values.end(), values.begin() + n, values.end());
+    EXPECT_EQ(kbuf.download<u32>(kCapacity), expected_keys);
+    EXPECT_EQ(vbuf.download<u32>(kCapacity), expected_values);
+  }
+}
+
+TEST(GpuRadixSortReuse, RejectsBadArgumentsAndCountsDispatches) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  gpu::RadixSort sort(ctx, 4096);
+  vk::Buffer keys(ctx, 4096 * sizeof(u32)), values(ctx, 4096 * sizeof(u32)), small(ctx, 16);
+  ctx.run_once([&](VkCommandBuffer cb) {
+    EXPECT_THROW(sort.record(cb, keys, values, 10, 33), std::invalid_argument);
+    EXPECT_THROW(sort.record(cb, keys, values, 4097), std::invalid_argument);
+    EXPECT_THROW(sort.record(cb, keys, small, 10), std::invalid_argument);
+  });
+  EXPECT_EQ(sort.dispatches(0), 0u);
+  EXPECT_EQ(sort.dispatches(1), 0u);
+  EXPECT_EQ(sort.dispatches(2), 8u * 3u);         // 8 passes x (histogram, scan, scatter)
+  EXPECT_EQ(sort.dispatches(4096, 13), 4u * 3u);  // 4 blocks: a 64-entry histogram scan
+  EXPECT_EQ(sort.dispatches(4096, 1), 3u);
+  EXPECT_EQ(sort.dispatches(4096, 0), 0u);
+}
+
+}  // namespace
+}  // namespace vkphys
