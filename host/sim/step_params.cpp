@@ -61,7 +61,7 @@ StepParams make_step_params(const Scene& scene, std::uint32_t contact_capacity) 
 }
 
 std::uint32_t default_contact_capacity(std::size_t particles) {
-  return static_cast<std::uint32_t>(std::max<std::size_t>(1024, particles * 15));
+  return static_cast<std::uint32_t>(std::max<std::size_t>(1024, particles * 8));
 }
 
 std::uint32_t grown_contact_capacity(std::uint32_t wanted) {
