@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -92,7 +93,7 @@ TEST(SceneFile, ParsesEveryField) {
     "contact_margin": 0.02,
     "cell_size": 0.5,
     "solver": {"iterations": 12, "relaxation": 0.75, "restitution_threshold": 0.3,
-               "friction": false, "spook_k": 5e6, "spook_d": 2},
+               "friction": false, "warm_start": 0.5, "spook_k": 5e6, "spook_d": 2},
     "materials": [
       {"name": "soft", "restitution": 0.25, "friction": 0.5},
       {"name": "hard", "restitution": 1, "friction": 0, "spook_k": 1e9, "spook_d": 0}
@@ -119,6 +120,7 @@ TEST(SceneFile, ParsesEveryField) {
   EXPECT_EQ(s.settings.solver.relaxation, 0.75f);
   EXPECT_EQ(s.settings.solver.restitution_threshold, 0.3f);
   EXPECT_FALSE(s.settings.solver.friction);
+  EXPECT_EQ(s.settings.solver.warm_start, 0.5f);
 
   ASSERT_EQ(s.materials.size(), 2u);
   EXPECT_EQ(s.materials[0].name, "soft");
@@ -195,6 +197,7 @@ TEST(SceneFile, DefaultsForOptionalFields) {
   EXPECT_EQ(s.settings.solver.restitution_threshold,
             defaults.settings.solver.restitution_threshold);
   EXPECT_EQ(s.settings.solver.friction, defaults.settings.solver.friction);
+  EXPECT_EQ(s.settings.solver.warm_start, defaults.settings.solver.warm_start);
   ASSERT_EQ(s.materials.size(), 1u);
   EXPECT_EQ(s.materials[0].name, "default");
   EXPECT_EQ(s.materials[0].restitution, 0.0f);
@@ -238,6 +241,20 @@ TEST(SceneFile, EveryExampleSceneLoads) {
     EXPECT_FALSE(s.name.empty());
     EXPECT_NE(vkphys::io::scene_summary(s).find(s.name), std::string::npos);
   }
+}
+
+TEST(SceneFile, DocumentationExampleLoads) {
+  std::ifstream in(kSourceDir / "docs/scene-format.md");
+  ASSERT_TRUE(in) << "docs/scene-format.md";
+  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string open = "```json\n";
+  std::size_t begin = doc.find(open);
+  ASSERT_NE(begin, std::string::npos);
+  begin += open.size();
+  std::size_t end = doc.find("```", begin);
+  ASSERT_NE(end, std::string::npos);
+  Scene s = parse_scene(std::string_view(doc).substr(begin, end - begin), "docs/scene-format.md");
+  EXPECT_EQ(s.particles.size(), 20u * 6u * 20u);
 }
 
 TEST(SceneFile, ExampleScenesMatchTheirDescriptions) {
@@ -378,6 +395,8 @@ TEST(SceneFileErrors, OtherRanges) {
   expect_error(error_of(s), {"solver.iterations = 1001", "[1, 1000]"});
   s["solver"] = {{"relaxation", 1.5}};
   expect_error(error_of(s), {"solver.relaxation = 1.5", "(0, 1]"});
+  s["solver"] = {{"warm_start", 1.5}};
+  expect_error(error_of(s), {"solver.warm_start = 1.5", "[0, 1]"});
   s["solver"] = {{"spook_k", 0}};
   expect_error(error_of(s), {"solver.spook_k = 0", "> 0"});
 

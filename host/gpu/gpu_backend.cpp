@@ -107,8 +107,8 @@ class GpuBackend final : public Backend {
     cell_end_ = make_storage(VkDeviceSize{table_} * sizeof(std::uint32_t), "grid cell ends");
     scan_ = std::make_unique<gpu::Scan>(ctx_, n_ + 1);
     sort_ = std::make_unique<gpu::RadixSort>(ctx_, std::max(n_, 1u));
-    allocate_contacts();
     stats_ = {};
+    allocate_contacts();  // records the step, which counts its dispatches into stats_
   }
 
   void step(StepTrace* trace) override {

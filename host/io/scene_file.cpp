@@ -459,8 +459,8 @@ class SceneParser {
     SolverSettings& s = scene_.settings.solver;
     auto f = top.get("solver");
     if (!f) return;
-    Object o(*f, {"iterations", "relaxation", "restitution_threshold", "friction", "spook_k",
-                  "spook_d"});
+    Object o(*f, {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start",
+                  "spook_k", "spook_d"});
     if (auto g = o.get("iterations"))
       s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
     if (auto g = o.get("relaxation")) {
@@ -469,6 +469,10 @@ class SceneParser {
     }
     if (auto g = o.get("restitution_threshold")) s.restitution_threshold = g->non_negative();
     if (auto g = o.get("friction")) s.friction = g->as_bool();
+    if (auto g = o.get("warm_start")) {
+      s.warm_start = g->as_float();
+      g->check(s.warm_start >= 0.0f && s.warm_start <= 1.0f, "must be in [0, 1]");
+    }
     if (auto g = o.get("spook_k")) default_k_ = g->positive();
     if (auto g = o.get("spook_d")) default_d_ = g->non_negative();
   }
