@@ -2,7 +2,7 @@
 // functions the shaders call (host/cpu/particle_env.h), in the same order, with the CPU twins of
 // the GPU sort and scan. Single-threaded on purpose: it is the ground truth, and its loops
 // visit elements in index order so every run is bit-identical.
-#include <algorithm>
+#include <utility>
 #include <bit>
 #include <chrono>
 
@@ -141,9 +141,6 @@ class CpuBackend final : public Backend {
     prev_bodies_ = bodies_;
     prev_lambda_ = lambda_;
     stats_.contacts = total;
-    stats_.plane_contacts = static_cast<std::uint32_t>(
-        std::count_if(bodies_.begin(), bodies_.end(),
-                      [](glm::uvec2 b) { return (b.y & VKPHYS_PLANE_BIT) != 0u; }));
     stats_.contact_capacity = capacity_;
     if (trace) {
       trace->sorted_keys = keys_;

@@ -69,9 +69,7 @@ class GpuBackend final : public Backend {
   explicit GpuBackend(vk::Context& ctx)
       : ctx_(ctx), kernels_(ctx), timestamps_(ctx, kStageCount + 1) {}
 
-  ~GpuBackend() override {
-    if (cb_) ctx_.free_command_buffer(cb_);
-  }
+  ~GpuBackend() override { free_command_buffers(); }
 
   std::string name() const override { return "gpu (" + ctx_.info().name + ")"; }
 
@@ -79,7 +77,8 @@ class GpuBackend final : public Backend {
     scene_ = scene;
     n_ = static_cast<std::uint32_t>(scene.particles.size());
     capacity_ = contact_capacity ? contact_capacity : default_contact_capacity(n_);
-    make_step_params(scene_, capacity_);  // validates planes and materials before any upload
+    // Validates planes and materials before any upload, and sizes the hash table.
+    table_ = make_step_params(scene_, capacity_).counts.z;
     const Particles& p = scene.particles;
     const VkDeviceSize vec4s = VkDeviceSize{n_} * sizeof(glm::vec4);
     const VkDeviceSize uints = VkDeviceSize{n_} * sizeof(std::uint32_t);
@@ -102,7 +101,6 @@ class GpuBackend final : public Backend {
     pos_.upload(std::span<const glm::vec4>(p.pos_radius));
     vel_.upload(std::span<const glm::vec4>(p.vel_invmass));
     material_.upload(std::span<const std::uint32_t>(p.material));
-    table_ = make_step_params(scene_, capacity_).counts.z;
     cell_start_ = make_storage(VkDeviceSize{table_} * sizeof(std::uint32_t), "grid cell starts");
     cell_end_ = make_storage(VkDeviceSize{table_} * sizeof(std::uint32_t), "grid cell ends");
     scan_ = std::make_unique<gpu::Scan>(ctx_, n_ + 1);
@@ -113,9 +111,8 @@ class GpuBackend final : public Backend {
 
   void step(StepTrace* trace) override {
     stats_.regrows = 0;
-    VkCommandBuffer cb = trace ? record(true) : cb_;
     for (;;) {
-      ctx_.submit_and_wait(cb);
+      ctx_.submit_and_wait(trace ? traced_cb() : cb_);
       StepCounters counters;
       std::memcpy(&counters, counters_.mapped(), sizeof counters);
       if (!counters.overflow) {
@@ -129,17 +126,12 @@ class GpuBackend final : public Backend {
       });
       capacity_ = grown_contact_capacity(counters.contacts);
       ++stats_.regrows;
-      if (trace) ctx_.free_command_buffer(cb);
       allocate_contacts();
-      cb = trace ? record(true) : cb_;
     }
     stats_.contact_capacity = capacity_;
     std::vector<double> ms = timestamps_.read_intervals_ms();
     for (std::size_t s = 0; s < ms.size() && s < kStageCount; ++s) stats_.stage_ms[s] = ms[s];
-    if (trace) {
-      ctx_.free_command_buffer(cb);
-      fill_trace(*trace);
-    }
+    if (trace) fill_trace(*trace);
   }
 
   void read(Particles& out) const override {
@@ -179,9 +171,22 @@ class GpuBackend final : public Backend {
     }
     StepParams params = make_step_params(scene_, capacity_);
     std::memcpy(params_.mapped(), &params, sizeof params);
-    if (cb_) ctx_.free_command_buffer(cb_);
+    free_command_buffers();
     kernels_.reset_sets();
     cb_ = record(false);
+  }
+
+  // The step with trace copies, recorded on first use and kept until the buffers change.
+  VkCommandBuffer traced_cb() {
+    if (!trace_cb_) trace_cb_ = record(true);
+    return trace_cb_;
+  }
+
+  void free_command_buffers() {
+    for (VkCommandBuffer* cb : {&cb_, &trace_cb_}) {
+      if (*cb) ctx_.free_command_buffer(*cb);
+      *cb = VK_NULL_HANDLE;
+    }
   }
 
   // Records one whole step. With `trace`, the predicted velocities are also copied aside.
@@ -299,6 +304,7 @@ class GpuBackend final : public Backend {
   std::unique_ptr<gpu::Scan> scan_;
   std::unique_ptr<gpu::RadixSort> sort_;
   VkCommandBuffer cb_ = VK_NULL_HANDLE;
+  VkCommandBuffer trace_cb_ = VK_NULL_HANDLE;
 };
 
 }  // namespace

@@ -40,7 +40,6 @@ const char* stage_name(Stage s);
 
 struct StepStats {
   std::uint32_t contacts = 0;          // directed contacts (each touching pair counts twice)
-  std::uint32_t plane_contacts = 0;    // of which against planes (CPU only; GPU fills 0)
   std::uint32_t contact_capacity = 0;  // capacity after this step
   std::uint32_t regrows = 0;           // times this step was redone after an overflow
   std::uint32_t dispatches = 0;        // compute dispatches per step (GPU); 0 on the CPU
