@@ -47,6 +47,7 @@ inline std::string backend_name(const ::testing::TestParamInfo<std::string>& inf
 
 }  // namespace vkphys::test
 
-#define VKPHYS_ON_BOTH_BACKENDS(Suite)                                                    \
-  INSTANTIATE_TEST_SUITE_P(Backends, Suite, ::testing::Values(std::string("cpu"), std::string("gpu")), \
+#define VKPHYS_ON_BOTH_BACKENDS(Suite)                                                \
+  INSTANTIATE_TEST_SUITE_P(Backends, Suite,                                           \
+                           ::testing::Values(std::string("cpu"), std::string("gpu")), \
                            vkphys::test::backend_name)

@@ -54,12 +54,12 @@ class ValidationGuard {
 }  // namespace vkphys::test
 
 // Use at the top of a GPU test body: binds `ctx` (vk::Context&) and a validation guard.
-#define VKPHYS_GPU_TEST_CONTEXT(ctx)                                              \
-  std::string vkphys_why_;                                                        \
+#define VKPHYS_GPU_TEST_CONTEXT(ctx)                                                  \
+  std::string vkphys_why_;                                                            \
   vkphys::vk::Context* vkphys_ctx_ = vkphys::test::gpu_context_or_null(&vkphys_why_); \
-  if (!vkphys_ctx_) {                                                             \
-    if (vkphys::test::gpu_required()) FAIL() << vkphys_why_;                      \
-    GTEST_SKIP() << vkphys_why_;                                                  \
-  }                                                                               \
-  vkphys::vk::Context& ctx = *vkphys_ctx_;                                        \
+  if (!vkphys_ctx_) {                                                                 \
+    if (vkphys::test::gpu_required()) FAIL() << vkphys_why_;                          \
+    GTEST_SKIP() << vkphys_why_;                                                      \
+  }                                                                                   \
+  vkphys::vk::Context& ctx = *vkphys_ctx_;                                            \
   vkphys::test::ValidationGuard vkphys_guard_(ctx)

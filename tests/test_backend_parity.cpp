@@ -98,7 +98,8 @@ TEST_P(Determinism, TwoRunsAreBitIdentical) {
   backend().read(b);
   ASSERT_EQ(a.size(), b.size());
   EXPECT_EQ(0, std::memcmp(a.pos_radius.data(), b.pos_radius.data(), a.size() * sizeof(glm::vec4)));
-  EXPECT_EQ(0, std::memcmp(a.vel_invmass.data(), b.vel_invmass.data(), a.size() * sizeof(glm::vec4)));
+  EXPECT_EQ(0,
+            std::memcmp(a.vel_invmass.data(), b.vel_invmass.data(), a.size() * sizeof(glm::vec4)));
 }
 
 // A contact capacity far too small: the step grows the buffers and redoes itself, and the
@@ -118,7 +119,8 @@ TEST_P(Determinism, ContactOverflowGrowsAndLosesNothing) {
   EXPECT_GT(roomy.contact_bodies.size(), 1000u);
   EXPECT_EQ(0, std::memcmp(tight.contact_bodies.data(), roomy.contact_bodies.data(),
                            roomy.contact_bodies.size() * sizeof(glm::uvec2)));
-  EXPECT_EQ(0, std::memcmp(tight.pos.data(), roomy.pos.data(), roomy.pos.size() * sizeof(glm::vec4)));
+  EXPECT_EQ(0,
+            std::memcmp(tight.pos.data(), roomy.pos.data(), roomy.pos.size() * sizeof(glm::vec4)));
 }
 
 VKPHYS_ON_BOTH_BACKENDS(Determinism);
@@ -196,7 +198,8 @@ TEST_F(GpuVsCpu, PileOf2000Over100Steps) {
   const StepError& last = r.steps.back();
   EXPECT_FALSE(r.first_bad.has_value())
       << "first step past tolerance: " << *r.first_bad << " (max |dx| "
-      << r.steps[*r.first_bad - 1].max_pos << ", max |dv| " << r.steps[*r.first_bad - 1].max_vel << ")";
+      << r.steps[*r.first_bad - 1].max_pos << ", max |dv| " << r.steps[*r.first_bad - 1].max_vel
+      << ")";
   RecordProperty("max_pos_err_step100", std::to_string(last.max_pos));
   RecordProperty("max_vel_err_step100", std::to_string(last.max_vel));
   std::printf("pile 2000, step 100: max |dx| %.3g m, mean %.3g m, max |dv| %.3g m/s\n",

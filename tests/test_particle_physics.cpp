@@ -147,7 +147,8 @@ TEST_P(ParticlePhysics, FrictionlessCollisionsConserveMomentum) {
   EXPECT_GT(contacts, 100u) << "the scene must actually collide";
   double scale = 0.0;
   for (std::size_t i = 0; i < out.size(); ++i) {
-    scale += double(glm::length(glm::vec3(s.particles.vel_invmass[i])) / s.particles.vel_invmass[i].w);
+    scale +=
+        double(glm::length(glm::vec3(s.particles.vel_invmass[i])) / s.particles.vel_invmass[i].w);
   }
   EXPECT_LT(glm::length(after.momentum - before.momentum), 1e-5 * scale)
       << "momentum drift relative to sum |p| = " << scale;

@@ -35,7 +35,8 @@ int cmd_bench(const Options& opt) {
                 d.type == "cpu" ? "  -- a CPU Vulkan driver: NOT GPU timings" : "");
   }
   std::printf("\n| backend | particles | contacts | dispatches | ");
-  for (std::size_t s = 0; s < kStageCount; ++s) std::printf("%s | ", stage_name(static_cast<Stage>(s)));
+  for (std::size_t s = 0; s < kStageCount; ++s)
+    std::printf("%s | ", stage_name(static_cast<Stage>(s)));
   std::printf("stages sum | wall ms/step | steps/s |\n|");
   for (std::size_t s = 0; s < kStageCount + 7; ++s) std::printf("---|");
   std::printf("\n");
@@ -43,7 +44,8 @@ int cmd_bench(const Options& opt) {
   for (std::uint32_t n : opt.sizes) {
     Scene scene = particle_box_scene(n, 7);
     for (const std::string& which : backends) {
-      std::unique_ptr<Backend> backend = which == "cpu" ? make_cpu_backend() : make_gpu_backend(*ctx);
+      std::unique_ptr<Backend> backend =
+          which == "cpu" ? make_cpu_backend() : make_gpu_backend(*ctx);
       backend->load(scene);
       for (std::uint32_t k = 0; k < kWarmup; ++k) backend->step();
       std::array<double, kStageCount> stage_sum{};
@@ -51,7 +53,8 @@ int cmd_bench(const Options& opt) {
       for (std::uint32_t k = 0; k < opt.steps; ++k) {
         auto t0 = std::chrono::steady_clock::now();
         backend->step();
-        wall += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        wall += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
         for (std::size_t s = 0; s < kStageCount; ++s) stage_sum[s] += backend->stats().stage_ms[s];
       }
       const double steps = opt.steps;

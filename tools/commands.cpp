@@ -28,8 +28,9 @@ int cmd_info(const Options&) {
   if (devices.empty()) std::printf("no Vulkan device with a compute queue\n");
   for (const vk::DeviceInfo& d : devices) {
     std::printf("[%u] %s (%s)\n", d.index, d.name.c_str(), d.type.c_str());
-    std::printf("    driver %s, Vulkan %u.%u.%u\n", d.driver.c_str(), VK_API_VERSION_MAJOR(d.api_version),
-                VK_API_VERSION_MINOR(d.api_version), VK_API_VERSION_PATCH(d.api_version));
+    std::printf("    driver %s, Vulkan %u.%u.%u\n", d.driver.c_str(),
+                VK_API_VERSION_MAJOR(d.api_version), VK_API_VERSION_MINOR(d.api_version),
+                VK_API_VERSION_PATCH(d.api_version));
     std::printf("    device-local memory %.1f GiB, max storage buffer range %.1f MiB\n",
                 static_cast<double>(d.device_local_bytes) / (1u << 30),
                 static_cast<double>(d.max_storage_buffer_range) / (1u << 20));
@@ -74,13 +75,15 @@ int cmd_run(const Options& opt) {
   for (std::uint32_t k = 1; k <= opt.steps; ++k) {
     auto t0 = std::chrono::steady_clock::now();
     h.backend->step();
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     h.backend->read(state);
     Metrics m = measure(scene, state);
     if (!m.finite) {
       throw std::runtime_error(fmt::format(
           "step {}: a position or velocity became NaN or infinite; stopping (last good frame "
-          "written; check time_step, spook_k and masses)", k));
+          "written; check time_step, spook_k and masses)",
+          k));
     }
     writer.metrics(k, h_step * k, m, h.backend->stats(), ms);
     if ((opt.every && k % opt.every == 0) || k == opt.steps) writer.frame(k, state);
@@ -103,7 +106,8 @@ int cmd_compare(const Options& opt) {
   std::printf("%s\ncomparing %s against %s, tolerance %.3g m / %.3g m/s\n",
               io::scene_summary(scene).c_str(), gpu.backend->name().c_str(),
               cpu.backend->name().c_str(), opt.pos_tol, opt.vel_tol);
-  CompareResult r = compare_backends(*gpu.backend, *cpu.backend, opt.steps, {opt.pos_tol, opt.vel_tol});
+  CompareResult r =
+      compare_backends(*gpu.backend, *cpu.backend, opt.steps, {opt.pos_tol, opt.vel_tol});
   std::printf("%6s %12s %12s %12s %12s %9s %9s\n", "step", "max|dx|", "mean|dx|", "max|dv|",
               "mean|dv|", "contacts", "(cpu)");
   for (std::size_t k = 0; k < r.steps.size(); ++k) {

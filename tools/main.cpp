@@ -7,9 +7,9 @@
 //
 // --device N|NAME picks the Vulkan device for the GPU backend (default: discrete GPU first,
 // otherwise any Vulkan device, e.g. lavapipe).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 

@@ -2,9 +2,9 @@
 // functions the shaders call (host/cpu/particle_env.h), in the same order, with the CPU twins of
 // the GPU sort and scan. Single-threaded on purpose: it is the ground truth, and its loops
 // visit elements in index order so every run is bit-identical.
-#include <utility>
 #include <bit>
 #include <chrono>
+#include <utility>
 
 #include "host/cpu/particle_env.h"
 #include "host/cpu/primitives.h"
@@ -50,10 +50,10 @@ class CpuBackend final : public Backend {
     for (std::size_t i = 0; i < n; ++i) {
       glm::vec4 v = state_.vel_invmass[i];
       vel_start_[i] = v;
-      state_.vel_invmass[i] = glm::vec4(
-          kern::predict_velocity(glm::vec3(v), v.w, glm::vec3(params.gravity_dt), params.grid.w,
-                                 params.gravity_dt.w),
-          v.w);
+      state_.vel_invmass[i] =
+          glm::vec4(kern::predict_velocity(glm::vec3(v), v.w, glm::vec3(params.gravity_dt),
+                                           params.grid.w, params.gravity_dt.w),
+                    v.w);
     }
     if (trace) trace->predicted_vel = state_.vel_invmass;
     lap(Stage::predict);
@@ -130,10 +130,10 @@ class CpuBackend final : public Backend {
 
     for (std::size_t i = 0; i < n; ++i) {
       glm::vec4 p = state_.pos_radius[i];
-      state_.pos_radius[i] = glm::vec4(
-          kern::integrate_position(glm::vec3(p), glm::vec3(state_.vel_invmass[i]),
-                                   params.gravity_dt.w),
-          p.w);
+      state_.pos_radius[i] =
+          glm::vec4(kern::integrate_position(glm::vec3(p), glm::vec3(state_.vel_invmass[i]),
+                                             params.gravity_dt.w),
+                    p.w);
     }
     lap(Stage::integrate);
 
@@ -172,6 +172,8 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<Backend> make_cpu_backend() {
+  return std::make_unique<CpuBackend>();
+}
 
 }  // namespace vkphys

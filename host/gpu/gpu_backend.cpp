@@ -14,11 +14,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "host/gpu/primitives.h"
-#include "host/sim/backend.h"
-#include "host/sim/step_params.h"
-#include "host/vk/kernel.h"
-
 #include "cell_range.spv.h"
 #include "contacts_commit.spv.h"
 #include "contacts_count.spv.h"
@@ -26,6 +21,10 @@
 #include "contacts_prepare.spv.h"
 #include "contacts_write.spv.h"
 #include "hash.spv.h"
+#include "host/gpu/primitives.h"
+#include "host/sim/backend.h"
+#include "host/sim/step_params.h"
+#include "host/vk/kernel.h"
 #include "integrate.spv.h"
 #include "predict.spv.h"
 #include "solve.spv.h"
@@ -42,8 +41,8 @@ std::span<const std::uint32_t> words(const std::uint32_t (&spv)[N]) {
 constexpr std::uint32_t kGroup = VKPHYS_GROUP_SIZE;
 
 struct Kernels {
-  vk::Kernel predict, hash, cell_range, count, finalize, write, prepare, warm_start, solve, integrate,
-      commit;
+  vk::Kernel predict, hash, cell_range, count, finalize, write, prepare, warm_start, solve,
+      integrate, commit;
   explicit Kernels(const vk::Context& c)
       : predict(c, "predict", words(predict_spv), 3, 0),
         hash(c, "hash", words(hash_spv), 4, 0),
@@ -228,8 +227,8 @@ class GpuBackend final : public Backend {
     run(kernels_.cell_range, {&params_, &keys_, &cell_start_, &cell_end_}, groups);
     stage_done();
     run(kernels_.count,
-        {&params_, &pos_, &values_, &cell_start_, &cell_end_, &offsets_, &bodies_, &geom_,
-         &target_, &lambda_},
+        {&params_, &pos_, &values_, &cell_start_, &cell_end_, &offsets_, &bodies_, &geom_, &target_,
+         &lambda_},
         vk::groups_for(n_ + 1, kGroup));
     stage_done();
     scan_->record(cb, offsets_, n_ + 1);
@@ -237,8 +236,8 @@ class GpuBackend final : public Backend {
     run(kernels_.finalize, {&params_, &offsets_, &counters_}, 1);
     stage_done();
     run(kernels_.write,
-        {&params_, &pos_, &values_, &cell_start_, &cell_end_, &offsets_, &bodies_, &geom_,
-         &target_, &lambda_},
+        {&params_, &pos_, &values_, &cell_start_, &cell_end_, &offsets_, &bodies_, &geom_, &target_,
+         &lambda_},
         groups);
     stage_done();
     kernels_.prepare.dispatch_indirect(
@@ -249,12 +248,12 @@ class GpuBackend final : public Backend {
     ++dispatches;
     stage_done();
     const std::uint32_t iterations = scene_.settings.solver.iterations;
-    VkDescriptorSet warm_forward =
-        kernels_.warm_start.bind({&params_, &vel_, &vel_tmp_, &offsets_, &bodies_, &geom_, &target_, &lambda_});
-    VkDescriptorSet forward =
-        kernels_.solve.bind({&params_, &vel_, &vel_tmp_, &offsets_, &bodies_, &geom_, &target_, &lambda_});
-    VkDescriptorSet backward =
-        kernels_.solve.bind({&params_, &vel_tmp_, &vel_, &offsets_, &bodies_, &geom_, &target_, &lambda_});
+    VkDescriptorSet warm_forward = kernels_.warm_start.bind(
+        {&params_, &vel_, &vel_tmp_, &offsets_, &bodies_, &geom_, &target_, &lambda_});
+    VkDescriptorSet forward = kernels_.solve.bind(
+        {&params_, &vel_, &vel_tmp_, &offsets_, &bodies_, &geom_, &target_, &lambda_});
+    VkDescriptorSet backward = kernels_.solve.bind(
+        {&params_, &vel_tmp_, &vel_, &offsets_, &bodies_, &geom_, &target_, &lambda_});
     // Pass 0 applies the warm start, passes 1..iterations are Jacobi sweeps (ping-pong).
     for (std::uint32_t pass = 0; pass <= iterations; ++pass) {
       vk::Kernel& k = pass == 0 ? kernels_.warm_start : kernels_.solve;

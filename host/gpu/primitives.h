@@ -5,10 +5,10 @@
 // same algorithms as plain loops, are in host/cpu/primitives.h.
 #pragma once
 
-#include "host/vk/kernel.h"
-
 #include <cstdint>
 #include <memory>
+
+#include "host/vk/kernel.h"
 
 namespace vkphys::gpu {
 

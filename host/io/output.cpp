@@ -9,7 +9,8 @@ namespace vkphys::io {
 RunWriter::RunWriter(const std::filesystem::path& dir) : dir_(dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir / "frames", ec);
-  if (ec) throw std::runtime_error("cannot create output folder " + dir.string() + ": " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot create output folder " + dir.string() + ": " + ec.message());
   metrics_.open(dir / "metrics.csv");
   if (!metrics_) throw std::runtime_error("cannot write " + (dir / "metrics.csv").string());
   metrics_ << "step,time,kinetic,potential,energy,px,py,pz,max_penetration,max_speed,contacts,"
@@ -31,10 +32,10 @@ void RunWriter::frame(std::uint64_t step, const Particles& state) {
 
 void RunWriter::metrics(std::uint64_t step, double time, const Metrics& m, const StepStats& stats,
                         double step_ms) {
-  metrics_ << fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{:.4f}\n",
-                          step, time, m.kinetic, m.potential, m.kinetic + m.potential,
-                          m.momentum.x, m.momentum.y, m.momentum.z, m.max_penetration,
-                          m.max_speed, stats.contacts, stats.regrows, step_ms);
+  metrics_ << fmt::format(
+      "{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{:.4f}\n", step,
+      time, m.kinetic, m.potential, m.kinetic + m.potential, m.momentum.x, m.momentum.y,
+      m.momentum.z, m.max_penetration, m.max_speed, stats.contacts, stats.regrows, step_ms);
   metrics_.flush();
 }
 

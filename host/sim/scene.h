@@ -6,19 +6,18 @@
 #pragma once
 
 #include <cstdint>
+#include <glm/glm.hpp>
 #include <string>
 #include <vector>
-
-#include <glm/glm.hpp>
 
 namespace vkphys {
 
 struct Material {
   std::string name = "default";
-  float restitution = 0.0f;   // Newton's coefficient e in [0, 1]
-  float friction = 0.0f;      // Coulomb coefficient mu >= 0
-  float spook_k = 1.0e8f;     // SPOOK spring constant k [N/m] > 0 (large: rigid)
-  float spook_d = 4.0f;       // SPOOK relaxation d [steps] >= 0
+  float restitution = 0.0f;  // Newton's coefficient e in [0, 1]
+  float friction = 0.0f;     // Coulomb coefficient mu >= 0
+  float spook_k = 1.0e8f;    // SPOOK spring constant k [N/m] > 0 (large: rigid)
+  float spook_d = 4.0f;      // SPOOK relaxation d [steps] >= 0
 };
 
 struct Plane {

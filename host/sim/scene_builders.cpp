@@ -30,7 +30,8 @@ void add_box_planes(Scene& scene, glm::vec3 lo, glm::vec3 hi, std::uint32_t mate
   }
 }
 
-Scene particle_box_scene(std::uint32_t count, std::uint64_t seed, float radius, std::uint32_t layers) {
+Scene particle_box_scene(std::uint32_t count, std::uint64_t seed, float radius,
+                         std::uint32_t layers) {
   Scene s;
   s.name = "particle box " + std::to_string(count);
   s.settings.time_step = 1.0f / 60.0f;
@@ -47,8 +48,7 @@ Scene particle_box_scene(std::uint32_t count, std::uint64_t seed, float radius, 
   for (std::uint32_t i = 0; i < count; ++i) {
     glm::uvec3 c(i % side, i / (side * side), (i / side) % side);
     glm::vec3 jitter(uniform(rng), uniform(rng), uniform(rng));
-    glm::vec3 x = glm::vec3(1.03f * radius) + glm::vec3(c) * spacing +
-                  0.02f * radius * jitter;
+    glm::vec3 x = glm::vec3(1.03f * radius) + glm::vec3(c) * spacing + 0.02f * radius * jitter;
     s.particles.add(x, glm::vec3(0.0f), radius, 1.0f, 0);
   }
   return s;

@@ -15,6 +15,7 @@ Scene particle_box_scene(std::uint32_t count, std::uint64_t seed = 1, float radi
                          std::uint32_t layers = 4);
 
 // The six inward-facing planes of the axis-aligned box [lo, hi].
-void add_box_planes(Scene& scene, glm::vec3 lo, glm::vec3 hi, std::uint32_t material, bool open_top);
+void add_box_planes(Scene& scene, glm::vec3 lo, glm::vec3 hi, std::uint32_t material,
+                    bool open_top);
 
 }  // namespace vkphys

@@ -17,9 +17,8 @@
 
 #include <array>
 #include <cstdint>
-#include <vector>
-
 #include <glm/glm.hpp>
+#include <vector>
 
 namespace vkphys {
 

@@ -11,10 +11,9 @@
 namespace vkphys {
 
 const char* stage_name(Stage s) {
-  static const char* names[kStageCount] = {"predict",        "hash",  "sort",
-                                           "cell_ranges",    "count", "scan",
-                                           "write_contacts", "prepare", "solve",
-                                           "integrate"};
+  static const char* names[kStageCount] = {"predict", "hash",     "sort",           "cell_ranges",
+                                           "count",   "scan",     "write_contacts", "prepare",
+                                           "solve",   "integrate"};
   return names[static_cast<std::size_t>(s)];
 }
 
@@ -47,8 +46,8 @@ StepParams make_step_params(const Scene& scene, std::uint32_t contact_capacity) 
   p.grid = glm::vec4(cell, 1.0f / cell, margin, s.drag);
   p.solver = glm::vec4(s.solver.relaxation, s.solver.restitution_threshold,
                        s.solver.friction ? 1.0f : 0.0f, s.solver.warm_start);
-  p.counts = glm::uvec4(n, static_cast<std::uint32_t>(scene.planes.size()), table,
-                        contact_capacity);
+  p.counts =
+      glm::uvec4(n, static_cast<std::uint32_t>(scene.planes.size()), table, contact_capacity);
   for (std::size_t i = 0; i < scene.planes.size(); ++i) {
     p.planes[i] = glm::vec4(scene.planes[i].normal, scene.planes[i].offset);
     p.plane_material[i] = glm::uvec4(scene.planes[i].material, 0u, 0u, 0u);
@@ -65,7 +64,8 @@ std::uint32_t default_contact_capacity(std::size_t particles) {
 }
 
 std::uint32_t grown_contact_capacity(std::uint32_t wanted) {
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(0xFFFFFFF0u, std::uint64_t{wanted} * 3 / 2 + 64));
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(0xFFFFFFF0u, std::uint64_t{wanted} * 3 / 2 + 64));
 }
 
 }  // namespace vkphys

@@ -58,19 +58,21 @@ Buffer::Buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags extra_u
                bool host_visible)
     : ctx_(&ctx), size_(size) {
   VkDeviceSize alloc_size = size < 16 ? 16 : (size + 15) / 16 * 16;
-  VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                             VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                             extra_usage;
+  VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                             VK_BUFFER_USAGE_TRANSFER_DST_BIT | extra_usage;
   VkMemoryPropertyFlags props =
       host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
                    : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
   Raw raw = make(ctx, alloc_size, usage, props);
   buffer_ = raw.buffer;
   memory_ = raw.memory;
-  if (host_visible) check(vkMapMemory(ctx.device(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory");
+  if (host_visible)
+    check(vkMapMemory(ctx.device(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory");
 }
 
-Buffer::~Buffer() { release(); }
+Buffer::~Buffer() {
+  release();
+}
 
 void Buffer::release() {
   if (!ctx_) return;
@@ -82,7 +84,9 @@ void Buffer::release() {
   mapped_ = nullptr;
 }
 
-Buffer::Buffer(Buffer&& other) noexcept { *this = std::move(other); }
+Buffer::Buffer(Buffer&& other) noexcept {
+  *this = std::move(other);
+}
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {

@@ -3,11 +3,11 @@
 // is host-visible too, but the staging path is kept so both cases run the same code.
 #pragma once
 
-#include "host/vk/context.h"
-
 #include <cstddef>
 #include <span>
 #include <vector>
+
+#include "host/vk/context.h"
 
 namespace vkphys::vk {
 

@@ -33,8 +33,9 @@ bool has_layer(const char* name) {
   vkEnumerateInstanceLayerProperties(&n, nullptr);
   std::vector<VkLayerProperties> layers(n);
   vkEnumerateInstanceLayerProperties(&n, layers.data());
-  return std::any_of(layers.begin(), layers.end(),
-                     [&](const VkLayerProperties& l) { return std::strcmp(l.layerName, name) == 0; });
+  return std::any_of(layers.begin(), layers.end(), [&](const VkLayerProperties& l) {
+    return std::strcmp(l.layerName, name) == 0;
+  });
 }
 
 VkInstance make_instance(bool validation) {
@@ -71,21 +72,31 @@ VkInstance make_instance(bool validation) {
 
 int type_rank(VkPhysicalDeviceType t) {
   switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 0;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 1;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 3;
-    default: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 1;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return 3;
+    default:
+      return 4;
   }
 }
 
 const char* type_name(VkPhysicalDeviceType t) {
   switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    default: return "other";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return "cpu";
+    default:
+      return "other";
   }
 }
 
@@ -101,7 +112,8 @@ std::optional<std::uint32_t> compute_queue_family(VkPhysicalDevice pd) {
 }
 
 DeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
-  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
   subgroup.pNext = &driver;
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -172,9 +184,10 @@ std::vector<DeviceInfo> Context::list_devices() {
   return out;
 }
 
-VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(
-    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT,
-    const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                   VkDebugUtilsMessageTypeFlagsEXT,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                   void* user) {
   if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
     auto* self = static_cast<Context*>(user);
     ++self->validation_errors_;
@@ -189,7 +202,8 @@ std::unique_ptr<Context> Context::create(const ContextOptions& options) {
   ctx->validation_ = options.validation;
   ctx->instance_ = make_instance(options.validation);
   if (options.validation) {
-    VkDebugUtilsMessengerCreateInfoEXT info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    VkDebugUtilsMessengerCreateInfoEXT info{
+        VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
     info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT |
                            VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT;
     info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
@@ -208,7 +222,8 @@ std::unique_ptr<Context> Context::create(const ContextOptions& options) {
   std::size_t pick = 0;
   if (!options.device.empty()) {
     const std::string& want = options.device;
-    bool numeric = std::all_of(want.begin(), want.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    bool numeric = std::all_of(want.begin(), want.end(),
+                               [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
     if (numeric) {
       pick = std::stoul(want);
       if (pick >= devices.size()) {
@@ -224,7 +239,8 @@ std::unique_ptr<Context> Context::create(const ContextOptions& options) {
         }
       }
       if (pick == devices.size()) {
-        throw Unavailable("--device " + want + ": no Vulkan device name contains it (see `vkphys info`)");
+        throw Unavailable("--device " + want +
+                          ": no Vulkan device name contains it (see `vkphys info`)");
       }
     }
   }
@@ -298,7 +314,8 @@ void Context::run_once(const std::function<void(VkCommandBuffer)>& record) const
   free_command_buffer(cb);
 }
 
-std::uint32_t Context::find_memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags flags) const {
+std::uint32_t Context::find_memory_type(std::uint32_t type_bits,
+                                        VkMemoryPropertyFlags flags) const {
   VkPhysicalDeviceMemoryProperties mem;
   vkGetPhysicalDeviceMemoryProperties(physical_, &mem);
   for (std::uint32_t i = 0; i < mem.memoryTypeCount; ++i) {

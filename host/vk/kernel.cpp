@@ -78,9 +78,8 @@ VkDescriptorSet Kernel::bind(std::span<const Buffer* const> buffers) {
                 " buffers, the shader declares " + std::to_string(bindings_));
   }
   if (pools_.empty() || sets_in_pool_ == kSetsPerPool) {
-    VkDescriptorPoolSize sizes[2] = {
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * bindings_},
-        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSetsPerPool}};
+    VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * bindings_},
+                                     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSetsPerPool}};
     VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     info.maxSets = kSetsPerPool;
     info.poolSizeCount = 2;

@@ -6,13 +6,13 @@
 // small block of up to 16 uint32 words for per-dispatch values (sizes, pass numbers).
 #pragma once
 
-#include "host/vk/buffer.h"
-
 #include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "host/vk/buffer.h"
 
 namespace vkphys::vk {
 
