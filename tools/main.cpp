@@ -4,6 +4,7 @@
 //   vkphys run SCENE [--backend gpu|cpu] [--steps N] [--out DIR] [--every K]
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
 //   vkphys bench particles [--sizes 1000,10000] [--backend gpu|cpu|both] [--steps N]
+//   vkphys export-scene NAME [--size N] [--out FILE]   a built-in rigid-body scene as JSON
 //
 // --device N|NAME picks the Vulkan device for the GPU backend (default: discrete GPU first,
 // otherwise any Vulkan device, e.g. lavapipe).
@@ -45,11 +46,20 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"gpu", "cpu", "both"}));
   bench->add_option("--steps", opt.steps, "timed steps per size");
 
+  auto* export_cmd =
+      app.add_subcommand("export-scene", "write a built-in rigid-body scene as JSON");
+  export_cmd->add_option("name", opt.scene, "scene name")
+      ->required()
+      ->check(CLI::IsMember(vkphys::tools::export_scene_names()));
+  export_cmd->add_option("--size", opt.size, "count or base size, where the scene has one");
+  export_cmd->add_option("--out", opt.export_out, "output file (default: standard output)");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (info->parsed()) return vkphys::tools::cmd_info(opt);
     if (run->parsed()) return vkphys::tools::cmd_run(opt);
     if (cmp->parsed()) return vkphys::tools::cmd_compare(opt);
+    if (export_cmd->parsed()) return vkphys::tools::cmd_export_scene(opt);
     if (bench->parsed()) {
       if (opt.backend == "gpu" && !bench->count("--backend")) opt.backend = "both";
       if (!bench->count("--steps")) opt.steps = 20;

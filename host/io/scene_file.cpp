@@ -23,6 +23,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <system_error>
 #include <unordered_map>
 #include <unordered_set>
@@ -30,6 +31,8 @@
 #include <vector>
 
 #include "host/io/scene_json.h"
+#include "host/sim/mass_properties.h"
+#include "host/sim/rigid_scenes.h"
 #include "kernels/layout.h"
 
 namespace vkphys::io {
@@ -42,6 +45,65 @@ constexpr double kPi = 3.14159265358979323846;
 constexpr std::uint32_t kMaxPlanes = VKPHYS_MAX_PLANES;
 constexpr std::uint32_t kMaxMaterials = VKPHYS_MAX_MATERIALS;
 constexpr std::string_view kFormatName = "vkphys-scene";
+constexpr double kMaxSize = 1.0e4;         // largest body size field [m]
+constexpr double kMaxCoordinate = 1.0e6;   // largest body coordinate [m]
+constexpr double kUnitTolerance = 1.0e-6;  // |length - 1| below which a vector counts as unit
+
+// ---- rotations (double; quaternions (x, y, z, w), body to world, as kernels/quat.h) -----------
+
+glm::dvec3 quat_rotate(glm::vec4 q, glm::dvec3 v) {
+  const glm::dvec3 u(q.x, q.y, q.z);
+  const glm::dvec3 t = 2.0 * glm::cross(u, v);
+  return v + static_cast<double>(q.w) * t + glm::cross(u, t);
+}
+glm::dvec3 quat_rotate_inv(glm::vec4 q, glm::dvec3 v) {
+  return quat_rotate(glm::vec4(-q.x, -q.y, -q.z, q.w), v);
+}
+
+// A vector whose length is within kUnitTolerance of 1 is unit to float precision and is kept as
+// written (so written scenes read back bit for bit); others are divided by their length.
+glm::vec3 unit_or_normalised(glm::vec3 v) {
+  const glm::dvec3 d(v);
+  const double length = glm::length(d);
+  if (std::abs(length - 1.0) <= kUnitTolerance) return v;
+  return glm::vec3(d / length);
+}
+glm::vec4 unit_or_normalised(glm::vec4 v) {
+  const glm::dvec4 d(v);
+  const double length = glm::length(d);
+  if (std::abs(length - 1.0) <= kUnitTolerance) return v;
+  return glm::vec4(d / length);
+}
+
+constexpr std::string_view shape_name(Shape shape) {
+  switch (shape) {
+    case Shape::sphere:
+      return "sphere";
+    case Shape::box:
+      return "box";
+    case Shape::capsule:
+      return "capsule";
+    case Shape::none:
+      return "none";
+    case Shape::plane:
+      break;
+  }
+  return "plane";
+}
+constexpr std::string_view joint_name(JointType type) {
+  switch (type) {
+    case JointType::distance:
+      return "distance";
+    case JointType::ball:
+      return "ball";
+    case JointType::hinge:
+      break;
+  }
+  return "hinge";
+}
+constexpr std::array<std::string_view, 3> kSchemeNames{"sequential", "colored", "jacobi"};
+constexpr std::array<std::string_view, 2> kRestitutionNames{"bias", "newton"};
+constexpr std::array<std::string_view, 2> kFrictionModelNames{"cone", "scaled_box"};
 
 // ---- deterministic random numbers -----------------------------------------------------------
 
@@ -103,9 +165,10 @@ class SceneParser {
 
   Scene run() {
     check_header();
-    Object top(Field(source_, doc_, ""), {"format", "version", "name", "description", "gravity",
-                                          "time_step", "drag", "contact_margin", "cell_size",
-                                          "solver", "materials", "planes", "box", "particles"});
+    Object top(Field(source_, doc_, ""),
+               {"format", "version", "name", "description", "gravity", "time_step", "drag",
+                "contact_margin", "cell_size", "solver", "materials", "planes", "box", "particles",
+                "bodies", "joints"});
     if (auto f = top.get("name")) {
       scene_.name = f->as_string();
       f->check(!scene_.name.empty(), "must not be empty");
@@ -116,7 +179,25 @@ class SceneParser {
     read_materials(top);
     read_planes(top);
     read_box(top);
-    read_generators(top.require("particles"));
+    auto particles = top.get("particles");
+    auto bodies = top.get("bodies");
+    auto joints = top.get("joints");
+    if (particles && bodies) {
+      bodies->fail(
+          "a scene has particles or rigid bodies, not both (this one also has "
+          "\"particles\")");
+    }
+    if (!particles && !bodies) {
+      fail_at(source_, "particles",
+              "required field is missing (a scene needs \"particles\" or \"bodies\")");
+    }
+    if (joints && !bodies) joints->fail("joints join rigid bodies: the scene needs \"bodies\"");
+    if (bodies) {
+      read_bodies(*bodies);
+      if (joints) read_joints(*joints);
+      return std::move(scene_);
+    }
+    read_generators(*particles);
     generate();
     check_cell_size();
     check_planes();
@@ -171,7 +252,8 @@ class SceneParser {
     auto f = top.get("solver");
     if (!f) return;
     Object o(*f, {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start",
-                  "spook_k", "spook_d"});
+                  "spook_k", "spook_d", "scheme", "restitution", "friction_model", "split_impulse",
+                  "gyroscopic", "max_colors"});
     if (auto g = o.get("iterations"))
       s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
     if (auto g = o.get("relaxation")) {
@@ -186,6 +268,28 @@ class SceneParser {
     }
     if (auto g = o.get("spook_k")) default_k_ = g->positive();
     if (auto g = o.get("spook_d")) default_d_ = g->non_negative();
+    if (auto g = o.get("scheme")) s.scheme = static_cast<SolverScheme>(choice(*g, kSchemeNames));
+    if (auto g = o.get("restitution")) {
+      s.restitution = static_cast<RestitutionModel>(choice(*g, kRestitutionNames));
+    }
+    if (auto g = o.get("friction_model")) {
+      s.friction_model = static_cast<FrictionModel>(choice(*g, kFrictionModelNames));
+    }
+    if (auto g = o.get("split_impulse")) s.split_impulse = g->as_bool();
+    if (auto g = o.get("gyroscopic")) s.gyroscopic = g->as_bool();
+    if (auto g = o.get("max_colors")) s.max_colors = static_cast<std::uint32_t>(g->as_uint(1, 30));
+  }
+
+  // Index of the string value in `names`.
+  template <std::size_t N>
+  static std::uint32_t choice(const Field& f, const std::array<std::string_view, N>& names) {
+    std::string v = f.as_string();
+    std::string list;
+    for (std::size_t i = 0; i < N; ++i) {
+      if (v == names[i]) return static_cast<std::uint32_t>(i);
+      list += (list.empty() ? "" : ", ") + json_quote(names[i]);
+    }
+    f.fail(fmt::format("must be one of {}", list));
   }
 
   void read_materials(const Object& top) {
@@ -261,6 +365,7 @@ class SceneParser {
       glm::dvec3 normal(nf.as_vec3());
       double length = glm::length(normal);
       nf.check(length > 0.0, "must be non-zero");
+      if (std::abs(length - 1.0) <= kUnitTolerance) length = 1.0;  // unit to float precision
       double offset = 0.0;
       if (auto g = o.get("offset")) {
         offset = static_cast<double>(g->as_float()) / length;
@@ -300,6 +405,370 @@ class SceneParser {
       add_plane({0, -1, 0}, 0.0 - hi.y, material,
                 fmt::format("the box ceiling (y = {:.6g})", hi.y));
     }
+  }
+
+  // ---- rigid bodies and joints ----------------------------------------------------------------
+
+  // A size field in (0, kMaxSize] metres.
+  static float size_value(const Field& f) {
+    float v = f.positive();
+    f.check(static_cast<double>(v) <= kMaxSize, fmt::format("must be <= {:g} m", kMaxSize));
+    return v;
+  }
+
+  static glm::vec4 read_orientation(const Field& f) {
+    if (f.json().is_object()) {
+      Object o(f, {"axis", "angle_deg"});
+      Field axis_field = o.require("axis");
+      glm::dvec3 axis(axis_field.as_vec3());
+      double length = glm::length(axis);
+      axis_field.check(length > 0.0, "must be non-zero");
+      double half = 0.5 * o.require("angle_deg").as_double() * kPi / 180.0;
+      glm::dvec3 v = axis / length * std::sin(half);
+      return glm::vec4(glm::dvec4(v, std::cos(half)));
+    }
+    f.check(f.json().is_array() && f.json().size() == 4,
+            "must be a quaternion [x, y, z, w] or {\"axis\": [x, y, z], \"angle_deg\": a}");
+    glm::vec4 q(f.at(0).as_float(), f.at(1).as_float(), f.at(2).as_float(), f.at(3).as_float());
+    f.check(glm::length(glm::dvec4(q)) > 0.0, "must be non-zero (it is normalised)");
+    return unit_or_normalised(q);
+  }
+
+  static glm::vec3 read_position(const Field& f) {
+    glm::vec3 v = f.as_vec3();
+    for (int a = 0; a < 3; ++a) {
+      f.at(static_cast<std::size_t>(a))
+          .check(std::abs(static_cast<double>(v[a])) <= kMaxCoordinate,
+                 fmt::format("must be within {:g} m of the origin", kMaxCoordinate));
+    }
+    return v;
+  }
+
+  void read_bodies(const Field& list) {
+    std::size_t n = list.array_size();
+    list.check(n >= 1, "must list at least one body");
+    list.check(n <= kMaxBodies,
+               fmt::format("{} bodies; at most kMaxBodies = {} are allowed", n, kMaxBodies));
+    scene_.bodies.reserve(n + 1);
+    for (std::size_t i = 0; i < n; ++i) scene_.bodies.push_back(read_body(list.at(i)));
+    listed_bodies_ = n;
+  }
+
+  Body read_body(const Field& f) const {
+    Object o(f, {"shape", "radius", "half_extents", "half_height", "position", "orientation",
+                 "velocity", "angular_velocity", "mass", "density", "static", "material"});
+    Body b;
+    Field shape = o.require("shape");
+    std::string name = shape.as_string();
+    std::string_view sizes;
+    if (name == "sphere") {
+      b.shape = Shape::sphere;
+      sizes = "\"radius\"";
+    } else if (name == "box") {
+      b.shape = Shape::box;
+      sizes = "\"half_extents\"";
+    } else if (name == "capsule") {
+      b.shape = Shape::capsule;
+      sizes = "\"radius\" and \"half_height\"";
+    } else if (name == "none") {
+      b.shape = Shape::none;
+      sizes = "no size fields";
+    } else {
+      shape.fail("unknown shape; allowed: \"sphere\", \"box\", \"capsule\", \"none\"");
+    }
+    // The size fields the shape uses are required, the others are errors.
+    auto size_field = [&](std::string_view key, bool used) -> std::optional<Field> {
+      auto g = o.get(key);
+      if (!used) {
+        if (g) g->fail(fmt::format("not used by a {} (it takes {})", name, sizes));
+        return std::nullopt;
+      }
+      if (!g) {
+        fail_at(source_, join_path(f.path(), key),
+                fmt::format("required field is missing (a {} takes {})", name, sizes));
+      }
+      return g;
+    };
+    if (auto g = size_field("radius", b.shape == Shape::sphere || b.shape == Shape::capsule)) {
+      b.radius = size_value(*g);
+    }
+    if (auto g = size_field("half_height", b.shape == Shape::capsule)) {
+      b.half_height = size_value(*g);
+    }
+    if (auto g = size_field("half_extents", b.shape == Shape::box)) {
+      g->check(g->json().is_array() && g->json().size() == 3, "must be an array of 3 numbers");
+      for (std::size_t a = 0; a < 3; ++a) {
+        b.half_extents[static_cast<glm::length_t>(a)] = size_value(g->at(a));
+      }
+    }
+    if (auto g = o.get("position")) b.position = read_position(*g);
+    if (auto g = o.get("orientation")) b.orientation = read_orientation(*g);
+    if (auto g = o.get("velocity")) b.velocity = g->as_vec3();
+    if (auto g = o.get("angular_velocity")) b.angular_velocity = g->as_vec3();
+    b.material = material_of(o);
+
+    bool is_static = false;
+    auto static_field = o.get("static");
+    if (static_field) is_static = static_field->as_bool();
+    auto mass_field = o.get("mass");
+    auto density_field = o.get("density");
+    if (mass_field && density_field) {
+      density_field->fail("cannot be combined with \"mass\"; give one of the two");
+    }
+    auto given = mass_field ? mass_field : density_field;
+    if (is_static) {
+      if (given) given->fail("cannot be combined with \"static\": true (a static body has mass 0)");
+      b.mass = 0.0f;
+      return b;
+    }
+    if (!given) {
+      fail_at(source_, f.path(),
+              "needs \"mass\" or \"density\" (or \"static\": true for an immovable body)");
+    }
+    if (mass_field) {
+      b.mass = mass_field->positive();
+    } else {
+      double rho = density_field->positive();
+      double volume = shape_volume(b);
+      density_field->check(volume > 0.0, "a shapeless body has no volume; give \"mass\"");
+      double m = rho * volume;
+      density_field->check(m <= kFloatMax && static_cast<float>(m) > 0.0f,
+                           fmt::format("gives a mass of {:.6g} kg (volume {:.6g} m^3), outside "
+                                       "the 32-bit float range",
+                                       m, volume));
+      b.mass = static_cast<float>(m);
+    }
+    given->check(std::isfinite(1.0f / b.mass), "too small: 1 / mass overflows a 32-bit float");
+    glm::dvec3 inertia = principal_inertia(b);
+    for (int a = 0; a < 3; ++a) {
+      double i = inertia[a];
+      given->check(i <= kFloatMax && static_cast<float>(i) > 0.0f &&
+                       std::isfinite(1.0f / static_cast<float>(i)),
+                   fmt::format("gives principal moments of inertia {} kg m^2, outside the 32-bit "
+                               "float range",
+                               format_vec(inertia)));
+    }
+    return b;
+  }
+
+  // A joint's body: an index into "bodies" or "world" (one static shapeless body at the origin,
+  // appended after the listed bodies when first used).
+  std::uint32_t joint_body(const Field& f) {
+    if (f.json().is_string()) {
+      f.check(f.as_string() == "world", "must be a body index or \"world\"");
+      if (!world_) world_ = add_world_body(scene_);
+      return *world_;
+    }
+    f.check(f.json().is_number_integer(), "must be a body index (an integer) or \"world\"");
+    std::string range = fmt::format(
+        "body index out of range: \"bodies\" lists {} bodies "
+        "(indices 0 to {})",
+        listed_bodies_, listed_bodies_ - 1);
+    f.check(f.json().is_number_unsigned(), range);
+    std::uint64_t v = f.json().get<std::uint64_t>();
+    f.check(v < listed_bodies_, range);
+    return static_cast<std::uint32_t>(v);
+  }
+
+  // A point given in world coordinates, in body b's frame.
+  glm::vec3 to_local(std::uint32_t b, glm::dvec3 world) const {
+    const Body& body = scene_.bodies[b];
+    return glm::vec3(quat_rotate_inv(body.orientation, world - glm::dvec3(body.position)));
+  }
+  glm::dvec3 to_world(std::uint32_t b, glm::vec3 local) const {
+    const Body& body = scene_.bodies[b];
+    return glm::dvec3(body.position) + quat_rotate(body.orientation, glm::dvec3(local));
+  }
+
+  static glm::vec3 unit_vector(const Field& f) {
+    glm::vec3 v = f.as_vec3();
+    f.check(glm::length(glm::dvec3(v)) > 0.0, "must be non-zero");
+    return unit_or_normalised(v);
+  }
+
+  void read_spook(const Object& o, std::string_view key, float* k, float* d) const {
+    *k = default_k_;
+    *d = default_d_;
+    auto f = o.get(key);
+    if (!f) return;
+    Object s(*f, {"k", "d"});
+    if (auto g = s.get("k")) *k = g->positive();
+    if (auto g = s.get("d")) *d = g->non_negative();
+  }
+
+  void read_joints(const Field& list) {
+    std::size_t n = list.array_size();
+    list.check(n <= kMaxJoints,
+               fmt::format("{} joints; at most kMaxJoints = {} are allowed", n, kMaxJoints));
+    scene_.joints.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) scene_.joints.push_back(read_joint(list.at(i)));
+  }
+
+  Joint read_joint(const Field& f) {
+    Object o(f, {"type", "bodies", "anchor", "anchor_a", "anchor_b", "axis", "axis_a", "axis_b",
+                 "ref_a", "ref_b", "length", "limits", "spook", "limit_spook"});
+    Joint j;
+    Field type = o.require("type");
+    std::string name = type.as_string();
+    if (name == "distance") {
+      j.type = JointType::distance;
+    } else if (name == "ball") {
+      j.type = JointType::ball;
+    } else if (name == "hinge") {
+      j.type = JointType::hinge;
+    } else {
+      type.fail("unknown joint type; allowed: \"distance\", \"ball\", \"hinge\"");
+    }
+
+    Field bodies = o.require("bodies");
+    bodies.check(bodies.json().is_array() && bodies.json().size() == 2,
+                 "must be an array of 2 bodies (each a body index or \"world\")");
+    j.body_a = joint_body(bodies.at(0));
+    j.body_b = joint_body(bodies.at(1));
+    bodies.check(j.body_a != j.body_b,
+                 "joins a body to itself; a joint needs two different bodies");
+    bodies.check(scene_.bodies[j.body_a].mass > 0.0f || scene_.bodies[j.body_b].mass > 0.0f,
+                 "joins two static bodies; at least one must move");
+
+    // Anchors.
+    auto anchor = o.get("anchor");
+    auto anchor_a = o.get("anchor_a");
+    auto anchor_b = o.get("anchor_b");
+    if (anchor && (anchor_a || anchor_b)) {
+      (anchor_a ? anchor_a : anchor_b)
+          ->fail(
+              "cannot be combined with \"anchor\"; give \"anchor\" (a world point) or "
+              "\"anchor_a\" and \"anchor_b\" (points in each body's frame)");
+    }
+    if (j.type == JointType::distance) {
+      if (anchor) {
+        anchor->fail(
+            "not used by a distance joint (its ends differ): give \"anchor_a\" and "
+            "\"anchor_b\" (points in each body's frame, default the centres)");
+      }
+      j.anchor_a = anchor_a ? anchor_a->as_vec3() : glm::vec3(0.0f);
+      j.anchor_b = anchor_b ? anchor_b->as_vec3() : glm::vec3(0.0f);
+    } else if (anchor) {
+      glm::dvec3 w(anchor->as_vec3());
+      j.anchor_a = to_local(j.body_a, w);
+      j.anchor_b = to_local(j.body_b, w);
+    } else if (anchor_a && anchor_b) {
+      j.anchor_a = anchor_a->as_vec3();
+      j.anchor_b = anchor_b->as_vec3();
+    } else if (anchor_a || anchor_b) {
+      fail_at(source_, join_path(f.path(), anchor_a ? "anchor_b" : "anchor_a"),
+              "required field is missing (\"anchor_a\" and \"anchor_b\" go together)");
+    } else {
+      fail_at(source_, f.path(),
+              fmt::format("a {} joint needs \"anchor\" (a world point) or \"anchor_a\" and "
+                          "\"anchor_b\" (points in each body's frame)",
+                          name));
+    }
+
+    // Hinge axes.
+    auto axis = o.get("axis");
+    std::array<std::optional<Field>, 4> local{o.get("axis_a"), o.get("axis_b"), o.get("ref_a"),
+                                              o.get("ref_b")};
+    if (j.type != JointType::hinge) {
+      if (axis) axis->fail("only a hinge joint has an axis");
+      for (const auto& g : local) {
+        if (g) g->fail("only a hinge joint has axes");
+      }
+    } else if (axis) {
+      for (const auto& g : local) {
+        if (g) g->fail("cannot be combined with \"axis\" (the world-frame axis)");
+      }
+      glm::dvec3 w(unit_vector(*axis));
+      // Any unit vector perpendicular to the axis: the cross product with the world axis the
+      // hinge axis is least aligned with.
+      glm::dvec3 e(0.0);
+      glm::dvec3 aw = glm::abs(w);
+      e[aw.x <= aw.y && aw.x <= aw.z ? 0 : (aw.y <= aw.z ? 1 : 2)] = 1.0;
+      glm::dvec3 ref = glm::normalize(glm::cross(w, e));
+      const glm::vec4 qa = scene_.bodies[j.body_a].orientation;
+      const glm::vec4 qb = scene_.bodies[j.body_b].orientation;
+      j.axis_a = glm::vec3(quat_rotate_inv(qa, w));
+      j.axis_b = glm::vec3(quat_rotate_inv(qb, w));
+      j.ref_a = glm::vec3(quat_rotate_inv(qa, ref));
+      j.ref_b = glm::vec3(quat_rotate_inv(qb, ref));
+    } else {
+      constexpr std::array<std::string_view, 4> keys{"axis_a", "axis_b", "ref_a", "ref_b"};
+      for (std::size_t i = 0; i < 4; ++i) {
+        if (!local[i]) {
+          fail_at(source_, join_path(f.path(), keys[i]),
+                  "required field is missing (a hinge needs \"axis\" (world frame) or all of "
+                  "\"axis_a\", \"axis_b\", \"ref_a\", \"ref_b\" (body frames))");
+        }
+      }
+      j.axis_a = unit_vector(*local[0]);
+      j.axis_b = unit_vector(*local[1]);
+      j.ref_a = unit_vector(*local[2]);
+      j.ref_b = unit_vector(*local[3]);
+      for (std::size_t i = 0; i < 2; ++i) {
+        double dot = glm::dot(glm::dvec3(i == 0 ? j.axis_a : j.axis_b),
+                              glm::dvec3(i == 0 ? j.ref_a : j.ref_b));
+        local[2 + i]->check(
+            std::abs(dot) <= 1e-3,
+            fmt::format("must be perpendicular to {} (dot product {:.6g})", keys[i], dot));
+      }
+    }
+
+    // Length.
+    auto length = o.get("length");
+    if (j.type != JointType::distance) {
+      if (length) length->fail("only a distance joint has a length");
+    } else if (length) {
+      j.length = length->positive();
+      length->check(static_cast<double>(j.length) <= kMaxCoordinate,
+                    fmt::format("must be <= {:g} m", kMaxCoordinate));
+    } else {
+      double d = glm::length(to_world(j.body_b, j.anchor_b) - to_world(j.body_a, j.anchor_a));
+      if (!(static_cast<float>(d) > 0.0f)) {
+        fail_at(source_, join_path(f.path(), "length"),
+                "required field is missing (the anchors coincide, so the default length, their "
+                "initial distance, would be 0)");
+      }
+      j.length = static_cast<float>(d);
+    }
+
+    // Angle limits.
+    if (auto limits = o.get("limits")) {
+      if (j.type == JointType::distance) limits->fail("a distance joint has no angle limits");
+      Object lo(*limits, {"lo_deg", "hi_deg"});
+      Field lo_field = lo.require("lo_deg");
+      Field hi_field = lo.require("hi_deg");
+      glm::dvec3 lo_deg(0.0), hi_deg(0.0);
+      auto degrees = [](const Field& g) {
+        double v = g.as_double();
+        g.check(v >= -180.0 && v <= 180.0, "must be in [-180, 180] degrees");
+        return v;
+      };
+      if (j.type == JointType::hinge) {
+        lo_deg.x = degrees(lo_field);
+        hi_deg.x = degrees(hi_field);
+        hi_field.check(hi_deg.x >= lo_deg.x, fmt::format("must be >= lo_deg = {:.6g}", lo_deg.x));
+      } else {
+        for (const Field* g : {&lo_field, &hi_field}) {
+          g->check(g->json().is_array() && g->json().size() == 3,
+                   "must be an array of 3 angles (about body a's x, y and z axes)");
+        }
+        for (std::size_t a = 0; a < 3; ++a) {
+          lo_deg[static_cast<glm::length_t>(a)] = degrees(lo_field.at(a));
+          hi_deg[static_cast<glm::length_t>(a)] = degrees(hi_field.at(a));
+        }
+        hi_field.check(glm::all(glm::greaterThanEqual(hi_deg, lo_deg)),
+                       fmt::format("must be >= lo_deg = [{:.6g}, {:.6g}, {:.6g}] in every "
+                                   "component",
+                                   lo_deg.x, lo_deg.y, lo_deg.z));
+      }
+      j.limited = true;
+      j.limit_lo = glm::vec3(lo_deg * (kPi / 180.0));
+      j.limit_hi = glm::vec3(hi_deg * (kPi / 180.0));
+    }
+
+    read_spook(o, "spook", &j.spook_k, &j.spook_d);
+    read_spook(o, "limit_spook", &j.limit_k, &j.limit_d);
+    return j;
   }
 
   // Mass per particle; 0 for static particles. Density is allowed for lattices only.
@@ -663,6 +1132,8 @@ class SceneParser {
   std::vector<Generator> generators_;
   std::uint64_t total_ = 0;
   float max_radius_ = 0.0f;
+  std::size_t listed_bodies_ = 0;
+  std::optional<std::uint32_t> world_;
 };
 
 }  // namespace
@@ -699,14 +1170,253 @@ Scene load_scene(const std::filesystem::path& path) {
 }
 
 std::string scene_summary(const Scene& scene) {
+  const double h = scene.settings.time_step;
+  if (!scene.bodies.empty()) {
+    std::size_t fixed = 0;
+    for (const Body& b : scene.bodies) fixed += b.mass == 0.0f ? 1u : 0u;
+    return fmt::format(
+        "{}: {} bodies ({} static), {} joints, {} planes, {} materials, h = {:.6g} s ({:.4g} Hz), "
+        "{} iterations",
+        scene.name, scene.bodies.size(), fixed, scene.joints.size(), scene.planes.size(),
+        scene.materials.size(), h, h > 0.0 ? 1.0 / h : 0.0, scene.settings.solver.iterations);
+  }
   std::size_t fixed = 0;
   for (const glm::vec4& v : scene.particles.vel_invmass) fixed += v.w == 0.0f ? 1u : 0u;
-  double h = scene.settings.time_step;
   return fmt::format(
       "{}: {} particles ({} static), {} planes, {} materials, h = {:.6g} s ({:.4g} Hz), {} "
       "iterations",
       scene.name, scene.particles.size(), fixed, scene.planes.size(), scene.materials.size(), h,
       h > 0.0 ? 1.0 / h : 0.0, scene.settings.solver.iterations);
+}
+
+// ---- writing ------------------------------------------------------------------------------------
+
+namespace {
+
+// The shortest decimal that reads back (as a double, then rounded to float) to exactly v.
+std::string num(float v) {
+  if (!std::isfinite(v)) {
+    throw std::invalid_argument("write_scene_json: the scene holds a NaN or infinite number");
+  }
+  std::string s = fmt::format("{}", v);
+  if (static_cast<float>(std::strtod(s.c_str(), nullptr)) != v) {
+    s = fmt::format("{:.9g}", static_cast<double>(v));
+  }
+  return s;
+}
+
+std::string vec(glm::vec3 v) {
+  return fmt::format("[{}, {}, {}]", num(v.x), num(v.y), num(v.z));
+}
+
+// An angle [rad] in degrees, the shortest decimal that the parser turns back into exactly v.
+std::string degrees(float v) {
+  const double exact = static_cast<double>(v) * 180.0 / kPi;
+  for (int digits = 1; digits <= 17; ++digits) {
+    const double d = std::strtod(fmt::format("{:.{}g}", exact, digits).c_str(), nullptr);
+    if (static_cast<float>(d * (kPi / 180.0)) == v) return fmt::format("{}", d);
+  }
+  throw std::invalid_argument("write_scene_json: an angle limit does not round-trip");
+}
+
+template <std::size_t N>
+std::string_view name_of(const std::array<std::string_view, N>& names, std::uint32_t i) {
+  if (i >= N) throw std::invalid_argument("write_scene_json: unknown solver option value");
+  return names[i];
+}
+
+bool is_world_body(const Body& b) {
+  const Body world;
+  return b.shape == Shape::none && b.mass == 0.0f && b.position == glm::vec3(0.0f) &&
+         b.orientation == world.orientation && b.velocity == glm::vec3(0.0f) &&
+         b.angular_velocity == glm::vec3(0.0f) && b.material == 0;
+}
+
+}  // namespace
+
+std::string write_scene_json(const Scene& scene) {
+  std::string out;
+  auto put = [&out](std::string_view text) { out += text; };
+  const Settings& st = scene.settings;
+  const SolverSettings& so = st.solver;
+  for (std::size_t i = 0; i < scene.materials.size(); ++i) {
+    for (std::size_t k = 0; k < i; ++k) {
+      if (scene.materials[i].name == scene.materials[k].name) {
+        throw std::invalid_argument(
+            fmt::format("write_scene_json: materials {} and {} share the name {}", k, i,
+                        json_quote(scene.materials[i].name)));
+      }
+    }
+  }
+  auto material = [&scene](std::uint32_t m) {
+    if (m >= scene.materials.size()) {
+      throw std::invalid_argument(fmt::format("write_scene_json: material {} is not defined", m));
+    }
+    return json_quote(scene.materials[m].name);
+  };
+
+  put(fmt::format("{{\n  \"format\": {},\n  \"version\": {},\n  \"name\": {},\n",
+                  json_quote(kFormatName), kSceneFormatVersion, json_quote(scene.name)));
+  put(fmt::format("  \"gravity\": {},\n  \"time_step\": {},\n  \"drag\": {},\n", vec(st.gravity),
+                  num(st.time_step), num(st.drag)));
+  if (st.contact_margin >= 0.0f)
+    put(fmt::format("  \"contact_margin\": {},\n", num(st.contact_margin)));
+  if (st.cell_size > 0.0f) put(fmt::format("  \"cell_size\": {},\n", num(st.cell_size)));
+  put(fmt::format(
+      "  \"solver\": {{\"iterations\": {}, \"relaxation\": {}, \"restitution_threshold\": {}, "
+      "\"friction\": {}, \"warm_start\": {},\n             \"scheme\": \"{}\", \"restitution\": "
+      "\"{}\", \"friction_model\": \"{}\", \"split_impulse\": {}, \"gyroscopic\": {}, "
+      "\"max_colors\": {}}},\n",
+      so.iterations, num(so.relaxation), num(so.restitution_threshold), so.friction,
+      num(so.warm_start), name_of(kSchemeNames, static_cast<std::uint32_t>(so.scheme)),
+      name_of(kRestitutionNames, static_cast<std::uint32_t>(so.restitution)),
+      name_of(kFrictionModelNames, static_cast<std::uint32_t>(so.friction_model)), so.split_impulse,
+      so.gyroscopic, so.max_colors));
+
+  put("  \"materials\": [\n");
+  for (std::size_t i = 0; i < scene.materials.size(); ++i) {
+    const Material& m = scene.materials[i];
+    put(
+        fmt::format("    {{\"name\": {}, \"restitution\": {}, \"friction\": {}, \"spook_k\": {}, "
+                    "\"spook_d\": {}}}{}\n",
+                    json_quote(m.name), num(m.restitution), num(m.friction), num(m.spook_k),
+                    num(m.spook_d), i + 1 < scene.materials.size() ? "," : ""));
+  }
+  put("  ]");
+
+  if (!scene.planes.empty()) {
+    put(",\n  \"planes\": [\n");
+    for (std::size_t i = 0; i < scene.planes.size(); ++i) {
+      const Plane& p = scene.planes[i];
+      put(fmt::format("    {{\"normal\": {}, \"offset\": {}, \"material\": {}}}{}\n", vec(p.normal),
+                      num(p.offset), material(p.material), i + 1 < scene.planes.size() ? "," : ""));
+    }
+    put("  ]");
+  }
+
+  const Particles& pa = scene.particles;
+  if (pa.size() > 0) {
+    put(",\n  \"particles\": [\n");
+    for (std::size_t i = 0; i < pa.size(); ++i) {
+      const glm::vec4 x = pa.pos_radius[i], v = pa.vel_invmass[i];
+      std::string mass = "\"static\": true";
+      if (v.w != 0.0f) {
+        // A mass m with 1 / m == 1/m as stored.
+        float m = 1.0f / v.w;
+        for (int step = 0; step < 4 && 1.0f / m != v.w; ++step) {
+          m = std::nextafter(m, 1.0f / m > v.w ? std::numeric_limits<float>::max() : 0.0f);
+        }
+        if (1.0f / m != v.w) {
+          throw std::invalid_argument(fmt::format(
+              "write_scene_json: particle {}: no float mass m has 1 / m = {}", i, num(v.w)));
+        }
+        mass = fmt::format("\"mass\": {}", num(m));
+      }
+      put(fmt::format(
+          "    {{\"type\": \"particle\", \"position\": {}, \"velocity\": {}, \"radius\": "
+          "{}, {}, \"material\": {}}}{}\n",
+          vec(glm::vec3(x)), vec(glm::vec3(v)), num(x.w), mass, material(pa.material[i]),
+          i + 1 < pa.size() ? "," : ""));
+    }
+    put("  ]");
+  }
+
+  // The last body is written as "world" references when add_world_body made it and a joint
+  // uses it (the parser then makes it again at the same index).
+  std::size_t listed = scene.bodies.size();
+  if (listed > 0 && is_world_body(scene.bodies.back())) {
+    const auto w = static_cast<std::uint32_t>(listed - 1);
+    for (const Joint& j : scene.joints) {
+      if (j.body_a == w || j.body_b == w) {
+        listed = w;
+        break;
+      }
+    }
+  }
+  if (!scene.bodies.empty()) {
+    put(",\n  \"bodies\": [\n");
+    for (std::size_t i = 0; i < listed; ++i) {
+      const Body& b = scene.bodies[i];
+      std::string text = fmt::format("{{\"shape\": \"{}\"", shape_name(b.shape));
+      switch (b.shape) {
+        case Shape::sphere:
+          text += fmt::format(", \"radius\": {}", num(b.radius));
+          break;
+        case Shape::capsule:
+          text += fmt::format(", \"radius\": {}, \"half_height\": {}", num(b.radius),
+                              num(b.half_height));
+          break;
+        case Shape::box:
+          text += fmt::format(", \"half_extents\": {}", vec(b.half_extents));
+          break;
+        case Shape::none:
+          break;
+        case Shape::plane:
+          throw std::invalid_argument(fmt::format(
+              "write_scene_json: body {} is a plane body; scene files hold planes in \"planes\"",
+              i));
+      }
+      text += fmt::format(", \"position\": {}", vec(b.position));
+      if (b.orientation != glm::vec4(0.0f, 0.0f, 0.0f, 1.0f)) {
+        text += fmt::format(", \"orientation\": [{}, {}, {}, {}]", num(b.orientation.x),
+                            num(b.orientation.y), num(b.orientation.z), num(b.orientation.w));
+      }
+      if (b.velocity != glm::vec3(0.0f)) text += fmt::format(", \"velocity\": {}", vec(b.velocity));
+      if (b.angular_velocity != glm::vec3(0.0f)) {
+        text += fmt::format(", \"angular_velocity\": {}", vec(b.angular_velocity));
+      }
+      text += b.mass == 0.0f ? std::string(", \"static\": true")
+                             : fmt::format(", \"mass\": {}", num(b.mass));
+      if (b.material != 0) text += fmt::format(", \"material\": {}", material(b.material));
+      put(fmt::format("    {}}}{}\n", text, i + 1 < listed ? "," : ""));
+    }
+    put("  ]");
+  }
+
+  if (!scene.joints.empty()) {
+    put(",\n  \"joints\": [\n");
+    const Joint defaults;
+    auto body_ref = [&](std::uint32_t b) {
+      if (b >= scene.bodies.size()) {
+        throw std::invalid_argument(
+            fmt::format("write_scene_json: joint body {} does not exist", b));
+      }
+      return b >= listed ? std::string("\"world\"") : fmt::format("{}", b);
+    };
+    for (std::size_t i = 0; i < scene.joints.size(); ++i) {
+      const Joint& j = scene.joints[i];
+      std::string text = fmt::format(
+          "{{\"type\": \"{}\", \"bodies\": [{}, {}], \"anchor_a\": {}, \"anchor_b\": {}",
+          joint_name(j.type), body_ref(j.body_a), body_ref(j.body_b), vec(j.anchor_a),
+          vec(j.anchor_b));
+      if (j.type == JointType::hinge) {
+        text += fmt::format(",\n     \"axis_a\": {}, \"axis_b\": {}, \"ref_a\": {}, \"ref_b\": {}",
+                            vec(j.axis_a), vec(j.axis_b), vec(j.ref_a), vec(j.ref_b));
+      }
+      if (j.type == JointType::distance) text += fmt::format(", \"length\": {}", num(j.length));
+      if (j.limited && j.type == JointType::hinge) {
+        text += fmt::format(", \"limits\": {{\"lo_deg\": {}, \"hi_deg\": {}}}",
+                            degrees(j.limit_lo.x), degrees(j.limit_hi.x));
+      } else if (j.limited && j.type == JointType::ball) {
+        text += fmt::format(
+            ",\n     \"limits\": {{\"lo_deg\": [{}, {}, {}], \"hi_deg\": [{}, {}, {}]}}",
+            degrees(j.limit_lo.x), degrees(j.limit_lo.y), degrees(j.limit_lo.z),
+            degrees(j.limit_hi.x), degrees(j.limit_hi.y), degrees(j.limit_hi.z));
+      }
+      if (j.spook_k != defaults.spook_k || j.spook_d != defaults.spook_d) {
+        text +=
+            fmt::format(", \"spook\": {{\"k\": {}, \"d\": {}}}", num(j.spook_k), num(j.spook_d));
+      }
+      if (j.limit_k != defaults.limit_k || j.limit_d != defaults.limit_d) {
+        text += fmt::format(", \"limit_spook\": {{\"k\": {}, \"d\": {}}}", num(j.limit_k),
+                            num(j.limit_d));
+      }
+      put(fmt::format("    {}}}{}\n", text, i + 1 < scene.joints.size() ? "," : ""));
+    }
+    put("  ]");
+  }
+  put("\n}\n");
+  return out;
 }
 
 }  // namespace vkphys::io

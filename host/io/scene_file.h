@@ -26,6 +26,10 @@ inline constexpr int kSceneFormatVersion = 1;
 // Most particles a scene may generate. Checked before anything is allocated.
 inline constexpr std::uint32_t kMaxParticles = 1u << 25;
 
+// Most rigid bodies and joints a scene may list. Checked before anything is allocated.
+inline constexpr std::uint32_t kMaxBodies = 1u << 22;
+inline constexpr std::uint32_t kMaxJoints = 1u << 22;
+
 // A scene file that cannot be read or is not a valid scene. what() is one line for the user.
 struct SceneError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -37,7 +41,16 @@ Scene load_scene(const std::filesystem::path& path);
 // Parses scene JSON text; source_name names it in error messages (a path, or e.g. "<test>").
 Scene parse_scene(std::string_view json_text, std::string_view source_name);
 
-// One line: name, particles (static ones), planes, materials, time step, solver iterations.
+// One line: name, particles (static ones) or bodies (static ones) and joints, planes,
+// materials, time step, solver iterations.
 std::string scene_summary(const Scene& scene);
+
+// The scene as version-1 scene JSON that parse_scene reads back to an identical Scene: every
+// field explicit, floats in their shortest exact form, particles one "particle" generator each,
+// bodies with "mass" or "static", quaternion orientations and body-frame joint anchors and axes.
+// A last body that is exactly add_world_body's (host/sim/rigid_scenes.h) and that a joint uses
+// is written as "world" references. Throws std::invalid_argument for a scene no file can hold
+// (non-finite numbers, duplicate material names, a particle mass that 1/m cannot reproduce).
+std::string write_scene_json(const Scene& scene);
 
 }  // namespace vkphys::io

@@ -79,7 +79,8 @@ inline std::string format_vec(glm::dvec3 v) {
   return fmt::format("({:.6g}, {:.6g}, {:.6g})", v.x, v.y, v.z);
 }
 
-[[noreturn]] void fail_at(const std::string& source, std::string_view path, std::string_view what) {
+[[noreturn]] inline void fail_at(const std::string& source, std::string_view path,
+                                 std::string_view what) {
   throw SceneError(fmt::format("{}: {}: {}", source, display_path(path), what));
 }
 
@@ -226,10 +227,15 @@ class Field {
     if (!ok) fail(rule);
   }
 
-  float as_float() const {
+  // The number as read (for values converted before they are rounded to float).
+  double as_double() const {
     check(j_->is_number(), "must be a number");
     double v = j_->get<double>();
     check(std::isfinite(v), "must be a finite number");
+    return v;
+  }
+  float as_float() const {
+    double v = as_double();
     check(std::abs(v) <= kFloatMax, "out of range for a 32-bit float");
     return static_cast<float>(v);
   }

@@ -26,12 +26,38 @@ struct Plane {
   std::uint32_t material = 0;
 };
 
+// How the rigid-body solver sweeps its constraint rows (ARCHITECTURE.md, "Rigid bodies").
+enum class SolverScheme : std::uint32_t {
+  sequential = 0,  // plain projected Gauss-Seidel in scene order (CPU backend only)
+  colored = 1,     // graph-coloured PGS: one parallel sweep per colour, then an overflow colour
+  jacobi = 2,      // all constraints at once, per-body averaging (mass splitting)
+};
+
+// How impacts faster than the restitution threshold bounce (rigid bodies).
+enum class RestitutionModel : std::uint32_t {
+  bias = 0,    // target velocity max(T, -e u_n) inside the solve (seed 000 section 8.2)
+  newton = 1,  // a Newton-Coulomb impulse pass before the solve (seed 001 eqs 1-7)
+};
+
+// How friction impulses are bounded (rigid bodies).
+enum class FrictionModel : std::uint32_t {
+  cone = 0,        // |lambda_t| <= mu lambda_n with the point's current normal impulse
+  scaled_box = 1,  // |lambda_t,i| <= mu m g h per axis, m the reduced mass / points (seed 001)
+};
+
 struct SolverSettings {
   std::uint32_t iterations = 8;        // Jacobi iterations per step
   float relaxation = 1.0f;             // scales each impulse increment, (0, 1]
   float restitution_threshold = 0.5f;  // approach speed [m/s] above which restitution applies
   bool friction = true;                // Coulomb friction rows on or off
   float warm_start = 1.0f;             // share of last step's impulses to start from, [0, 1]
+  // Rigid bodies only:
+  SolverScheme scheme = SolverScheme::colored;
+  RestitutionModel restitution = RestitutionModel::bias;
+  FrictionModel friction_model = FrictionModel::cone;
+  bool split_impulse = false;      // seed 000 section 8.1: position correction not kept as velocity
+  bool gyroscopic = true;          // the -w x (I w) term in the angular velocity update
+  std::uint32_t max_colors = 24;   // colours before the overflow colour, in [1, 30]
 };
 
 struct Settings {
@@ -56,12 +82,59 @@ struct Particles {
   }
 };
 
+// Rigid-body shapes. The numbering orders narrowphase pairs: a pair (a, b) always has
+// shape(a) <= shape(b), so there is one pair test for each unordered pair of shapes.
+enum class Shape : std::uint32_t { plane = 0, sphere = 1, capsule = 2, box = 3, none = 4 };
+
+// A rigid body. Its frame is centred at the centre of mass with the principal axes of inertia
+// as axes (every shape here is symmetric, so that is the shape's own frame). mass = 0 makes the
+// body static: zero inverse mass and inverse inertia, and nothing else treats it specially.
+struct Body {
+  Shape shape = Shape::box;
+  glm::vec3 half_extents{0.5f};  // box half sizes [m]
+  float radius = 0.5f;           // sphere / capsule radius [m]
+  float half_height = 0.5f;      // capsule: half the length of its core segment, along local y
+  glm::vec3 position{0.0f};
+  glm::vec4 orientation{0.0f, 0.0f, 0.0f, 1.0f};  // unit quaternion (x, y, z, w), body to world
+  glm::vec3 velocity{0.0f};
+  glm::vec3 angular_velocity{0.0f};  // world frame [rad/s]
+  float mass = 1.0f;                 // [kg]; 0 = static
+  std::uint32_t material = 0;
+};
+
+enum class JointType : std::uint32_t {
+  distance = 0,  // |p_b - p_a| = length: one row (seeds 000/001)
+  ball = 1,      // p_a = p_b: three rows (seed 004's pin), optional per-axis angle limits
+  hinge = 2,     // ball + axis_a parallel to axis_b: five rows, optional angle limit
+};
+
+// A joint between two bodies (a static body stands in for "the world"). Anchors and axes are in
+// each body's own frame. Every joint row has its own SPOOK k and d; limit rows have their own.
+struct Joint {
+  JointType type = JointType::ball;
+  std::uint32_t body_a = 0, body_b = 0;
+  glm::vec3 anchor_a{0.0f}, anchor_b{0.0f};
+  glm::vec3 axis_a{0.0f, 0.0f, 1.0f}, axis_b{0.0f, 0.0f, 1.0f};  // hinge axes
+  glm::vec3 ref_a{1.0f, 0.0f, 0.0f}, ref_b{1.0f, 0.0f, 0.0f};    // hinge: zero-angle references
+  float length = 1.0f;  // distance joints [m]
+  bool limited = false;
+  // Angle limits [rad]. Hinge: x holds the range about the axis. Ball: the relative rotation
+  // conj(q_a) q_b is limited per body-a axis (seed 004 section 8, corrected per the digest).
+  glm::vec3 limit_lo{0.0f}, limit_hi{0.0f};
+  float spook_k = 1.0e8f, spook_d = 4.0f;  // the joint's equality rows
+  float limit_k = 1.0e8f, limit_d = 4.0f;  // its limit rows
+};
+
 struct Scene {
   std::string name = "unnamed";
   Settings settings;
   std::vector<Material> materials{Material{}};
   std::vector<Plane> planes;
   Particles particles;
+  // A rigid-body scene has bodies (and joints) and no particles; its planes become static
+  // plane bodies.
+  std::vector<Body> bodies;
+  std::vector<Joint> joints;
 };
 
 }  // namespace vkphys

@@ -1,0 +1,77 @@
+// Rigid-body motion: world inertia, the velocity update with gravity and the gyroscopic term,
+// SPOOK's leapfrog position/orientation update, and bounding boxes (pure functions).
+//
+// Velocity first, positions last (seed 001 eqs 35-38; seed 000 eqs 3.2.1-3.2.4):
+//   v*  = v + h g                                    (gravity; 1/m = 0 bodies do not move)
+//   w*  = w + h I^-1 (tau - w x I w)                 (Euler's equations, world frame)
+//   v', w' = v*, w* + M^-1 G^T lambda                (the solver)
+//   x'  = x + h v'
+//   q'  = normalize(q + h/2 [w', 0] q)               (the NEW w: digest B2.7)
+// The gyroscopic term -w x (I w) is what makes a torque-free body precess and flip about its
+// intermediate axis (digest B.6, B.9 item 6); seeds 000 and 004 drop it. Integrating it
+// explicitly adds energy every step, so it is taken implicitly in the body frame with one
+// Newton step (the scheme Bullet and Jolt use): solve f(w') = I (w' - w) + h w' x I w' = 0
+// from w' = w, with Jacobian J = I + h ([w]x I - [I w]x):  w' = w - J^-1 f(w) = w - J^-1 h w x Iw.
+#ifndef VKPHYS_KERNELS_RIGID_BODY_H
+#define VKPHYS_KERNELS_RIGID_BODY_H
+#include "kernels/collider.h"
+#include "kernels/common.h"
+#include "kernels/quat.h"
+
+KERNELS_BEGIN
+
+// The cross-product matrix [v]x, so that [v]x u = v x u (GLSL and GLM matrices are column-major).
+KFN mat3 skew(vec3 v) {
+  return mat3(vec3(0.0f, v.z, -v.y), vec3(-v.z, 0.0f, v.x), vec3(v.y, -v.x, 0.0f));
+}
+
+// World inverse inertia R diag(inv_i) R^T as a matrix.
+KFN mat3 world_inverse_inertia(vec4 q, vec3 inv_i) {
+  vec3 ex = quat_axis_x(q);
+  vec3 ey = quat_axis_y(q);
+  vec3 ez = quat_axis_z(q);
+  mat3 r = mat3(ex, ey, ez);
+  mat3 d = mat3(vec3(inv_i.x, 0.0f, 0.0f), vec3(0.0f, inv_i.y, 0.0f), vec3(0.0f, 0.0f, inv_i.z));
+  return r * d * transpose(r);
+}
+
+// Angular velocity after one step of torque-free Euler equations (see the essay above).
+// Bodies with a zero inverse inertia component (static ones) keep w.
+KFN vec3 gyroscopic_step(vec4 q, vec3 w, vec3 inv_i, float h) {
+  if (inv_i.x <= 0.0f || inv_i.y <= 0.0f || inv_i.z <= 0.0f) return w;
+  vec3 wb = quat_rotate_inv(q, w);
+  mat3 ib = mat3(vec3(1.0f / inv_i.x, 0.0f, 0.0f), vec3(0.0f, 1.0f / inv_i.y, 0.0f),
+                 vec3(0.0f, 0.0f, 1.0f / inv_i.z));
+  vec3 iw = ib * wb;
+  vec3 f = h * cross(wb, iw);
+  mat3 jac = ib + h * (skew(wb) * ib - skew(iw));
+  wb = wb - inverse(jac) * f;
+  return quat_rotate(q, wb);
+}
+
+// Linear velocity after gravity.
+KFN vec3 rigid_predict_velocity(vec3 v, float inv_mass, vec3 gravity, float h) {
+  return inv_mass > 0.0f ? v + h * gravity : v;
+}
+
+// World-space AABB (min in .first three of lo, max of hi) of a collider, grown by `pad`.
+KFN void collider_aabb(Collider c, float pad, KOUT(vec3) lo, KOUT(vec3) hi) {
+  vec3 ext = vec3(c.dims.w);
+  if (c.type == VKPHYS_SHAPE_CAPSULE) {
+    ext = abs(quat_axis_y(c.rot)) * c.dims.y + vec3(c.dims.w);
+  } else if (c.type == VKPHYS_SHAPE_BOX) {
+    ext = abs(quat_axis_x(c.rot)) * c.dims.x + abs(quat_axis_y(c.rot)) * c.dims.y +
+          abs(quat_axis_z(c.rot)) * c.dims.z;
+  }
+  lo = c.pos - ext - vec3(pad);
+  hi = c.pos + ext + vec3(pad);
+}
+
+// A uint whose unsigned order is the order of the float f (for radix sorting floats).
+KFN uint float_sort_key(float f) {
+  uint u = floatBitsToUint(f);
+  return (u & 0x80000000u) != 0u ? ~u : (u | 0x80000000u);
+}
+
+KERNELS_END
+#endif

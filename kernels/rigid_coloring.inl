@@ -1,0 +1,133 @@
+// Graph colouring of the solver's units (joints and contact manifolds) so that no two units of
+// one colour share a dynamic body: each colour can then be solved in parallel, in place, and
+// the colours in sequence give projected Gauss-Seidel (Box2D v3's constraint graph does this on
+// the CPU; here it runs on the GPU). Stage functions (environment: kernels/rigid_bodies.inl).
+//
+// The colouring is a Jones-Plassmann / Luby independent-set construction with no float work and
+// no order dependence, so the GPU result is deterministic and the CPU reference replays it
+// exactly. For colour c, each of `sub-passes` passes:
+//   propose: every uncoloured unit whose dynamic bodies are still free in colour c writes
+//            atomicMax(claim[body], (pass << 24) | (0xFFFFFF - priority(u))) on each of them;
+//            the pass number makes this pass's values beat older ones, so claims never need
+//            clearing;
+//   assign:  a unit that holds the claim on all its dynamic bodies takes colour c and marks them
+//            taken (taken[body] = c + 1).
+// At most one unit wins each body per pass, and the unit of lowest priority among the
+// proposers always wins, so every pass makes progress. Priorities are a fixed 24-bit
+// permutation of the unit index (ordered by index, a chain of units would colour one per pass).
+// Units left after max_colours colours go to the overflow colour, which one invocation solves
+// sequentially; static bodies are shared freely (they are never written).
+
+uint unit_count() { return params.counts.y + stored_pairs(); }
+
+uvec2 unit_bodies(uint u) {
+  uint j = params.counts.y;
+  return u < j ? uvec2(joint_info[u].x, joint_info[u].y)
+               : uvec2(pair_info[u - j].x, pair_info[u - j].y);
+}
+
+bool unit_active(uint u) {
+  uint j = params.counts.y;
+  if (u < j) return true;
+  return u < unit_count() && pair_info[u - j].z > 0u;
+}
+
+bool body_dynamic(uint b) { return body_pos[b].w > 0.0f; }
+
+// A bijection of [0, 2^24): multiply by odd constants and xor-shift, all mod 2^24.
+uint color_priority(uint u) {
+  uint x = u & 0xFFFFFFu;
+  x = (x * 0x9E3B5u) & 0xFFFFFFu;
+  x ^= x >> 11u;
+  x = (x * 0x2C1B3u) & 0xFFFFFFu;
+  x ^= x >> 13u;
+  return x;
+}
+
+uint claim_value(uint u, uint pass_id) { return (pass_id << 24u) | (0xFFFFFFu - color_priority(u)); }
+
+void color_init(uint u) { unit_color[u] = unit_active(u) ? VKPHYS_UNCOLORED : VKPHYS_INACTIVE_COLOR; }
+
+bool color_blocked(uvec2 ab, uint color) {
+  uint n = params.counts.x;
+  bool a_taken = body_dynamic(ab.x) && body_color[n + ab.x] == color + 1u;
+  bool b_taken = body_dynamic(ab.y) && body_color[n + ab.y] == color + 1u;
+  return a_taken || b_taken;
+}
+
+void color_propose(uint u, uint color, uint pass_id) {
+  if (unit_color[u] != VKPHYS_UNCOLORED) return;
+  uvec2 ab = unit_bodies(u);
+  if (color_blocked(ab, color)) return;
+  uint value = claim_value(u, pass_id);
+  if (body_dynamic(ab.x)) atomicMax(body_color[ab.x], value);
+  if (body_dynamic(ab.y)) atomicMax(body_color[ab.y], value);
+}
+
+void color_assign(uint u, uint color, uint pass_id) {
+  if (unit_color[u] != VKPHYS_UNCOLORED) return;
+  uvec2 ab = unit_bodies(u);
+  uint value = claim_value(u, pass_id);
+  bool a_ok = !body_dynamic(ab.x) || body_color[ab.x] == value;
+  bool b_ok = !body_dynamic(ab.y) || body_color[ab.y] == value;
+  if (!a_ok || !b_ok) return;
+  unit_color[u] = color;
+  uint n = params.counts.x;
+  if (body_dynamic(ab.x)) body_color[n + ab.x] = color + 1u;
+  if (body_dynamic(ab.y)) body_color[n + ab.y] = color + 1u;
+}
+
+// Sort key: the colour, the overflow colour (= max colours) if none, inactive units last.
+void color_key(uint u) {
+  uint c = unit_color[u];
+  sort_keys[u] = c == VKPHYS_UNCOLORED ? params.coloring.x : c;
+  sort_values[u] = u;
+}
+
+// After the sort by colour: each colour's range [start, end) of sorted positions.
+void color_range(uint s) {
+  uint total = params.coloring.w;
+  uint k = sort_keys[s];
+  if (s == 0u || sort_keys[s - 1u] != k) counters.color_start[k] = s;
+  if (s + 1u == total || sort_keys[s + 1u] != k) counters.color_end[k] = s + 1u;
+}
+
+// One invocation: the indirect dispatch size of every colour.
+void color_groups() {
+  for (uint c = 0u; c < uint(VKPHYS_MAX_COLORS); ++c) {
+    uint count = counters.color_end[c] - counters.color_start[c];
+    counters.color_groups[3u * c] = (count + VKPHYS_GROUP_SIZE - 1u) / VKPHYS_GROUP_SIZE;
+    counters.color_groups[3u * c + 1u] = 1u;
+    counters.color_groups[3u * c + 2u] = 1u;
+  }
+}
+
+// The unit at position t of colour c, or VKPHYS_UNCOLORED past its end.
+uint colored_unit(uint c, uint t) {
+  uint s = counters.color_start[c] + t;
+  return s < counters.color_end[c] ? sort_values[s] : VKPHYS_UNCOLORED;
+}
+
+// ---- Jacobi: who touches each body --------------------------------------------------------------
+// Entry 2u + side for each unit side on a dynamic body, keyed by the body (N: none), sorted by
+// key, then each body's range of entries.
+void incidence_key(uint e) {
+  uint u = e >> 1u;
+  uint n = params.counts.x;
+  uint key = n;
+  if (unit_active(u)) {
+    uvec2 ab = unit_bodies(u);
+    uint b = (e & 1u) == 0u ? ab.x : ab.y;
+    if (body_dynamic(b)) key = b;
+  }
+  sort_keys[e] = key;
+  sort_values[e] = e;
+}
+
+void incidence_range(uint s) {
+  uint total = 2u * params.coloring.w;
+  uint k = sort_keys[s];
+  if (k >= params.counts.x) return;
+  if (s == 0u || sort_keys[s - 1u] != k) body_range[k].x = s;
+  if (s + 1u == total || sort_keys[s + 1u] != k) body_range[k].y = s + 1u;
+}

@@ -1,0 +1,157 @@
+// Joint rows: preparation and one Gauss-Seidel sweep (environment: kernels/rigid_bodies.inl).
+//
+// World anchors p_a = x_a + R_a anchor_a, p_b likewise; r_a = p_a - x_a, r_b = p_b - x_b.
+//   distance (seeds 000 5.2 / 001): g = |p_b - p_a| - L along the unit axis n = (p_b - p_a)/|.|,
+//     G = [-n, -(r_a x n), n, r_b x n]. The printed bias sign of seed 000 (5.2.2) is wrong and
+//     the axis must be normalised (digest A5); SPOOK's -a g target has the right sign.
+//   ball (seed 004's pin, digest B.5 with its sign fixes): three rows along the world axes,
+//     g_i = (p_b - p_a) . e_i.
+//   hinge: the ball rows plus two angular rows keeping body b's axis perpendicular to the two
+//     directions p, q normal to body a's axis: g = b_axis . p, d/dt g = (w_b - w_a) . (b_axis x p).
+//   limits (unilateral): the hinge angle theta = atan2((ref_a x ref_b) . axis, ref_a . ref_b)
+//     kept in [lo, hi]; a ball's relative rotation conj(q_a) q_b (w >= 0) kept per body-a axis:
+//     theta_i = 2 asin(v_i), seed 004 section 8 with the digest's corrections (|v|^2 in the
+//     square root, the conjugate in the correction), applied as velocity rows instead of the
+//     paper's position projection. Each limited axis gets one row, toward whichever limit is
+//     nearer, with d theta/dt = (w_b - w_a) . axis.
+// Every row has its joint's own SPOOK k and d; limit rows have the limit k and d.
+// joint_rows[4 (6j + r) + ...] = (l_a, T) (a_a, eps) (l_b, 1/(K + eps), 0 = row unused) (a_b, T
+// without position correction).
+
+bool joint_row_unilateral(uint type, uint r) {
+  return (type == VKPHYS_JOINT_BALL && r >= 3u) || (type == VKPHYS_JOINT_HINGE && r == 5u);
+}
+
+vec4 joint_frame(uint j, uint k) { return joint_frames[VKPHYS_JOINT_STRIDE * j + k]; }
+
+void store_joint_row(uint j, uint r, vec3 la, vec3 aa, vec3 lb, vec3 ab, float g, vec3 spook,
+                     BodyState a0, BodyState b0, BodyState a, BodyState b, bool unilateral) {
+  float h = params.gravity_dt.w;
+  float uk = row_velocity(la, aa, lb, ab, a0, b0);
+  float k = row_mass(la, aa, lb, ab, a, b);
+  float inv_k = k + spook.z > 0.0f ? 1.0f / (k + spook.z) : 0.0f;
+  uint base = 4u * (VKPHYS_JOINT_ROWS * j + r);
+  joint_rows[base] = vec4(la, row_target(g, uk, spook, h, unilateral));
+  joint_rows[base + 1u] = vec4(aa, spook.z);
+  joint_rows[base + 2u] = vec4(lb, inv_k);
+  joint_rows[base + 3u] = vec4(ab, row_target(unilateral ? max(g, 0.0f) : 0.0f, uk, spook, h,
+                                              unilateral));
+}
+
+void clear_joint_row(uint j, uint r) {
+  uint base = 4u * (VKPHYS_JOINT_ROWS * j + r);
+  for (uint k = 0u; k < 4u; ++k) joint_rows[base + k] = vec4(0.0f);
+}
+
+// One limit row: toward `lo` when theta is below the middle of [lo, hi], else toward `hi`.
+void store_limit_row(uint j, uint r, vec3 axis, float theta, float lo, float hi, vec3 spook,
+                     BodyState a0, BodyState b0, BodyState a, BodyState b) {
+  bool lower = theta < 0.5f * (lo + hi);
+  float g = lower ? theta - lo : hi - theta;
+  vec3 dir = lower ? axis : -axis;
+  store_joint_row(j, r, vec3(0.0f), -dir, vec3(0.0f), dir, g, spook, a0, b0, a, b, true);
+}
+
+void prepare_joint(uint j) {
+  uvec4 info = joint_info[j];
+  uint type = info.z;
+  bool limited = info.w != 0u;
+  BodyState a0 = start_body(info.x);
+  BodyState b0 = start_body(info.y);
+  BodyState a = load_body(info.x);
+  BodyState b = load_body(info.y);
+  vec4 qa = body_rot[info.x];
+  vec4 qb = body_rot[info.y];
+  vec3 xa = vec3(body_pos[info.x]);
+  vec3 xb = vec3(body_pos[info.y]);
+  vec4 anchor_a = joint_frame(j, 0u);
+  vec3 ra = quat_rotate(qa, vec3(anchor_a));
+  vec3 rb = quat_rotate(qb, vec3(joint_frame(j, 1u)));
+  vec3 d = (xb + rb) - (xa + ra);
+  float h = params.gravity_dt.w;
+  vec4 sk = joint_frame(j, 8u);
+  vec3 spook = spook_coefficients(sk.x, sk.y, h);
+  vec3 limit_spook = spook_coefficients(sk.z, sk.w, h);
+  for (uint r = 0u; r < VKPHYS_JOINT_ROWS; ++r) clear_joint_row(j, r);
+  if (type == VKPHYS_JOINT_DISTANCE) {
+    float len = length(d);
+    vec3 n = len > 0.0f ? d / len : vec3(0.0f, 1.0f, 0.0f);
+    store_joint_row(j, 0u, -n, -cross(ra, n), n, cross(rb, n), len - anchor_a.w, spook, a0, b0,
+                    a, b, false);
+  } else {
+    for (uint r = 0u; r < 3u; ++r) {
+      vec3 e = vec3(r == 0u ? 1.0f : 0.0f, r == 1u ? 1.0f : 0.0f, r == 2u ? 1.0f : 0.0f);
+      store_joint_row(j, r, -e, -cross(ra, e), e, cross(rb, e), dot(d, e), spook, a0, b0, a, b,
+                      false);
+    }
+  }
+  if (type == VKPHYS_JOINT_HINGE) {
+    vec3 axis_a = quat_rotate(qa, vec3(joint_frame(j, 2u)));
+    vec3 axis_b = quat_rotate(qb, vec3(joint_frame(j, 3u)));
+    vec3 p;
+    vec3 q;
+    tangent_basis(axis_a, p, q);
+    vec3 cp = cross(axis_b, p);
+    vec3 cq = cross(axis_b, q);
+    store_joint_row(j, 3u, vec3(0.0f), -cp, vec3(0.0f), cp, dot(axis_b, p), spook, a0, b0, a, b,
+                    false);
+    store_joint_row(j, 4u, vec3(0.0f), -cq, vec3(0.0f), cq, dot(axis_b, q), spook, a0, b0, a, b,
+                    false);
+    if (limited) {
+      vec3 ref_a = quat_rotate(qa, vec3(joint_frame(j, 4u)));
+      vec3 ref_b = quat_rotate(qb, vec3(joint_frame(j, 5u)));
+      float theta = atan(dot(cross(ref_a, ref_b), axis_a), dot(ref_a, ref_b));
+      store_limit_row(j, 5u, axis_a, theta, joint_frame(j, 6u).x, joint_frame(j, 7u).x,
+                      limit_spook, a0, b0, a, b);
+    }
+  }
+  if (type == VKPHYS_JOINT_BALL && limited) {
+    vec4 rel = quat_mul(quat_conj(qa), qb);
+    if (rel.w < 0.0f) rel = -rel;
+    vec4 lo = joint_frame(j, 6u);
+    vec4 hi = joint_frame(j, 7u);
+    for (uint r = 0u; r < 3u; ++r) {
+      int c = int(r);
+      vec3 e = vec3(r == 0u ? 1.0f : 0.0f, r == 1u ? 1.0f : 0.0f, r == 2u ? 1.0f : 0.0f);
+      float theta = 2.0f * asin(clamp(rel[c], -1.0f, 1.0f));
+      store_limit_row(j, 3u + r, quat_rotate(qa, e), theta, lo[c], hi[c], limit_spook, a0, b0, a,
+                      b);
+    }
+  }
+  // Warm start: keep last step's impulses, scaled.
+  joint_lambda[2u * j] *= params.solver.w;
+  joint_lambda[2u * j + 1u] *= params.solver.w;
+}
+
+void joint_rows_sweep(uint j, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
+  uint type = joint_info[j].z;
+  float relax = params.solver.x;
+  vec4 lam0 = joint_lambda[2u * j];
+  vec4 lam1 = joint_lambda[2u * j + 1u];
+  for (uint r = 0u; r < VKPHYS_JOINT_ROWS; ++r) {
+    uint base = 4u * (VKPHYS_JOINT_ROWS * j + r);
+    vec4 r2 = joint_rows[base + 2u];
+    if (r2.w == 0.0f) continue;
+    vec4 r0 = joint_rows[base];
+    vec4 r1 = joint_rows[base + 1u];
+    vec4 r3 = joint_rows[base + 3u];
+    float lam = r < 4u ? lam0[int(r)] : lam1[int(r - 4u)];
+    float next = lam;
+    if (kind == RIGID_KIND_WARM) {
+      row_apply(vec3(r0), vec3(r1), vec3(r2), vec3(r3), lam, a, b);
+      continue;
+    }
+    float target = kind == RIGID_KIND_VELOCITY ? r3.w : r0.w;
+    float u = row_velocity(vec3(r0), vec3(r1), vec3(r2), vec3(r3), a, b);
+    next = row_update(lam, target, u, r1.w, r2.w, relax);
+    if (joint_row_unilateral(type, r)) next = max(next, 0.0f);
+    row_apply(vec3(r0), vec3(r1), vec3(r2), vec3(r3), next - lam, a, b);
+    if (r < 4u) {
+      lam0[int(r)] = next;
+    } else {
+      lam1[int(r - 4u)] = next;
+    }
+  }
+  joint_lambda[2u * j] = lam0;
+  joint_lambda[2u * j + 1u] = lam1;
+}

@@ -1,0 +1,83 @@
+// Narrowphase and contact persistence: the manifold of each stored pair, matched against the
+// previous step's manifold of the same pair for warm starting, and the commit that makes this
+// step's manifolds the next step's "previous". Stage functions (environment: see
+// kernels/rigid_bodies.inl); the pair tests themselves are kernels/collide.h.
+//
+// Matching (warm starting, seed 001 line 265; Box2D and Bullet do the same): last step's pairs
+// are in an open-addressing hash table keyed by (a, b); a new point takes the impulses of the
+// old point of the same pair with the same feature id, scaled by the warm-start factor, and
+// starts from zero otherwise. Table positions depend on insertion order on the GPU, but every
+// key is unique, so what a lookup finds does not: the match is deterministic.
+
+uint pair_hash(uint a, uint b) {
+  uint h = a * 0x9E3779B1u ^ (b + 0x7F4A7C15u) * 0x85EBCA77u;
+  h ^= h >> 15u;
+  return h & (params.counts.w - 1u);
+}
+
+// Last step's pair index of (a, b), or VKPHYS_EMPTY_SLOT.
+uint find_previous_pair(uint a, uint b) {
+  uint slot = pair_hash(a, b);
+  for (uint probe = 0u; probe < params.counts.w; ++probe) {
+    uint p = prev_hash[slot];
+    if (p == VKPHYS_EMPTY_SLOT) return VKPHYS_EMPTY_SLOT;
+    if (prev_pair_info[p].x == a && prev_pair_info[p].y == b) return p;
+    slot = (slot + 1u) & (params.counts.w - 1u);
+  }
+  return VKPHYS_EMPTY_SLOT;
+}
+
+void narrowphase_pair(uint p) {
+  uvec4 info = pair_info[p];
+  Manifold m = collide(body_collider(info.x), body_collider(info.y), params.contact.x);
+  pair_info[p] = uvec4(info.x, info.y, m.count, 0u);
+  pair_normal[p] = vec4(m.normal, 0.0f);
+  atomicAdd(counters.points, m.count);
+  if (m.count > 0u) atomicAdd(counters.manifolds, 1u);
+  uint prev = find_previous_pair(info.x, info.y);
+  uint prev_count = prev == VKPHYS_EMPTY_SLOT ? 0u : prev_pair_info[prev].z;
+  for (uint k = 0u; k < uint(VKPHYS_MAX_MANIFOLD); ++k) {
+    uint slot = 4u * p + k;
+    if (k >= m.count) {
+      point_geom[slot] = vec4(0.0f);
+      point_lambda[slot] = vec4(0.0f);
+      continue;
+    }
+    point_geom[slot] = m.point[int(k)];
+    uint feature = m.feature[int(k)];
+    vec3 lambda = vec3(0.0f);
+    for (uint q = 0u; q < prev_count; ++q) {
+      vec4 old = prev_point_lambda[4u * prev + q];
+      if (floatBitsToUint(old.w) == feature) lambda = params.solver.w * vec3(old);
+    }
+    point_lambda[slot] = vec4(lambda, uintBitsToFloat(feature));
+  }
+}
+
+// ---- commit: this step's pairs become the previous step's (skipped when the step overflowed) --
+// Runs over the whole capacity: slots past this step's pairs are cleared, so the table can be
+// rebuilt from prev_pair_info alone (after a regrow, too).
+void commit_pair(uint p) {
+  if (counters.overflow != 0u) return;
+  bool live = p < stored_pairs();
+  prev_pair_info[p] = live ? pair_info[p] : uvec4(0u);
+  for (uint k = 0u; k < 4u; ++k) {
+    prev_point_lambda[4u * p + k] = live ? point_lambda[4u * p + k] : vec4(0.0f);
+  }
+}
+
+void hash_clear(uint slot, bool always) {
+  if (always || counters.overflow == 0u) prev_hash[slot] = VKPHYS_EMPTY_SLOT;
+}
+
+// After commit_pair and hash_clear: enter previous pair p (if it had contact points).
+void hash_insert_pair(uint p, bool always) {
+  if (!always && counters.overflow != 0u) return;
+  uvec4 info = prev_pair_info[p];
+  if (info.z == 0u) return;
+  uint slot = pair_hash(info.x, info.y);
+  for (uint probe = 0u; probe < params.counts.w; ++probe) {
+    if (atomicCompSwap(prev_hash[slot], VKPHYS_EMPTY_SLOT, p) == VKPHYS_EMPTY_SLOT) return;
+    slot = (slot + 1u) & (params.counts.w - 1u);
+  }
+}

@@ -1,0 +1,94 @@
+// Constraint rows between two rigid bodies: the SPOOK row update shared by contacts and joints,
+// impulse application, and the Newton-Coulomb impact law (pure functions).
+//
+// A row has a Jacobian G = [l_a, a_a, l_b, a_b] (linear and angular parts for bodies a and b),
+// so its velocity is u = l_a.v_a + a_a.w_a + l_b.v_b + a_b.w_b and an impulse lambda changes
+// the velocities by M^-1 G^T lambda (seed 001 eqs 33-34 with the signs of eq 25: body a gets
+// -n, body b gets +n for a contact). Its effective inverse mass is
+//     K = G M^-1 G^T = l_a.l_a / m_a + a_a.I_a^-1 a_a + l_b.l_b / m_b + a_b.I_b^-1 a_b
+// with I^-1 in world coordinates. The SPOOK Gauss-Seidel update of one row is seed 001 eq 28
+// written against the current row velocity u (which holds every impulse applied so far):
+//     dlambda = (T - u - eps lambda) / (K + eps),     lambda <- project(lambda + dlambda)
+// with the row's target T = -a g + (1 - b) u_k (kernels/contact_row.h derives it) and the
+// projection applied to the ACCUMULATED lambda (eq 32), never to the increment.
+#ifndef VKPHYS_KERNELS_RIGID_ROWS_H
+#define VKPHYS_KERNELS_RIGID_ROWS_H
+#include "kernels/common.h"
+#include "kernels/spook.h"
+
+KERNELS_BEGIN
+
+// The velocity state of one body as a row sees it. Static bodies have im = 0 and ii = 0.
+struct BodyState {
+  vec3 v;
+  vec3 w;
+  float im;  // 1/m
+  mat3 ii;   // world inverse inertia
+};
+
+// Effective inverse mass of a row with parts (la, aa) on body a and (lb, ab) on body b.
+KFN float row_mass(vec3 la, vec3 aa, vec3 lb, vec3 ab, BodyState a, BodyState b) {
+  return a.im * dot(la, la) + dot(aa, a.ii * aa) + b.im * dot(lb, lb) + dot(ab, b.ii * ab);
+}
+
+KFN float row_velocity(vec3 la, vec3 aa, vec3 lb, vec3 ab, BodyState a, BodyState b) {
+  return dot(la, a.v) + dot(aa, a.w) + dot(lb, b.v) + dot(ab, b.w);
+}
+
+// Adds M^-1 G^T dlambda to both bodies.
+KFN void row_apply(vec3 la, vec3 aa, vec3 lb, vec3 ab, float dlambda, KINOUT(BodyState) a,
+                   KINOUT(BodyState) b) {
+  a.v += (a.im * dlambda) * la;
+  a.w += a.ii * (dlambda * aa);
+  b.v += (b.im * dlambda) * lb;
+  b.w += b.ii * (dlambda * ab);
+}
+
+// The unprojected new accumulated impulse of one row: lambda + (T - u - eps lambda) / (K + eps),
+// scaled by the relaxation factor. inv_k = 1 / (K + eps).
+KFN float row_update(float lambda, float target, float u, float eps, float inv_k, float relax) {
+  return lambda + relax * (target - u - eps * lambda) * inv_k;
+}
+
+// SPOOK target of a row with violation g, start-of-step row velocity u_k and coefficients
+// spook = (a, b, eps). Unilateral rows with g > 0 (open, within the margin) may close the gap
+// in one step and no more: T = -g / h (speculative contact).
+KFN float row_target(float g, float u_k, vec3 spook, float h, bool unilateral) {
+  if (unilateral && g > 0.0f) return -g / h;
+  return -spook.x * g + (1.0f - spook.y) * u_k;
+}
+
+// The matrix [r]x M^-1-weighted: K = (1/m_a + 1/m_b) Id - [r_a]x I_a^-1 [r_a]x - [r_b]x I_b^-1 [r_b]x,
+// the "collision matrix" mapping an impulse at the contact to the relative velocity change
+// (digest B2.1; symmetric positive definite when either body moves).
+KFN mat3 collision_matrix(vec3 ra, vec3 rb, BodyState a, BodyState b) {
+  mat3 sa = mat3(vec3(0.0f, ra.z, -ra.y), vec3(-ra.z, 0.0f, ra.x), vec3(ra.y, -ra.x, 0.0f));
+  mat3 sb = mat3(vec3(0.0f, rb.z, -rb.y), vec3(-rb.z, 0.0f, rb.x), vec3(rb.y, -rb.x, 0.0f));
+  mat3 id = mat3(1.0f);
+  return (a.im + b.im) * id - sa * a.ii * sa - sb * b.ii * sb;
+}
+
+// Newton-Coulomb impact impulse (seed 001 eqs 1-5, digest B2.1) for a contact with normal n
+// (from a to b), relative velocity u = v_b(point) - v_a(point) and collision matrix k.
+// Assume sticking (target u' = -e u_n n); if that impulse leaves the friction cone, slide:
+// j = -(1 + e) u_n / n.K(n - mu t) along n - mu t with t the unit sliding direction.
+// Returns the impulse on b (a gets its negative); zero when the contact separates.
+KFN vec3 newton_coulomb_impulse(vec3 n, vec3 u, mat3 k, float e, float mu) {
+  float un = dot(u, n);
+  if (un >= 0.0f) return vec3(0.0f);
+  vec3 stick = inverse(k) * (-e * un * n - u);
+  float jn = dot(stick, n);
+  vec3 jt = stick - jn * n;
+  if (length(jt) <= mu * jn) return stick;
+  vec3 ut = u - un * n;
+  float slide = length(ut);
+  vec3 t = slide > 0.0f ? ut / slide : vec3(0.0f);
+  vec3 dir = n - mu * t;
+  float denom = dot(n, k * dir);
+  if (denom <= 0.0f) return vec3(0.0f);  // degenerate coupling: leave it to the solver
+  float j = -(1.0f + e) * un / denom;
+  return j * dir;
+}
+
+KERNELS_END
+#endif

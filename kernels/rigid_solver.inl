@@ -1,0 +1,135 @@
+// The rigid-body solver's per-unit work: row preparation, warm start, one projected
+// Gauss-Seidel sweep over a unit's rows, the Newton-Coulomb impact pass, and the drivers that
+// run a unit in place (sequential and coloured schemes) or on split copies (Jacobi).
+// Stage functions (environment: kernels/rigid_bodies.inl); the row maths is kernels/rigid_rows.h.
+//
+// A unit is a joint (up to 6 rows) or a contact manifold (up to 4 points, each a normal row and
+// two friction rows). Within a unit rows are solved one after the other (Gauss-Seidel), points in
+// order, each point's normal row before its friction rows so the Coulomb bound uses the current
+// normal impulse. What differs between schemes is only which body velocities a unit sees:
+//   sequential / coloured: the bodies' current velocities, written back at once (in a colour no
+//     two units share a dynamic body, so this is race-free on the GPU);
+//   Jacobi: copies with the mass split n ways (n = the body's unit count, Tonge et al. 2012);
+//     each unit writes its copies' velocity change and each body adds the average of them.
+//
+// Contact rows (seed 001 eqs 25-28): normal n from a to b, r_a, r_b from the centres of mass to
+// the point, G = [-n, -(r_a x n), n, r_b x n]; friction rows the same with t1, t2 (n = t1 x t2).
+// point_prep per point: (r_a, T_n) (r_b, T_n without position correction)
+//   (1/(K_n + eps), 1/(K_t1 + eps), 1/(K_t2 + eps), eps) (T_t1, T_t2, box bound, mu)
+
+vec4 point_prep_at(uint slot, uint k) { return point_prep[4u * slot + k]; }
+
+vec3 point_rel_velocity(BodyState a, BodyState b, vec3 ra, vec3 rb) {
+  return (b.v + cross(b.w, rb)) - (a.v + cross(a.w, ra));
+}
+
+// ---- preparation -----------------------------------------------------------------------------
+void prepare_contact(uint p) {
+  uvec4 info = pair_info[p];
+  vec3 n = vec3(pair_normal[p]);
+  vec3 t1;
+  vec3 t2;
+  tangent_basis(n, t1, t2);
+  BodyState a = start_body(info.x);
+  BodyState b = start_body(info.y);
+  vec4 mat = combine_materials(params.materials[body_shape[info.x].y],
+                               params.materials[body_shape[info.y].y]);
+  float h = params.gravity_dt.w;
+  vec3 spook = spook_coefficients(mat.z, mat.w, h);
+  bool bias_restitution = params.modes.y == VKPHYS_RESTITUTION_BIAS;
+  float threshold = params.solver.y;
+  float reduced = a.im + b.im > 0.0f ? 1.0f / (a.im + b.im) : 0.0f;
+  float box_bound = mat.y * reduced * params.contact.y * h / float(max(info.z, 1u));
+  for (uint k = 0u; k < info.z; ++k) {
+    uint slot = 4u * p + k;
+    vec4 geom = point_geom[slot];
+    vec3 ra = vec3(geom) - vec3(body_pos[info.x]);
+    vec3 rb = vec3(geom) - vec3(body_pos[info.y]);
+    vec3 rel = point_rel_velocity(a, b, ra, rb);
+    float un = dot(rel, n);
+    float t_n = row_target(geom.w, un, spook, h, true);
+    float t_vel = row_target(max(geom.w, 0.0f), un, spook, h, true);  // no position term
+    if (bias_restitution && un < -threshold) {
+      t_n = max(t_n, -mat.x * un);
+      t_vel = max(t_vel, -mat.x * un);
+    }
+    float kn = row_mass(-n, -cross(ra, n), n, cross(rb, n), a, b);
+    float k1 = row_mass(-t1, -cross(ra, t1), t1, cross(rb, t1), a, b);
+    float k2 = row_mass(-t2, -cross(ra, t2), t2, cross(rb, t2), a, b);
+    float eps = spook.z;
+    point_prep[4u * slot] = vec4(ra, t_n);
+    point_prep[4u * slot + 1u] = vec4(rb, t_vel);
+    point_prep[4u * slot + 2u] = vec4(1.0f / (kn + eps), 1.0f / (k1 + eps), 1.0f / (k2 + eps), eps);
+    point_prep[4u * slot + 3u] = vec4(row_target(0.0f, dot(rel, t1), spook, h, false),
+                                      row_target(0.0f, dot(rel, t2), spook, h, false), box_bound,
+                                      mat.y);
+  }
+}
+
+// ---- contact sweeps ------------------------------------------------------------------------------
+void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
+  uvec4 info = pair_info[p];
+  vec3 n = vec3(pair_normal[p]);
+  vec3 t1;
+  vec3 t2;
+  tangent_basis(n, t1, t2);
+  float relax = params.solver.x;
+  bool friction = params.solver.z != 0.0f;
+  bool box = params.modes.z == VKPHYS_FRICTION_BOX;
+  for (uint k = 0u; k < info.z; ++k) {
+    uint slot = 4u * p + k;
+    vec4 p0 = point_prep_at(slot, 0u);
+    vec4 p1 = point_prep_at(slot, 1u);
+    vec4 p2 = point_prep_at(slot, 2u);
+    vec4 p3 = point_prep_at(slot, 3u);
+    vec3 ra = vec3(p0);
+    vec3 rb = vec3(p1);
+    vec4 lam = point_lambda[slot];
+    if (kind == RIGID_KIND_WARM) {
+      vec3 impulse = lam.x * n + lam.y * t1 + lam.z * t2;
+      row_apply(-impulse, -cross(ra, impulse), impulse, cross(rb, impulse), 1.0f, a, b);
+      continue;
+    }
+    float target = kind == RIGID_KIND_VELOCITY ? p1.w : p0.w;
+    float un = dot(point_rel_velocity(a, b, ra, rb), n);
+    float ln = max(row_update(lam.x, target, un, p2.w, p2.x, relax), 0.0f);
+    row_apply(-n, -cross(ra, n), n, cross(rb, n), ln - lam.x, a, b);
+    lam.x = ln;
+    if (friction) {
+      vec3 rel = point_rel_velocity(a, b, ra, rb);
+      vec2 lt = vec2(row_update(lam.y, p3.x, dot(rel, t1), p2.w, p2.y, relax),
+                     row_update(lam.z, p3.y, dot(rel, t2), p2.w, p2.z, relax));
+      if (box) {
+        lt = clamp(lt, vec2(-p3.z), vec2(p3.z));
+      } else {
+        float bound = p3.w * ln;
+        float len = length(lt);
+        if (len > bound) lt = len > 0.0f ? lt * (bound / len) : vec2(0.0f);
+      }
+      vec3 dp = (lt.x - lam.y) * t1 + (lt.y - lam.z) * t2;
+      row_apply(-dp, -cross(ra, dp), dp, cross(rb, dp), 1.0f, a, b);
+      lam.y = lt.x;
+      lam.z = lt.y;
+    }
+    point_lambda[slot] = lam;
+  }
+}
+
+// Newton-Coulomb impacts for the points approaching faster than the restitution threshold,
+// before the solve (seed 001 step 2). Works on the step-start velocities.
+void contact_impacts(uint p, KINOUT(BodyState) a, KINOUT(BodyState) b) {
+  uvec4 info = pair_info[p];
+  vec3 n = vec3(pair_normal[p]);
+  vec4 mat = combine_materials(params.materials[body_shape[info.x].y],
+                               params.materials[body_shape[info.y].y]);
+  float mu = params.solver.z != 0.0f ? mat.y : 0.0f;
+  for (uint k = 0u; k < info.z; ++k) {
+    vec4 geom = point_geom[4u * p + k];
+    vec3 ra = vec3(geom) - vec3(body_pos[info.x]);
+    vec3 rb = vec3(geom) - vec3(body_pos[info.y]);
+    vec3 rel = point_rel_velocity(a, b, ra, rb);
+    if (dot(rel, n) >= -params.solver.y) continue;
+    vec3 j = newton_coulomb_impulse(n, rel, collision_matrix(ra, rb, a, b), mat.x, mu);
+    row_apply(-j, -cross(ra, j), j, cross(rb, j), 1.0f, a, b);
+  }
+}
