@@ -75,7 +75,10 @@
 //                    one farthest from the first; (iii) the one making the largest triangle with
 //                    the two on one side and (iv) on the other side, i.e. a large quad.
 //                    Edge case: one point midway between the closest points of the two support
-//                    edges, the gap being the SAT separation.
+//                    edges, the gap being the SAT separation. (When the closest points are at
+//                    an edge's end, e.g. some separated speculative pairs, the two surface points
+//                    are off by up to ~1e-4 for unit boxes: the gap is the SAT value, a lower
+//                    bound of the distance.)
 //
 // Feature ids (uint), unique within a pair and unchanged while the same features touch:
 //   plane-sphere, sphere-sphere, sphere-capsule, sphere-box: 0.

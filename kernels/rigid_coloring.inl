@@ -92,8 +92,14 @@ void color_range(uint s) {
   if (s + 1u == total || sort_keys[s + 1u] != k) counters.color_end[k] = s + 1u;
 }
 
-// One invocation: the indirect dispatch size of every colour.
-void color_groups() {
+// One invocation: the indirect dispatch size of every colour. `recorded` is how many colours
+// the GPU backend recorded passes for; units left over with fewer than max colours recorded
+// set the redo flag (the host records them all and redoes the step, see the GPU backend).
+void color_groups(uint recorded) {
+  uint overflow = params.coloring.x;
+  if (recorded < overflow && counters.color_end[overflow] > counters.color_start[overflow]) {
+    counters.redo = 1u;
+  }
   for (uint c = 0u; c < uint(VKPHYS_MAX_COLORS); ++c) {
     uint count = counters.color_end[c] - counters.color_start[c];
     counters.color_groups[3u * c] = (count + VKPHYS_GROUP_SIZE - 1u) / VKPHYS_GROUP_SIZE;

@@ -97,7 +97,7 @@ struct RigidCounters {
   uint unit_groups_z;
   uint points;         // contact points in the stored manifolds
   uint manifolds;      // stored pairs with at least one point
-  uint pad1;
+  uint redo;           // 1 when fewer colours were recorded than the colouring needed
   uint pad2;
   uint color_start[VKPHYS_MAX_COLORS];
   uint color_end[VKPHYS_MAX_COLORS];

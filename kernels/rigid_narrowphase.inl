@@ -27,6 +27,10 @@ uint find_previous_pair(uint a, uint b) {
   return VKPHYS_EMPTY_SLOT;
 }
 
+// Feature ids travel in the w component of a float vector. Setting bit 30 makes every id a
+// normal float (exponent 128), so no denormal flushing can touch it; ids use bits 0-15.
+float feature_bits(uint feature) { return uintBitsToFloat(feature | 0x40000000u); }
+
 void narrowphase_pair(uint p) {
   uvec4 info = pair_info[p];
   Manifold m = collide(body_collider(info.x), body_collider(info.y), params.contact.x);
@@ -48,17 +52,20 @@ void narrowphase_pair(uint p) {
     vec3 lambda = vec3(0.0f);
     for (uint q = 0u; q < prev_count; ++q) {
       vec4 old = prev_point_lambda[4u * prev + q];
-      if (floatBitsToUint(old.w) == feature) lambda = params.solver.w * vec3(old);
+      if (old.w == feature_bits(feature)) lambda = params.solver.w * vec3(old);
     }
-    point_lambda[slot] = vec4(lambda, uintBitsToFloat(feature));
+    point_lambda[slot] = vec4(lambda, feature_bits(feature));
   }
 }
+
+// The host will restore the step-start state and redo this step.
+bool step_undone() { return counters.overflow != 0u || counters.redo != 0u; }
 
 // ---- commit: this step's pairs become the previous step's (skipped when the step overflowed) --
 // Runs over the whole capacity: slots past this step's pairs are cleared, so the table can be
 // rebuilt from prev_pair_info alone (after a regrow, too).
 void commit_pair(uint p) {
-  if (counters.overflow != 0u) return;
+  if (step_undone()) return;
   bool live = p < stored_pairs();
   prev_pair_info[p] = live ? pair_info[p] : uvec4(0u);
   for (uint k = 0u; k < 4u; ++k) {
@@ -67,12 +74,12 @@ void commit_pair(uint p) {
 }
 
 void hash_clear(uint slot, bool always) {
-  if (always || counters.overflow == 0u) prev_hash[slot] = VKPHYS_EMPTY_SLOT;
+  if (always || !step_undone()) prev_hash[slot] = VKPHYS_EMPTY_SLOT;
 }
 
 // After commit_pair and hash_clear: enter previous pair p (if it had contact points).
 void hash_insert_pair(uint p, bool always) {
-  if (!always && counters.overflow != 0u) return;
+  if (!always && step_undone()) return;
   uvec4 info = prev_pair_info[p];
   if (info.z == 0u) return;
   uint slot = pair_hash(info.x, info.y);

@@ -54,12 +54,15 @@ void prepare_contact(uint p) {
       t_vel = max(t_vel, -mat.x * un);
     }
     float kn = row_mass(-n, -cross(ra, n), n, cross(rb, n), a, b);
-    float k1 = row_mass(-t1, -cross(ra, t1), t1, cross(rb, t1), a, b);
-    float k2 = row_mass(-t2, -cross(ra, t2), t2, cross(rb, t2), a, b);
+    // The two friction rows share one effective mass, the larger of theirs: the Coulomb disc
+    // projection is radial, so the unprojected update must point along the slip (-u_t), which
+    // anisotropic masses would skew (a sliding box then yaws and slides too fast).
+    float kt = max(row_mass(-t1, -cross(ra, t1), t1, cross(rb, t1), a, b),
+                   row_mass(-t2, -cross(ra, t2), t2, cross(rb, t2), a, b));
     float eps = spook.z;
     point_prep[4u * slot] = vec4(ra, t_n);
     point_prep[4u * slot + 1u] = vec4(rb, t_vel);
-    point_prep[4u * slot + 2u] = vec4(1.0f / (kn + eps), 1.0f / (k1 + eps), 1.0f / (k2 + eps), eps);
+    point_prep[4u * slot + 2u] = vec4(1.0f / (kn + eps), 1.0f / (kt + eps), 1.0f / (kt + eps), eps);
     point_prep[4u * slot + 3u] = vec4(row_target(0.0f, dot(rel, t1), spook, h, false),
                                       row_target(0.0f, dot(rel, t2), spook, h, false), box_bound,
                                       mat.y);

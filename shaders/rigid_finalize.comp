@@ -1,7 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // One invocation: push.x 0 = pair totals and indirect sizes after the scan, 1 = per-colour
-// indirect sizes after the colour sort.
+// indirect sizes after the colour sort (push.y: colours recorded).
 #include "rigid_common.glsl"
 
 void main() {
@@ -9,6 +9,6 @@ void main() {
   if (push.x == 0u) {
     sweep_finalize();
   } else {
-    color_groups();
+    color_groups(push.y);
   }
 }

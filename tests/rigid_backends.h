@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 
 #include "host/sim/rigid_backend.h"
@@ -25,6 +26,10 @@ inline std::string scheme_name(SolverScheme s) {
     case SolverScheme::jacobi: return "jacobi";
   }
   return "?";
+}
+
+inline void PrintTo(const RigidCase& c, std::ostream* os) {
+  *os << c.backend << "/" << scheme_name(c.scheme);
 }
 
 inline std::string rigid_case_name(const ::testing::TestParamInfo<RigidCase>& info) {

@@ -652,6 +652,7 @@ TEST(Collide, RandomPairsPointsOnSurfaces) {
         ASSERT_TRUE(finite(m));
         if (m.count == 0) continue;
         ASSERT_NEAR(glm::length(m.normal), 1.0f, 1e-4f);
+        EXPECT_EQ(ids(m).size(), m.count) << "feature ids must be unique within a manifold";
         for (std::uint32_t i = 0; i < m.count; ++i) {
           vec3 p(m.point[i]);
           float g = m.point[i].w;

@@ -237,7 +237,7 @@ TEST(SceneFile, EveryExampleSceneLoads) {
     SCOPED_TRACE(file.string());
     Scene s;
     ASSERT_NO_THROW(s = load_scene(file));
-    EXPECT_GT(s.particles.size(), 0u);
+    EXPECT_GT(s.particles.size() + s.bodies.size(), 0u);  // rigid scenes have bodies instead
     EXPECT_FALSE(s.name.empty());
     EXPECT_NE(vkphys::io::scene_summary(s).find(s.name), std::string::npos);
   }

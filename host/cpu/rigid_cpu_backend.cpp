@@ -223,7 +223,7 @@ class CpuRigidBackend final : public RigidBackend {
       for (std::uint32_t u = 0; u < units; ++u) e.color_key(u);
       cpu::radix_sort(std::span(keys_).first(units), std::span(values_).first(units), 5);
       for (std::uint32_t s = 0; s < units; ++s) e.color_range(s);
-      e.color_groups();
+      e.color_groups(params_.coloring.x);
     } else if (scheme == SolverScheme::jacobi) {
       for (std::uint32_t k = 0; k < 2 * units; ++k) e.incidence_key(k);
       const auto bits = static_cast<std::uint32_t>(std::bit_width(world_.bodies()));

@@ -128,6 +128,7 @@ class GpuRigidBackend final : public RigidBackend {
       vel_pos_.fill(cb, 0u);
     });
     scan_ = std::make_unique<gpu::Scan>(ctx_, n_ + 1);
+    colors_recorded_ = scene_.settings.solver.max_colors;
     prev_info_ = vk::Buffer();
     prev_lambda_ = vk::Buffer();
     stats_ = {};
@@ -140,13 +141,31 @@ class GpuRigidBackend final : public RigidBackend {
     for (;;) {
       ctx_.submit_and_wait(cb_);
       std::memcpy(&counters, counters_.mapped(), sizeof counters);
-      if (!counters.overflow) break;
-      restore_step_start();
-      capacity_ = grown_pair_capacity(counters.pairs);
-      ++stats_.regrows;
-      allocate_pairs();
+      if (counters.overflow) {
+        restore_step_start();
+        capacity_ = grown_pair_capacity(counters.pairs);
+        ++stats_.regrows;
+        allocate_pairs();
+        continue;
+      }
+      fill_rigid_stats(counters, scene_, world_, capacity_, stats_);
+      if (counters.redo) {
+        // Fewer colours were recorded than the colouring needed: redo with all of them.
+        restore_step_start();
+        colors_recorded_ = scene_.settings.solver.max_colors;
+        rerecord();
+        continue;
+      }
+      break;
     }
-    fill_rigid_stats(counters, scene_, world_, capacity_, stats_);
+    // Record only the colours in use, plus headroom: a colour with no units still costs a
+    // dispatch and a barrier per sweep. The colouring passes stop there too; if units are left
+    // over, the step above is redone with every colour, so the result never depends on this.
+    if (scene_.settings.solver.scheme == SolverScheme::colored &&
+        stats_.colors + 2 < colors_recorded_) {
+      colors_recorded_ = stats_.colors + 2;
+      rerecord();
+    }
     std::vector<double> ms = timestamps_.read_intervals_ms();
     for (std::size_t s = 0; s < ms.size() && s < kRigidStageCount; ++s) stats_.stage_ms[s] = ms[s];
     if (trace) fill_trace(*trace, std::min(counters.pairs, capacity_));
@@ -285,7 +304,7 @@ class GpuRigidBackend final : public RigidBackend {
     };
     auto sweep = [&](std::uint32_t kind) {
       if (sv.scheme == SolverScheme::colored) {
-        for (std::uint32_t c = 0; c < sv.max_colors; ++c) {
+        for (std::uint32_t c = 0; c < colors_recorded_; ++c) {
           run_indirect(kernels_.unit,
                        offsetof(kern::RigidCounters, color_groups) + 3 * c * sizeof(std::uint32_t),
                        kColor, c, kind);
@@ -326,7 +345,7 @@ class GpuRigidBackend final : public RigidBackend {
     if (sv.scheme == SolverScheme::colored) {
       run(kernels_.color, unit_groups, kColorInit);
       const std::uint32_t sub = 2;
-      for (std::uint32_t c = 0; c < sv.max_colors; ++c) {
+      for (std::uint32_t c = 0; c < colors_recorded_; ++c) {
         for (std::uint32_t k = 0; k < sub; ++k) {
           run(kernels_.color, unit_groups, kPropose, c, c * sub + k + 1);
           run(kernels_.color, unit_groups, kAssign, c, c * sub + k + 1);
@@ -336,7 +355,7 @@ class GpuRigidBackend final : public RigidBackend {
       sort_->record(cb, keys_, values_, unit_cap, 5);
       dispatches += sort_->dispatches(unit_cap, 5);
       run(kernels_.color, unit_groups, kColorRange);
-      run(kernels_.finalize, 1, 1);
+      run(kernels_.finalize, 1, 1, colors_recorded_);
     } else {
       const std::uint32_t entries = 2 * unit_cap;
       run(kernels_.color, vk::groups_for(entries, kGroup), kIncidenceKey);
@@ -368,6 +387,11 @@ class GpuRigidBackend final : public RigidBackend {
     return cb;
   }
 
+  void rerecord() {
+    free_command_buffer();
+    cb_ = record();
+  }
+
   void free_command_buffer() {
     if (cb_) ctx_.free_command_buffer(cb_);
     cb_ = VK_NULL_HANDLE;
@@ -389,6 +413,7 @@ class GpuRigidBackend final : public RigidBackend {
   Scene scene_;
   RigidWorld world_;
   std::uint32_t n_ = 0, j_ = 0, capacity_ = 0, table_ = 0;
+  std::uint32_t colors_recorded_ = 0;  // colours the recorded step colours and sweeps
   RigidStats stats_;
   vk::Buffer params_, counters_, pos_, rot_, vel_, omega_, start_, iinv_, inertia_, shape_, dims_,
       aabb_, vel_pos_, color_, range_, keys_, values_, offsets_, pair_info_, pair_normal_,

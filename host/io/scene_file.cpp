@@ -182,6 +182,7 @@ class SceneParser {
     auto particles = top.get("particles");
     auto bodies = top.get("bodies");
     auto joints = top.get("joints");
+    if (joints && !bodies) joints->fail("joints join rigid bodies: the scene needs \"bodies\"");
     if (particles && bodies) {
       bodies->fail(
           "a scene has particles or rigid bodies, not both (this one also has "
@@ -191,7 +192,6 @@ class SceneParser {
       fail_at(source_, "particles",
               "required field is missing (a scene needs \"particles\" or \"bodies\")");
     }
-    if (joints && !bodies) joints->fail("joints join rigid bodies: the scene needs \"bodies\"");
     if (bodies) {
       read_bodies(*bodies);
       if (joints) read_joints(*joints);
@@ -1198,6 +1198,7 @@ std::string num(float v) {
   if (!std::isfinite(v)) {
     throw std::invalid_argument("write_scene_json: the scene holds a NaN or infinite number");
   }
+  if (v == 0.0f && std::signbit(v)) return "-0.0";  // "-0" would read back as the integer 0
   std::string s = fmt::format("{}", v);
   if (static_cast<float>(std::strtod(s.c_str(), nullptr)) != v) {
     s = fmt::format("{:.9g}", static_cast<double>(v));

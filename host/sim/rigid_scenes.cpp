@@ -31,7 +31,7 @@ glm::dvec3 rotate(glm::vec4 q, glm::dvec3 v) {
 }
 glm::vec4 axis_angle(glm::dvec3 axis, double degrees) {
   const double half = 0.5 * degrees * kPi / 180.0;
-  const glm::dvec3 a = glm::normalize(axis) * std::sin(half);
+  const glm::dvec3 a = glm::normalize(axis) * std::sin(half) + 0.0;  // + 0.0: no -0 components
   return glm::vec4(static_cast<float>(a.x), static_cast<float>(a.y), static_cast<float>(a.z),
                    static_cast<float>(std::cos(half)));
 }
@@ -389,7 +389,7 @@ Scene chain_scene(std::uint32_t links) {
     j.body_a = k == 0 ? world : k - 1;
     j.body_b = k;
     j.anchor_a = k == 0 ? glm::vec3(origin) : tip;
-    j.anchor_b = -tip;
+    j.anchor_b = glm::vec3(0.0f, -tip.y, 0.0f);
     s.joints.push_back(j);
   }
   return s;

@@ -1,0 +1,42 @@
+// Small builders for the rigid-body physics tests: one body or two on a plane, an incline.
+#pragma once
+
+#include <glm/glm.hpp>
+
+#include "host/sim/scene.h"
+#include "kernels/quat.h"
+
+namespace vkphys::test {
+
+inline Scene empty_rigid_scene(float gravity = -10.0f) {
+  Scene s;
+  s.name = "test";
+  s.settings.gravity = {0.0f, gravity, 0.0f};
+  s.settings.time_step = 1.0f / 60.0f;
+  s.settings.solver.iterations = 10;
+  return s;
+}
+
+inline Body make_box(glm::vec3 pos, glm::vec3 half, float mass) {
+  Body b;
+  b.shape = Shape::box;
+  b.half_extents = half;
+  b.position = pos;
+  b.mass = mass;
+  return b;
+}
+
+inline Body make_sphere(glm::vec3 pos, float radius, float mass) {
+  Body b;
+  b.shape = Shape::sphere;
+  b.radius = radius;
+  b.position = pos;
+  b.mass = mass;
+  return b;
+}
+
+inline glm::vec4 axis_angle(glm::vec3 axis, float angle) {
+  return kern::quat_axis_angle(glm::normalize(axis), angle);
+}
+
+}  // namespace vkphys::test
