@@ -8,10 +8,14 @@
 //   x'  = x + h v'
 //   q'  = normalize(q + h/2 [w', 0] q)               (the NEW w: digest B2.7)
 // The gyroscopic term -w x (I w) is what makes a torque-free body precess and flip about its
-// intermediate axis (digest B.6, B.9 item 6); seeds 000 and 004 drop it. Integrating it
-// explicitly adds energy every step, so it is taken implicitly in the body frame with one
-// Newton step (the scheme Bullet and Jolt use): solve f(w') = I (w' - w) + h w' x I w' = 0
-// from w' = w, with Jacobian J = I + h ([w]x I - [I w]x):  w' = w - J^-1 f(w) = w - J^-1 h w x Iw.
+// intermediate axis (digest B.6, B.9 item 6); seeds 000 and 004 drop it. Integrated explicitly
+// it adds energy every step; one implicit (backward Euler) Newton step, as Bullet does, takes
+// energy out instead (2% in 10 s for a box spinning at 1.7 rad/s at 120 Hz). Here it is the
+// implicit midpoint rule in the body frame,
+//     I (w' - w) + h w_m x (I w_m) = 0,   w_m = (w + w') / 2,
+// which conserves both quadratic invariants of Euler's equations, |I w| and w.I w / 2, exactly
+// when solved exactly; three Newton steps (Jacobian I + h/2 ([w_m]x I - [I w_m]x)) get there
+// to float precision for |w| h well below 1.
 #ifndef VKPHYS_KERNELS_RIGID_BODY_H
 #define VKPHYS_KERNELS_RIGID_BODY_H
 #include "kernels/collider.h"
@@ -35,18 +39,22 @@ KFN mat3 world_inverse_inertia(vec4 q, vec3 inv_i) {
   return r * d * transpose(r);
 }
 
-// Angular velocity after one step of torque-free Euler equations (see the essay above).
+// Angular velocity after one step of the torque-free Euler equations (see the essay above).
 // Bodies with a zero inverse inertia component (static ones) keep w.
 KFN vec3 gyroscopic_step(vec4 q, vec3 w, vec3 inv_i, float h) {
   if (inv_i.x <= 0.0f || inv_i.y <= 0.0f || inv_i.z <= 0.0f) return w;
-  vec3 wb = quat_rotate_inv(q, w);
+  vec3 w0 = quat_rotate_inv(q, w);
   mat3 ib = mat3(vec3(1.0f / inv_i.x, 0.0f, 0.0f), vec3(0.0f, 1.0f / inv_i.y, 0.0f),
                  vec3(0.0f, 0.0f, 1.0f / inv_i.z));
-  vec3 iw = ib * wb;
-  vec3 f = h * cross(wb, iw);
-  mat3 jac = ib + h * (skew(wb) * ib - skew(iw));
-  wb = wb - inverse(jac) * f;
-  return quat_rotate(q, wb);
+  vec3 w1 = w0;
+  for (int it = 0; it < 3; ++it) {
+    vec3 wm = 0.5f * (w0 + w1);
+    vec3 iwm = ib * wm;
+    vec3 f = ib * (w1 - w0) + h * cross(wm, iwm);
+    mat3 jac = ib + (0.5f * h) * (skew(wm) * ib - skew(iwm));
+    w1 = w1 - inverse(jac) * f;
+  }
+  return quat_rotate(q, w1);
 }
 
 // Linear velocity after gravity.
