@@ -51,6 +51,21 @@ BodyState load_body(uint i) {
   return s;
 }
 
+// The body as the solver's rows see it: in the Jacobi scheme a body with n units appears to
+// each with n times its inverse mass and inertia (mass splitting, kernels/rigid_units.inl), and
+// the rows' effective masses must be computed with those split masses, or every Jacobi update
+// overshoots n-fold.
+BodyState solver_body(uint i) {
+  BodyState s = load_body(i);
+  if (params.modes.x == VKPHYS_SCHEME_JACOBI) {
+    uvec2 r = body_range[i];
+    float share = float(max(r.y - r.x, 1u));
+    s.im *= share;
+    s.ii = share * s.ii;
+  }
+  return s;
+}
+
 // Static bodies are never written: many units may share one in the same colour.
 void store_body(uint i, BodyState s) {
   if (s.im <= 0.0f) return;

@@ -58,8 +58,8 @@ void prepare_joint(uint j) {
   bool limited = info.w != 0u;
   BodyState a0 = start_body(info.x);
   BodyState b0 = start_body(info.y);
-  BodyState a = load_body(info.x);
-  BodyState b = load_body(info.y);
+  BodyState a = solver_body(info.x);  // masses as the sweeps see them
+  BodyState b = solver_body(info.y);
   vec4 qa = body_rot[info.x];
   vec4 qb = body_rot[info.y];
   vec3 xa = vec3(body_pos[info.x]);

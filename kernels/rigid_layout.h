@@ -23,7 +23,8 @@
 //   point_geom[4p+k]    (world point, gap)     gap < 0: penetrating
 //   point_lambda[4p+k]  (lambda_n, lambda_t1, lambda_t2, feature id as float bits)
 //   point_prep[4(4p+k) + 0..3]  the prepared rows (kernels/rigid_contact.h)
-//   prev_pair_info, prev_point_lambda: last step's, for warm starting, found through
+//   prev_pair_info[p], prev_point_lambda[2(4p+k)], [2(4p+k)+1]: last step's pairs and points,
+//     (lambda_n, world friction impulse) and (point in body a's frame, feature id), found through
 //   prev_hash[slot] (open addressing on (a, b), VKPHYS_EMPTY_SLOT when free)
 // Joints (J of them, topology fixed for the run):
 //   joint_info[j]       (a, b, type, limited)
@@ -77,7 +78,8 @@ KERNELS_BEGIN
 struct RigidParams {
   vec4 gravity_dt;   // (gx, gy, gz, h)
   vec4 solver;       // (relaxation, restitution threshold [m/s], friction on, warm-start factor)
-  vec4 contact;      // (contact margin [m], |g| for the scaled-box friction bound, 0, 0)
+  vec4 contact;      // (contact margin [m], |g| for the scaled-box friction bound,
+                     //  contact stiffness cap [Hz] (0: none), 0)
   uvec4 counts;      // (bodies, joints, pair capacity, hash table size (power of two))
   uvec4 modes;       // (scheme, restitution model, friction model, flags)
   uvec4 coloring;    // (max colours, sub-passes per colour, planes, unit capacity J + P)

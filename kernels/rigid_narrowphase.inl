@@ -31,6 +31,25 @@ uint find_previous_pair(uint a, uint b) {
 // normal float (exponent 128), so no denormal flushing can touch it; ids use bits 0-15.
 float feature_bits(uint feature) { return uintBitsToFloat(feature | 0x40000000u); }
 
+// Last step's point of pair `prev` that continues point (feature, local): the one with the same
+// feature id, else the nearest one within the contact margin in body a's frame (ids can change
+// when a contact vertex crosses a clipping plane, e.g. two aligned boxes of one size), else none.
+uint match_previous_point(uint prev, uint feature, vec3 local) {
+  uint count = prev == VKPHYS_EMPTY_SLOT ? 0u : prev_pair_info[prev].z;
+  uint best = VKPHYS_EMPTY_SLOT;
+  float best_d2 = params.contact.x * params.contact.x;
+  for (uint q = 0u; q < count; ++q) {
+    vec4 old = prev_point_lambda[2u * (4u * prev + q) + 1u];
+    if (old.w == feature_bits(feature)) return 4u * prev + q;
+    vec3 d = vec3(old) - local;
+    if (dot(d, d) < best_d2) {
+      best_d2 = dot(d, d);
+      best = 4u * prev + q;
+    }
+  }
+  return best;
+}
+
 void narrowphase_pair(uint p) {
   uvec4 info = pair_info[p];
   Manifold m = collide(body_collider(info.x), body_collider(info.y), params.contact.x);
@@ -39,7 +58,11 @@ void narrowphase_pair(uint p) {
   atomicAdd(counters.points, m.count);
   if (m.count > 0u) atomicAdd(counters.manifolds, 1u);
   uint prev = find_previous_pair(info.x, info.y);
-  uint prev_count = prev == VKPHYS_EMPTY_SLOT ? 0u : prev_pair_info[prev].z;
+  vec3 t1;
+  vec3 t2;
+  tangent_basis(m.normal, t1, t2);
+  vec3 xa = vec3(body_pos[info.x]);
+  vec4 qa = body_rot[info.x];
   for (uint k = 0u; k < uint(VKPHYS_MAX_MANIFOLD); ++k) {
     uint slot = 4u * p + k;
     if (k >= m.count) {
@@ -49,10 +72,13 @@ void narrowphase_pair(uint p) {
     }
     point_geom[slot] = m.point[int(k)];
     uint feature = m.feature[int(k)];
+    uint old = match_previous_point(prev, feature, quat_rotate_inv(qa, vec3(m.point[int(k)]) - xa));
     vec3 lambda = vec3(0.0f);
-    for (uint q = 0u; q < prev_count; ++q) {
-      vec4 old = prev_point_lambda[4u * prev + q];
-      if (old.w == feature_bits(feature)) lambda = params.solver.w * vec3(old);
+    if (old != VKPHYS_EMPTY_SLOT) {
+      // Friction is kept as a world vector, so the tangent basis may differ between steps.
+      vec4 last = prev_point_lambda[2u * old];
+      vec3 friction = vec3(last.y, last.z, last.w);
+      lambda = params.solver.w * vec3(last.x, dot(friction, t1), dot(friction, t2));
     }
     point_lambda[slot] = vec4(lambda, feature_bits(feature));
   }
@@ -61,15 +87,31 @@ void narrowphase_pair(uint p) {
 // The host will restore the step-start state and redo this step.
 bool step_undone() { return counters.overflow != 0u || counters.redo != 0u; }
 
-// ---- commit: this step's pairs become the previous step's (skipped when the step overflowed) --
-// Runs over the whole capacity: slots past this step's pairs are cleared, so the table can be
-// rebuilt from prev_pair_info alone (after a regrow, too).
+// ---- commit: this step's pairs become the previous step's (skipped when the step is redone) ----
+// Runs after the solve and before the integration, so body a's pose is the one the points were
+// found at. Each point keeps (lambda_n, friction impulse as a world vector) and (the point in
+// body a's frame, feature id). Runs over the whole capacity: slots past this step's pairs are
+// cleared, so the table can be rebuilt from prev_pair_info alone (after a regrow, too).
 void commit_pair(uint p) {
   if (step_undone()) return;
   bool live = p < stored_pairs();
-  prev_pair_info[p] = live ? pair_info[p] : uvec4(0u);
+  uvec4 info = live ? pair_info[p] : uvec4(0u);
+  prev_pair_info[p] = info;
+  vec3 t1 = vec3(0.0f);
+  vec3 t2 = vec3(0.0f);
+  if (info.z > 0u) tangent_basis(vec3(pair_normal[p]), t1, t2);
   for (uint k = 0u; k < 4u; ++k) {
-    prev_point_lambda[4u * p + k] = live ? point_lambda[4u * p + k] : vec4(0.0f);
+    uint slot = 4u * p + k;
+    vec4 next = vec4(0.0f);
+    vec4 where = vec4(0.0f);
+    if (k < info.z) {
+      vec4 lam = point_lambda[slot];
+      next = vec4(lam.x, lam.y * t1 + lam.z * t2);
+      vec3 local = quat_rotate_inv(body_rot[info.x], vec3(point_geom[slot]) - vec3(body_pos[info.x]));
+      where = vec4(local, lam.w);
+    }
+    prev_point_lambda[2u * slot] = next;
+    prev_point_lambda[2u * slot + 1u] = where;
   }
 }
 

@@ -39,20 +39,11 @@ void unit_in_place(uint u, uint kind) {
 // A body with n units appears to each with n times its inverse mass and inertia; the unit
 // writes its copies' velocity changes and the body adds their average, which is exactly
 // M^-1 sum(G^T dlambda) over its units (Tonge et al. 2012).
-BodyState split_body(uint b) {
-  BodyState s = load_body(b);
-  uvec2 r = body_range[b];
-  float share = float(max(r.y - r.x, 1u));
-  s.im *= share;
-  s.ii = share * s.ii;
-  return s;
-}
-
 void jacobi_unit(uint u, uint kind) {
   if (!unit_active(u)) return;
   uvec2 ab = unit_bodies(u);
-  BodyState a = split_body(ab.x);
-  BodyState b = split_body(ab.y);
+  BodyState a = solver_body(ab.x);
+  BodyState b = solver_body(ab.y);
   vec3 va = a.v;
   vec3 wa = a.w;
   vec3 vb = b.v;

@@ -1,4 +1,5 @@
-// The `vkphys` subcommands other than bench (tools/bench.cpp).
+// The `vkphys` subcommands other than bench (tools/bench.cpp, tools/bench_rigid.cpp). Scenes
+// with rigid bodies go on to tools/rigid_commands.cpp.
 #include "tools/commands.h"
 
 #include <fmt/format.h>
@@ -6,6 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
+#include <utility>
 
 #include "host/io/output.h"
 #include "host/io/scene_file.h"
@@ -63,6 +66,11 @@ BackendHandle open_backend(const std::string& which, const Options& opt) {
 
 int cmd_run(const Options& opt) {
   Scene scene = io::load_scene(opt.scene);
+  if (!scene.bodies.empty()) return cmd_run_rigid(opt, std::move(scene));
+  if (!opt.scheme.empty()) {
+    throw std::runtime_error(fmt::format(
+        "--scheme applies to rigid-body scenes only; {} is a particle scene", opt.scene));
+  }
   BackendHandle h = open_backend(opt.backend, opt);
   std::printf("%s\nbackend: %s\n", io::scene_summary(scene).c_str(), h.backend->name().c_str());
   h.backend->load(scene);
@@ -99,6 +107,12 @@ int cmd_run(const Options& opt) {
 
 int cmd_compare(const Options& opt) {
   Scene scene = io::load_scene(opt.scene);
+  if (!scene.bodies.empty()) return cmd_compare_rigid(opt, std::move(scene));
+  if (!opt.scheme.empty() || opt.rot_tol_given) {
+    throw std::runtime_error(fmt::format(
+        "--scheme and --rot-tol apply to rigid-body scenes only; {} is a particle scene",
+        opt.scene));
+  }
   BackendHandle gpu = open_backend("gpu", opt);
   BackendHandle cpu = open_backend("cpu", opt);
   gpu.backend->load(scene);

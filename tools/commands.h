@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "host/sim/scene.h"
+
 namespace vkphys::tools {
 
 struct Options {
@@ -16,16 +18,33 @@ struct Options {
   std::uint32_t every = 10;
   double pos_tol = 1e-3;
   double vel_tol = 1e-2;
+  double rot_tol = 1e-3;       // compare, rigid bodies: orientation tolerance [rad]
+  bool rot_tol_given = false;  // --rot-tol was on the command line
+  std::string scheme;          // rigid bodies: sequential|colored|jacobi|all; empty = default
   std::string workload = "particles";
+  std::string rigid_workload = "all";  // bench rigid: pyramid|pyramids|boxes|all
   std::vector<std::uint32_t> sizes{1000, 10000, 100000};
-  std::uint32_t size = 0;  // export-scene: count/base parameter, 0 = the builder's default
-  std::string export_out;  // export-scene: output file, empty = stdout
+  bool sizes_given = false;   // --sizes was on the command line
+  std::uint32_t warmup = 0;   // bench rigid: warm-up steps
+  bool warmup_given = false;  // --warmup was on the command line
+  std::uint32_t size = 0;     // export-scene: count/base parameter, 0 = the builder's default
+  std::string export_out;     // export-scene: output file, empty = stdout
 };
 
 int cmd_info(const Options& opt);
 int cmd_run(const Options& opt);
 int cmd_compare(const Options& opt);
 int cmd_bench(const Options& opt);
+
+// Rigid-body scenes (tools/rigid_commands.cpp): `run` and `compare` hand a scene with bodies to
+// these; `bench rigid` is tools/bench_rigid.cpp.
+int cmd_run_rigid(const Options& opt, Scene scene);
+int cmd_compare_rigid(const Options& opt, Scene scene);
+int cmd_bench_rigid(const Options& opt);
+
+// "sequential", "colored" or "jacobi" to the scheme; throws std::runtime_error otherwise.
+SolverScheme parse_scheme(const std::string& name);
+const char* scheme_name(SolverScheme scheme);
 
 // `vkphys export-scene NAME [--size N] [--out FILE]` (tools/export_scene.cpp): writes a
 // host/sim/rigid_scenes.h scene as scene JSON. NAME is one of export_scene_names().

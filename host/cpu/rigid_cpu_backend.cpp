@@ -74,7 +74,7 @@ class CpuRigidBackend final : public RigidBackend {
     point_lambda_.assign(4 * p, glm::vec4(0.0f));
     point_prep_.assign(16 * p, glm::vec4(0.0f));
     prev_info_.resize(p, glm::uvec4(0u));
-    prev_lambda_.resize(4 * p, glm::vec4(0.0f));
+    prev_lambda_.resize(8 * p, glm::vec4(0.0f));
     hash_.assign(params_.counts.w, VKPHYS_EMPTY_SLOT);
     unit_color_.assign(units, 0u);
     unit_dv_.assign(4 * units, glm::vec4(0.0f));
@@ -196,11 +196,11 @@ class CpuRigidBackend final : public RigidBackend {
       solve(e, RIGID_KIND_VELOCITY);
     }
     lap(RigidStage::solve);
-    for (std::uint32_t i = 0; i < n; ++i) e.body_integrate(i);
-    if (trace) fill_trace(*trace, pairs);
     for (std::uint32_t p = 0; p < capacity_; ++p) e.commit_pair(p);
     for (std::uint32_t s = 0; s < params_.counts.w; ++s) e.hash_clear(s, false);
     for (std::uint32_t p = 0; p < capacity_; ++p) e.hash_insert_pair(p, false);
+    for (std::uint32_t i = 0; i < n; ++i) e.body_integrate(i);
+    if (trace) fill_trace(*trace, pairs);
     lap(RigidStage::integrate);
     fill_rigid_stats(e.counters, scene_, world_, capacity_, stats_);
     return true;

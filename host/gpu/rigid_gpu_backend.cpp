@@ -231,7 +231,7 @@ class GpuRigidBackend final : public RigidBackend {
     point_prep_ = storage(16 * p * v4, "contact rows");
     vk::Buffer old_info = std::move(prev_info_), old_lambda = std::move(prev_lambda_);
     prev_info_ = storage(p * u4, "previous pairs");
-    prev_lambda_ = storage(4 * p * v4, "previous contact impulses");
+    prev_lambda_ = storage(8 * p * v4, "previous contact points");
     hash_ = storage(VkDeviceSize{table_} * u1, "warm-start table");
     unit_color_ = storage(units * u1, "unit colours");
     unit_dv_ = storage(4 * units * v4, "Jacobi velocity changes");
@@ -377,10 +377,10 @@ class GpuRigidBackend final : public RigidBackend {
       solve(RIGID_KIND_VELOCITY);
     }
     stage_done();
-    run(kernels_.body, body_groups, kIntegrate);
     run(kernels_.commit, vk::groups_for(capacity_, kGroup), 0);
     run(kernels_.commit, vk::groups_for(table_, kGroup), 1);
     run(kernels_.commit, vk::groups_for(capacity_, kGroup), 2);
+    run(kernels_.body, body_groups, kIntegrate);
     stage_done();
     vk::check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
     stats_.dispatches = dispatches;

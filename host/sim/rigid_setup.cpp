@@ -153,7 +153,7 @@ RigidWorld build_rigid_world(const Scene& scene) {
 }
 
 std::uint32_t default_pair_capacity(std::uint32_t bodies) {
-  return std::max(1024u, 8u * bodies);
+  return std::max(64u, 4u * bodies);
 }
 
 std::uint32_t grown_pair_capacity(std::uint32_t needed) {
@@ -176,7 +176,11 @@ kern::RigidParams make_rigid_params(const Scene& scene, const RigidWorld& world,
   // Rigid bodies always need a speculative margin to rest without jitter: 0 (the default)
   // means 2 cm.
   const float margin = s.contact_margin > 0.0f ? s.contact_margin : 0.02f;
-  p.contact = glm::vec4(margin, glm::length(s.gravity), 0.0f, 0.0f);
+  if (!(sv.contact_hertz >= 0.0f) || !std::isfinite(sv.contact_hertz)) {
+    throw std::invalid_argument("solver.contact_hertz = " + std::to_string(sv.contact_hertz) +
+                                ": must be a finite number >= 0");
+  }
+  p.contact = glm::vec4(margin, glm::length(s.gravity), sv.contact_hertz, 0.0f);
   p.counts = glm::uvec4(world.bodies(), world.joints(), pair_capacity, pair_hash_size(pair_capacity));
   std::uint32_t flags = (sv.split_impulse ? VKPHYS_FLAG_SPLIT : 0u) |
                         (sv.gyroscopic ? VKPHYS_FLAG_GYROSCOPIC : 0u);

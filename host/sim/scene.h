@@ -58,6 +58,9 @@ struct SolverSettings {
   bool split_impulse = false;      // seed 000 section 8.1: position correction not kept as velocity
   bool gyroscopic = true;          // the -w x (I w) term in the angular velocity update
   std::uint32_t max_colors = 24;   // colours before the overflow colour, in [1, 30]
+  // Contact stiffness cap [Hz]: a contact's SPOOK k is at most m_eff (2 pi f)^2, m_eff the pair's
+  // reduced mass (0 disables the cap). See ARCHITECTURE.md, "Contact stiffness".
+  float contact_hertz = 30.0f;
 };
 
 struct Settings {

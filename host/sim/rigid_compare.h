@@ -1,0 +1,62 @@
+// Rigid-body backend comparison: two backends run the same scene with the same solver scheme
+// and the per-step differences of position, orientation, velocity and angular velocity are
+// recorded (`vkphys compare` on a scene with bodies). As for particles, bitwise equality is not
+// expected; the tolerances say what is close enough.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <glm/glm.hpp>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/sim/rigid_backend.h"
+
+namespace vkphys {
+
+struct RigidTolerance {
+  double position = 1e-3;          // [m]
+  double rotation = 1e-3;          // orientation difference angle [rad]
+  double velocity = 1e-2;          // [m/s]
+  double angular_velocity = 1e-2;  // [rad/s]
+};
+
+struct RigidStepError {
+  double max_pos = 0, mean_pos = 0;          // |x_a - x_b| [m]
+  double max_rot = 0, mean_rot = 0;          // orientation_error(q_a, q_b) [rad]
+  double max_vel = 0, mean_vel = 0;          // |v_a - v_b| [m/s]
+  double max_omega = 0, mean_omega = 0;      // |w_a - w_b| [rad/s]
+  std::uint32_t worst_body = 0;              // body of the largest position error
+  std::uint32_t points_a = 0, points_b = 0;  // contact points reported by each backend
+};
+
+// The angle [rad] in [0, pi] of the rotation conj(q_a) q_b that takes orientation a to b.
+// q and -q are the same rotation: the result is 0 for q_b = -q_a. Quaternions are normalised
+// first; NaN in, NaN out.
+double orientation_error(glm::vec4 qa, glm::vec4 qb);
+
+// Differences over the first `count` bodies (by default all); throws std::invalid_argument if
+// the states differ in size or have fewer than `count` bodies. A NaN in either state makes the
+// maxima NaN.
+RigidStepError rigid_state_error(const RigidState& a, const RigidState& b,
+                                 std::size_t count = std::numeric_limits<std::size_t>::max());
+
+// The quantities of `e` past tolerance, comma-separated ("position, rotation"); empty if none.
+// NaN counts as past tolerance.
+std::string rigid_past_tolerance(const RigidStepError& e, const RigidTolerance& tol);
+
+struct RigidCompareResult {
+  std::vector<RigidStepError> steps;       // index k: after step k + 1
+  std::optional<std::uint32_t> first_bad;  // first step (1-based) past tolerance
+  std::string first_bad_what;              // rigid_past_tolerance at that step
+};
+
+// Runs `steps` steps on both backends (already loaded with the same scene) and compares the
+// first `bodies` bodies after each. `on_step` (if set) is called with each finished step.
+RigidCompareResult compare_rigid_backends(RigidBackend& a, RigidBackend& b, std::uint32_t steps,
+                                          const RigidTolerance& tol, std::size_t bodies,
+                                          const std::function<void(std::uint32_t)>& on_step = {});
+
+}  // namespace vkphys

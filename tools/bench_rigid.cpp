@@ -1,0 +1,198 @@
+// `vkphys bench rigid [pyramid|pyramids|boxes|all]`: ms/step per stage of the rigid-body step.
+//
+//   pyramid   one pyramid of boxes (pyramid_scene), --sizes = base rows   (default 20,40)
+//   pyramids  base-10 pyramids side by side, --sizes = copies               (default 10)
+//   boxes     box_rain_scene, --sizes = box counts (default 10000,100000 on a GPU; smaller where
+//             the GPU sizes would take many minutes on a small machine: 1000,10000 on the CPU
+//             backend, 1000,4000 on a CPU Vulkan driver such as lavapipe)
+//
+// Each workload/size/backend/scheme first runs --warmup steps (default 60 for the pyramids, which
+// settle; 120 for the box rain, long enough for the top layer to land from 5.5 m and the pile to
+// settle), then times --steps steps. Stage times come from GPU timestamps on the GPU backend and
+// from the host clock on the CPU backend; "wall" is the host-measured time of the whole step
+// including submit and wait. Counts (pairs, points, rows, colours, overflow) are the last timed
+// step's. Output is a Markdown table for docs/benchmarks.md; progress goes to stderr.
+#include <fmt/format.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+
+#include "host/sim/rigid_backend.h"
+#include "host/sim/rigid_scenes.h"
+#include "host/vk/context.h"
+#include "tools/commands.h"
+#include "tools/progress.h"
+
+namespace vkphys::tools {
+
+namespace {
+
+struct Workload {
+  const char* name;
+  std::vector<std::uint32_t> gpu_sizes;         // default sizes on a GPU
+  std::vector<std::uint32_t> cpu_sizes;         // ... on the CPU backend
+  std::vector<std::uint32_t> cpu_driver_sizes;  // ... on a CPU Vulkan driver (lavapipe)
+  std::uint32_t warmup;
+};
+
+const std::array<Workload, 3>& workloads() {
+  static const std::array<Workload, 3> w{{
+      {"pyramid", {20, 40}, {20, 40}, {20, 40}, 60},
+      {"pyramids", {10}, {10}, {10}, 60},
+      {"boxes", {10000, 100000}, {1000, 10000}, {1000, 4000}, 120},
+  }};
+  return w;
+}
+
+Scene build(const std::string& workload, std::uint32_t size) {
+  if (workload == "pyramid") return pyramid_scene(size, 1);
+  if (workload == "pyramids") return pyramid_scene(10, size);
+  return box_rain_scene(size);
+}
+
+// 12345 -> "12,345".
+std::string thousands(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+int cmd_bench_rigid(const Options& opt) {
+  std::vector<SolverScheme> schemes;
+  if (opt.scheme.empty() || opt.scheme == "colored") {
+    schemes = {SolverScheme::colored};
+  } else if (opt.scheme == "all") {
+    schemes = {SolverScheme::colored, SolverScheme::jacobi, SolverScheme::sequential};
+  } else {
+    schemes = {parse_scheme(opt.scheme)};
+  }
+  if (opt.backend == "gpu" && schemes == std::vector{SolverScheme::sequential}) {
+    throw std::runtime_error(
+        "--scheme sequential runs on the CPU backend only: use --backend cpu or both");
+  }
+  if (opt.steps == 0) throw std::runtime_error("--steps must be at least 1");
+  std::vector<const Workload*> chosen;
+  for (const Workload& w : workloads()) {
+    if (opt.rigid_workload == "all" || opt.rigid_workload == w.name) chosen.push_back(&w);
+  }
+
+  std::unique_ptr<vk::Context> ctx;
+  std::vector<std::string> backends;
+  if (opt.backend == "cpu" || opt.backend == "both") backends.push_back("cpu");
+  if (opt.backend == "gpu" || opt.backend == "both") {
+    try {
+      ctx = vk::Context::create({opt.device, opt.validation});
+      backends.push_back("gpu");
+    } catch (const vk::Unavailable& e) {
+      std::printf("GPU backend skipped: %s\n", e.what());
+    }
+  }
+  const bool cpu_driver = ctx && ctx->info().type == "cpu";
+  if (ctx) {
+    const vk::DeviceInfo& d = ctx->info();
+    std::printf("device: %s (%s), driver %s%s\n", d.name.c_str(), d.type.c_str(), d.driver.c_str(),
+                cpu_driver ? "  -- a CPU Vulkan driver: NOT GPU timings (rows marked gpu*)" : "");
+  }
+  std::printf(
+      "\n| workload | size | bodies | backend | scheme | pairs | points | rows | colours "
+      "| overflow | dispatches | ");
+  for (std::size_t s = 0; s < kRigidStageCount; ++s) {
+    std::printf("%s | ", rigid_stage_name(static_cast<RigidStage>(s)));
+  }
+  std::printf("stages sum | wall ms/step | steps/s |\n|");
+  for (std::size_t s = 0; s < kRigidStageCount + 14; ++s) std::printf("---|");
+  std::printf("\n");
+  std::fflush(stdout);
+
+  std::uint32_t regrow_rows = 0;
+  for (const Workload* w : chosen) {
+    const std::uint32_t warmup = opt.warmup_given ? opt.warmup : w->warmup;
+    for (const std::string& which : backends) {
+      const std::vector<std::uint32_t>& sizes = opt.sizes_given  ? opt.sizes
+                                                : which == "cpu" ? w->cpu_sizes
+                                                : cpu_driver     ? w->cpu_driver_sizes
+                                                                 : w->gpu_sizes;
+      for (std::uint32_t size : sizes) {
+        Scene scene = build(w->name, size);
+        const auto bodies = static_cast<std::uint32_t>(scene.bodies.size());
+        const auto joints = static_cast<std::uint32_t>(scene.joints.size());
+        for (SolverScheme scheme : schemes) {
+          if (which == "gpu" && scheme == SolverScheme::sequential) {
+            if (opt.scheme != "all") std::printf("(sequential: CPU backend only, GPU skipped)\n");
+            continue;
+          }
+          scene.settings.solver.scheme = scheme;
+          std::unique_ptr<RigidBackend> backend =
+              which == "cpu" ? make_cpu_rigid_backend() : make_gpu_rigid_backend(*ctx);
+          std::fprintf(stderr, "%s %u (%u bodies), %s, %s: %u warm-up + %u timed steps\n", w->name,
+                       size, bodies, which.c_str(), scheme_name(scheme), warmup, opt.steps);
+          backend->load(scene);
+          Progress progress(std::uint64_t{warmup} + opt.steps);
+          for (std::uint32_t k = 0; k < warmup; ++k) {
+            backend->step();
+            progress.update(k + 1u);
+          }
+          std::array<double, kRigidStageCount> stage_sum{};
+          double wall = 0.0;
+          std::uint32_t regrows = 0;
+          for (std::uint32_t k = 0; k < opt.steps; ++k) {
+            const auto t0 = std::chrono::steady_clock::now();
+            backend->step();
+            wall += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count();
+            const RigidStats& st = backend->stats();
+            for (std::size_t s = 0; s < kRigidStageCount; ++s) stage_sum[s] += st.stage_ms[s];
+            regrows += st.regrows;
+            progress.update(std::uint64_t{warmup} + k + 1u);
+          }
+          progress.finish();
+          const RigidStats& st = backend->stats();
+          const double steps = opt.steps;
+          const std::uint32_t units = joints + st.manifolds;
+          const bool colored = scheme == SolverScheme::colored;
+          std::string colours = colored ? std::to_string(st.colors) : "—";
+          std::string overflow =
+              !colored ? "—"
+                       : fmt::format("{:.2f}%", units ? 100.0 * st.overflow_units / units : 0.0);
+          std::string dispatches = which == "gpu" ? std::to_string(st.dispatches) : "—";
+          std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ", w->name,
+                      thousands(size).c_str(), thousands(bodies).c_str(),
+                      which == "gpu" ? (cpu_driver ? "gpu*" : "gpu") : "cpu", scheme_name(scheme),
+                      thousands(st.pairs).c_str(), thousands(st.points).c_str(),
+                      thousands(st.rows).c_str(), colours.c_str(), overflow.c_str(),
+                      dispatches.c_str());
+          double total = 0.0;
+          for (double ms : stage_sum) {
+            std::printf("%.3f | ", ms / steps);
+            total += ms / steps;
+          }
+          std::printf("%.3f | %.3f | %.1f |\n", total, wall / steps, 1000.0 * steps / wall);
+          if (regrows) ++regrow_rows;
+          std::fflush(stdout);
+        }
+      }
+    }
+  }
+  if (regrow_rows) {
+    std::printf(
+        "\nnote: %u row(s) include steps redone after a pair-buffer overflow (regrows) in "
+        "the timed steps; raise --warmup\n",
+        regrow_rows);
+  }
+  if (cpu_driver) {
+    std::printf("\ngpu*: the GPU backend on %s, a CPU Vulkan driver: not GPU timings\n",
+                ctx->info().name.c_str());
+  }
+  return 0;
+}
+
+}  // namespace vkphys::tools

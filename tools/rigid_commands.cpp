@@ -1,0 +1,182 @@
+// `vkphys run` and `vkphys compare` for rigid-body scenes (scenes with "bodies"). The particle
+// paths in tools/commands.cpp hand such scenes over to these.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+
+#include "host/io/rigid_output.h"
+#include "host/io/scene_file.h"
+#include "host/sim/rigid_backend.h"
+#include "host/sim/rigid_compare.h"
+#include "host/sim/rigid_metrics.h"
+#include "host/vk/context.h"
+#include "tools/commands.h"
+#include "tools/progress.h"
+
+namespace vkphys::tools {
+
+SolverScheme parse_scheme(const std::string& name) {
+  if (name == "sequential") return SolverScheme::sequential;
+  if (name == "colored") return SolverScheme::colored;
+  if (name == "jacobi") return SolverScheme::jacobi;
+  throw std::runtime_error(
+      fmt::format("--scheme {}: expected sequential, colored or jacobi", name));
+}
+
+const char* scheme_name(SolverScheme scheme) {
+  switch (scheme) {
+    case SolverScheme::sequential:
+      return "sequential";
+    case SolverScheme::colored:
+      return "colored";
+    case SolverScheme::jacobi:
+      return "jacobi";
+  }
+  return "?";
+}
+
+namespace {
+
+// "body 12 (box)", or for the static bodies after the scene's: "plane body 14 (scene plane 0)".
+std::string describe_body(const Scene& scene, std::uint32_t i) {
+  if (i < scene.bodies.size()) {
+    return fmt::format("body {} ({})", i, io::body_shape_name(scene.bodies[i].shape));
+  }
+  return fmt::format("plane body {} (scene plane {})", i, i - scene.bodies.size());
+}
+
+}  // namespace
+
+int cmd_run_rigid(const Options& opt, Scene scene) {
+  SolverSettings& solver = scene.settings.solver;
+  if (!opt.scheme.empty()) solver.scheme = parse_scheme(opt.scheme);
+  if (opt.backend == "gpu" && solver.scheme == SolverScheme::sequential) {
+    throw std::runtime_error(
+        opt.scheme.empty()
+            ? fmt::format("{} uses solver.scheme \"sequential\", which only the CPU backend runs: "
+                          "use --backend cpu, or --scheme colored|jacobi on the GPU",
+                          opt.scene)
+            : "--scheme sequential runs on the CPU backend only: use --backend cpu, or --scheme "
+              "colored|jacobi on the GPU");
+  }
+  std::unique_ptr<vk::Context> ctx;
+  std::unique_ptr<RigidBackend> backend;
+  if (opt.backend == "cpu") {
+    backend = make_cpu_rigid_backend();
+  } else {
+    ctx = vk::Context::create({opt.device, opt.validation});
+    backend = make_gpu_rigid_backend(*ctx);
+  }
+  std::printf("%s\nbackend: %s, scheme %s\n", io::scene_summary(scene).c_str(),
+              backend->name().c_str(), scheme_name(solver.scheme));
+  if (ctx && ctx->info().type == "cpu") {
+    std::printf("(a CPU Vulkan driver: step times are not GPU timings)\n");
+  }
+  backend->load(scene);
+  io::RigidRunWriter writer(opt.out);
+  const RigidMassTable masses = rigid_mass_table(scene);
+  RigidState prev, cur;  // prev: the last finite state
+  backend->read(prev);
+  RigidMetrics m = measure_rigid(masses, scene, prev);
+  if (m.nonfinite_body) {
+    throw std::runtime_error(fmt::format("step 0: {} starts with a NaN or infinite value",
+                                         describe_body(scene, *m.nonfinite_body)));
+  }
+  writer.frame(0, scene, prev);
+  writer.metrics(0, 0.0, m, backend->stats(), 0.0);
+  std::uint64_t last_frame = 0;
+  Progress progress(opt.steps);
+  const double h = static_cast<double>(scene.settings.time_step);
+  for (std::uint32_t k = 1; k <= opt.steps; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    backend->step();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    backend->read(cur);
+    m = measure_rigid(masses, scene, cur);
+    if (m.nonfinite_body) {
+      if (last_frame != k - 1u) writer.frame(k - 1u, scene, prev);
+      progress.finish();
+      throw std::runtime_error(fmt::format(
+          "step {}: {} has a NaN or infinite position, orientation or velocity; stopping "
+          "(frame_{:06d}.csv holds the last finite state; check time_step, spook_k and masses)",
+          k, describe_body(scene, *m.nonfinite_body), k - 1u));
+    }
+    writer.metrics(k, h * k, m, backend->stats(), ms);
+    if ((opt.every && k % opt.every == 0) || k == opt.steps) {
+      writer.frame(k, scene, cur);
+      last_frame = k;
+    }
+    std::swap(prev, cur);
+    progress.update(k);
+  }
+  progress.finish();
+  const RigidStats& st = backend->stats();
+  std::printf(
+      "%u steps: kinetic %.6g J (rotational %.6g J), potential %.6g J, %u pairs, %u contact "
+      "points, %u rows; output in %s\n",
+      opt.steps, m.kinetic(), m.kinetic_rotational, m.potential, st.pairs, st.points, st.rows,
+      opt.out.c_str());
+  return 0;
+}
+
+int cmd_compare_rigid(const Options& opt, Scene scene) {
+  SolverSettings& solver = scene.settings.solver;
+  if (!opt.scheme.empty()) {
+    solver.scheme = parse_scheme(opt.scheme);
+    if (solver.scheme == SolverScheme::sequential) {
+      throw std::runtime_error(
+          "--scheme sequential runs on the CPU backend only, so there is no GPU run to compare "
+          "it with: use --scheme colored or jacobi");
+    }
+  } else if (solver.scheme == SolverScheme::sequential) {
+    std::printf(
+        "%s uses solver.scheme \"sequential\" (CPU backend only): comparing with "
+        "colored\n",
+        opt.scene.c_str());
+    solver.scheme = SolverScheme::colored;
+  }
+  std::unique_ptr<vk::Context> ctx = vk::Context::create({opt.device, opt.validation});
+  std::unique_ptr<RigidBackend> gpu = make_gpu_rigid_backend(*ctx);
+  std::unique_ptr<RigidBackend> cpu = make_cpu_rigid_backend();
+  gpu->load(scene);
+  cpu->load(scene);
+  RigidTolerance tol;
+  tol.position = opt.pos_tol;
+  tol.rotation = opt.rot_tol;
+  tol.velocity = opt.vel_tol;
+  tol.angular_velocity = opt.vel_tol;
+  std::printf(
+      "%s\ncomparing %s against %s, scheme %s, tolerance %.3g m / %.3g rad / %.3g m/s and "
+      "rad/s\n",
+      io::scene_summary(scene).c_str(), gpu->name().c_str(), cpu->name().c_str(),
+      scheme_name(solver.scheme), tol.position, tol.rotation, tol.velocity);
+  Progress progress(opt.steps);
+  RigidCompareResult r =
+      compare_rigid_backends(*gpu, *cpu, opt.steps, tol, scene.bodies.size(),
+                             [&progress](std::uint32_t k) { progress.update(k); });
+  progress.finish();
+  std::printf("%6s %11s %11s %11s %11s %11s %11s %11s %11s %6s %7s %7s\n", "step", "max|dx|",
+              "mean|dx|", "max angle", "mean angle", "max|dv|", "mean|dv|", "max|dw|", "mean|dw|",
+              "worst", "points", "(cpu)");
+  for (std::size_t k = 0; k < r.steps.size(); ++k) {
+    const RigidStepError& e = r.steps[k];
+    std::printf("%6zu %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %6u %7u %7u\n", k + 1,
+                e.max_pos, e.mean_pos, e.max_rot, e.mean_rot, e.max_vel, e.mean_vel, e.max_omega,
+                e.mean_omega, e.worst_body, e.points_a, e.points_b);
+  }
+  std::printf("(worst: the body with the largest position difference; angles in rad)\n");
+  if (r.first_bad) {
+    std::printf("FAIL: first step past tolerance: %u (%s)\n", *r.first_bad,
+                r.first_bad_what.c_str());
+    return 1;
+  }
+  std::printf("OK: all %u steps within tolerance\n", opt.steps);
+  return 0;
+}
+
+}  // namespace vkphys::tools
