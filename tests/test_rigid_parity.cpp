@@ -821,32 +821,57 @@ INSTANTIATE_TEST_SUITE_P(Rigid, RigidColoring,
 // TEMP EXPERIMENTS
 namespace vkphys::test {
 namespace {
-void two_body(vk::Context& ctx, const Scene& pile, std::uint32_t ia, std::uint32_t ib, int iters, bool zero_vel) {
-  Scene s = pile;
-  s.bodies = {pile.bodies[ia], pile.bodies[ib]};
-  s.planes.clear();
-  s.settings.solver.iterations = static_cast<std::uint32_t>(iters);
-  if (zero_vel) for (Body& b : s.bodies) { b.velocity = glm::vec3(0); b.angular_velocity = glm::vec3(0); }
+void lambda_probe(vk::Context& ctx, const Scene& pile) {
   auto gpu = make_gpu_rigid_backend(ctx);
   auto cpu = make_cpu_rigid_backend();
-  gpu->load(s); cpu->load(s);
+  gpu->load(pile); cpu->load(pile);
   RigidTrace g, c;
   gpu->step(&g); cpu->step(&c);
-  std::printf("bodies %u %u iters %d zero %d: pairs %zu %zu\n", ia, ib, iters, int(zero_vel), g.pairs.size(), c.pairs.size());
-  for (std::size_t p = 0; p < std::min(g.pairs.size(), c.pairs.size()); ++p)
-    std::printf("  cpu n (%.9g %.9g %.9g %.9g) gpu n (%.9g %.9g %.9g %.9g) pts %u %u\n", double(c.normals[p].x), double(c.normals[p].y), double(c.normals[p].z), double(c.normals[p].w),
-      double(g.normals[p].x), double(g.normals[p].y), double(g.normals[p].z), double(g.normals[p].w), c.pairs[p].z, g.pairs[p].z);
-  const Body& a = s.bodies[0]; const Body& b = s.bodies[1];
-  std::printf("  A shape %u r %.9g hh %.9g pos (%.9g %.9g %.9g) q (%.9g %.9g %.9g %.9g)\n", unsigned(a.shape), double(a.radius), double(a.half_height), double(a.position.x), double(a.position.y), double(a.position.z), double(a.orientation.x), double(a.orientation.y), double(a.orientation.z), double(a.orientation.w));
-  std::printf("  B shape %u he (%.9g %.9g %.9g) pos (%.9g %.9g %.9g) q (%.9g %.9g %.9g %.9g)\n", unsigned(b.shape), double(b.half_extents.x), double(b.half_extents.y), double(b.half_extents.z), double(b.position.x), double(b.position.y), double(b.position.z), double(b.orientation.x), double(b.orientation.y), double(b.orientation.z), double(b.orientation.w));
+  std::vector<std::pair<double, std::size_t>> order;
+  for (std::size_t q = 0; q < c.lambdas.size(); ++q) {
+    double d = 0; for (int k = 0; k < 3; ++k) d = std::max(d, std::abs(double(g.lambdas[q][k]) - double(c.lambdas[q][k])));
+    order.push_back({d, q});
+  }
+  std::sort(order.rbegin(), order.rend());
+  auto vel_at = [&](std::uint32_t b, glm::vec3 x) -> glm::dvec3 {
+    if (b >= pile.bodies.size()) return glm::dvec3(0);
+    const Body& bb = pile.bodies[b];
+    return glm::dvec3(bb.velocity) + glm::cross(glm::dvec3(bb.angular_velocity), glm::dvec3(x - bb.position));
+  };
+  for (int r = 0; r < std::min(8, int(order.size())); ++r) {
+    std::size_t q = order[std::size_t(r)].second; std::size_t p = q / 4;
+    glm::uvec4 pr = c.pairs[p];
+    glm::vec3 x(c.points[q]);
+    double un = glm::dot(vel_at(pr.y, x) - vel_at(pr.x, x), glm::dvec3(c.normals[p]));
+    std::printf("d %.3g point %zu pair %zu (%u %u) sh %u %u pts %u gap c %.7g g %.7g un %.6f lam c (%.6g %.6g %.6g) g (%.6g %.6g %.6g) dn %.3g\n", order[std::size_t(r)].first, q, p, pr.x, pr.y,
+      shape_rank(pile, pr.x), shape_rank(pile, pr.y), pr.z, double(c.points[q].w), double(g.points[q].w), un,
+      double(c.lambdas[q].x), double(c.lambdas[q].y), double(c.lambdas[q].z), double(g.lambdas[q].x), double(g.lambdas[q].y), double(g.lambdas[q].z),
+      glm::length(glm::dvec3(c.normals[p]) - glm::dvec3(g.normals[p])));
+  }
 }
-TEST(RigidExperiment, NormalDiff) {
+TEST(RigidExperiment, LambdaDiff) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   const Scene pile = advanced(mixed_drop_scene(48, 7), 75);
-  two_body(ctx, pile, 5, 9, 10, false);
-  two_body(ctx, pile, 5, 9, 0, true);
-  two_body(ctx, pile, 47, 15, 0, true);
-  two_body(ctx, pile, 32, 48, 0, true);
+  lambda_probe(ctx, pile);
+  Scene two = pile;
+  two.bodies = {pile.bodies[38], pile.bodies[39]};
+  two.planes.clear();
+  std::printf("two bodies:\n");
+  lambda_probe(ctx, two);
+  for (int k = 0; k < 4; ++k) {
+    Scene t2 = two;
+    if (k == 1) t2.bodies[0].position.x = std::nextafter(t2.bodies[0].position.x, 1e9f);
+    if (k == 2) t2.bodies[0].position.y = std::nextafter(t2.bodies[0].position.y, 1e9f);
+    if (k == 3) t2.bodies[1].position.z = std::nextafter(t2.bodies[1].position.z, 1e9f);
+    auto cpu = make_cpu_rigid_backend();
+    cpu->load(t2);
+    RigidTrace c; cpu->step(&c);
+    std::printf("cpu perturb %d: n (%.9g %.9g %.9g) pt (%.9g %.9g %.9g %.9g) lam %.9g\n", k, double(c.normals[0].x), double(c.normals[0].y), double(c.normals[0].z),
+      double(c.points[0].x), double(c.points[0].y), double(c.points[0].z), double(c.points[0].w), double(c.lambdas[0].x));
+  }
+  const Body& a = two.bodies[0]; const Body& b = two.bodies[1];
+  std::printf("  A shape %u r %.9g hh %.9g pos (%.9g %.9g %.9g) q (%.9g %.9g %.9g %.9g) m %.9g v (%.9g %.9g %.9g) w (%.9g %.9g %.9g)\n", unsigned(a.shape), double(a.radius), double(a.half_height), double(a.position.x), double(a.position.y), double(a.position.z), double(a.orientation.x), double(a.orientation.y), double(a.orientation.z), double(a.orientation.w), double(a.mass), double(a.velocity.x), double(a.velocity.y), double(a.velocity.z), double(a.angular_velocity.x), double(a.angular_velocity.y), double(a.angular_velocity.z));
+  std::printf("  B shape %u he (%.9g %.9g %.9g) pos (%.9g %.9g %.9g) q (%.9g %.9g %.9g %.9g) m %.9g v (%.9g %.9g %.9g) w (%.9g %.9g %.9g)\n", unsigned(b.shape), double(b.half_extents.x), double(b.half_extents.y), double(b.half_extents.z), double(b.position.x), double(b.position.y), double(b.position.z), double(b.orientation.x), double(b.orientation.y), double(b.orientation.z), double(b.orientation.w), double(b.mass), double(b.velocity.x), double(b.velocity.y), double(b.velocity.z), double(b.angular_velocity.x), double(b.angular_velocity.y), double(b.angular_velocity.z));
 }
 }
 }

@@ -253,7 +253,7 @@ class SceneParser {
     if (!f) return;
     Object o(*f, {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start",
                   "spook_k", "spook_d", "scheme", "restitution", "friction_model", "split_impulse",
-                  "gyroscopic", "max_colors"});
+                  "gyroscopic", "max_colors", "contact_hertz"});
     if (auto g = o.get("iterations"))
       s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
     if (auto g = o.get("relaxation")) {
@@ -278,6 +278,10 @@ class SceneParser {
     if (auto g = o.get("split_impulse")) s.split_impulse = g->as_bool();
     if (auto g = o.get("gyroscopic")) s.gyroscopic = g->as_bool();
     if (auto g = o.get("max_colors")) s.max_colors = static_cast<std::uint32_t>(g->as_uint(1, 30));
+    if (auto g = o.get("contact_hertz")) {
+      s.contact_hertz = g->non_negative();
+      g->check(s.contact_hertz <= 1.0e4f, "must be <= 1e4 Hz (0 disables the cap)");
+    }
   }
 
   // Index of the string value in `names`.
@@ -1267,12 +1271,12 @@ std::string write_scene_json(const Scene& scene) {
       "  \"solver\": {{\"iterations\": {}, \"relaxation\": {}, \"restitution_threshold\": {}, "
       "\"friction\": {}, \"warm_start\": {},\n             \"scheme\": \"{}\", \"restitution\": "
       "\"{}\", \"friction_model\": \"{}\", \"split_impulse\": {}, \"gyroscopic\": {}, "
-      "\"max_colors\": {}}},\n",
+      "\"max_colors\": {}, \"contact_hertz\": {}}},\n",
       so.iterations, num(so.relaxation), num(so.restitution_threshold), so.friction,
       num(so.warm_start), name_of(kSchemeNames, static_cast<std::uint32_t>(so.scheme)),
       name_of(kRestitutionNames, static_cast<std::uint32_t>(so.restitution)),
       name_of(kFrictionModelNames, static_cast<std::uint32_t>(so.friction_model)), so.split_impulse,
-      so.gyroscopic, so.max_colors));
+      so.gyroscopic, so.max_colors, num(so.contact_hertz)));
 
   put("  \"materials\": [\n");
   for (std::size_t i = 0; i < scene.materials.size(); ++i) {
