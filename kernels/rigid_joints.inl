@@ -13,16 +13,25 @@
 //     theta_i = 2 asin(v_i), seed 004 section 8 with the digest's corrections (|v|^2 in the
 //     square root, the conjugate in the correction), applied as velocity rows instead of the
 //     paper's position projection. Each limited axis gets one row, toward whichever limit is
-//     nearer, with d theta/dt = (w_b - w_a) . axis.
+//     nearer, with d theta/dt = (w_b - w_a) . axis (the exact axis for the ball's components is
+//     derived below).
 // Every row has its joint's own SPOOK k and d; limit rows have the limit k and d.
 // joint_rows[4 (6j + r) + ...] = (l_a, T) (a_a, eps) (l_b, 1/(K + eps), 0 = row unused) (a_b, T
 // without position correction).
 
-bool joint_row_unilateral(uint type, uint r) {
-  return (type == VKPHYS_JOINT_BALL && r >= 3u) || (type == VKPHYS_JOINT_HINGE && r == 5u);
+vec4 joint_frame(uint j, uint k) { return joint_frames[VKPHYS_JOINT_STRIDE * j + k]; }
+
+// Limit rows are one-sided, except for a locked axis (lo = hi): with one side only, a row
+// chosen for the side the angle is on lets it run freely past the other in a single step (seed
+// 004's shoulder axes are locked; the arms hitting the floor turned them 0.7 rad).
+bool limit_locked(uint j, uint axis) {
+  return joint_frame(j, 7u)[int(axis)] <= joint_frame(j, 6u)[int(axis)];
 }
 
-vec4 joint_frame(uint j, uint k) { return joint_frames[VKPHYS_JOINT_STRIDE * j + k]; }
+bool joint_row_unilateral(uint j, uint type, uint r) {
+  if (type == VKPHYS_JOINT_BALL && r >= 3u) return !limit_locked(j, r - 3u);
+  return type == VKPHYS_JOINT_HINGE && r == 5u && !limit_locked(j, 0u);
+}
 
 void store_joint_row(uint j, uint r, vec3 la, vec3 aa, vec3 lb, vec3 ab, float g, vec3 spook,
                      BodyState a0, BodyState b0, BodyState a, BodyState b, bool unilateral) {
@@ -43,9 +52,15 @@ void clear_joint_row(uint j, uint r) {
   for (uint k = 0u; k < 4u; ++k) joint_rows[base + k] = vec4(0.0f);
 }
 
-// One limit row: toward `lo` when theta is below the middle of [lo, hi], else toward `hi`.
+// One limit row: toward `lo` when theta is below the middle of [lo, hi], else toward `hi`; a
+// two-sided row holding theta = lo when the axis is locked.
 void store_limit_row(uint j, uint r, vec3 axis, float theta, float lo, float hi, vec3 spook,
                      BodyState a0, BodyState b0, BodyState a, BodyState b) {
+  if (hi <= lo) {
+    store_joint_row(j, r, vec3(0.0f), -axis, vec3(0.0f), axis, theta - lo, spook, a0, b0, a, b,
+                    false);
+    return;
+  }
   bool lower = theta < 0.5f * (lo + hi);
   float g = lower ? theta - lo : hi - theta;
   vec3 dir = lower ? axis : -axis;
@@ -110,12 +125,17 @@ void prepare_joint(uint j) {
     if (rel.w < 0.0f) rel = -rel;
     vec4 lo = joint_frame(j, 6u);
     vec4 hi = joint_frame(j, 7u);
+    vec3 v = vec3(rel);
     for (uint r = 0u; r < 3u; ++r) {
       int c = int(r);
       vec3 e = vec3(r == 0u ? 1.0f : 0.0f, r == 1u ? 1.0f : 0.0f, r == 2u ? 1.0f : 0.0f);
-      float theta = 2.0f * asin(clamp(rel[c], -1.0f, 1.0f));
-      store_limit_row(j, 3u + r, quat_rotate(qa, e), theta, lo[c], hi[c], limit_spook, a0, b0, a,
-                      b);
+      float vc = clamp(rel[c], -0.999f, 0.999f);
+      float theta = 2.0f * asin(vc);
+      // d theta_i/dt = (w_b - w_a) . R_a (w e_i + v x e_i) / sqrt(1 - v_i^2), from
+      // d/dt conj(q_a) q_b = 1/2 [R_a^T (w_b - w_a), 0] conj(q_a) q_b: the row's axis, exact
+      // also when the other axes are turned (seed 004's e_i alone is right only near identity).
+      vec3 axis = quat_rotate(qa, rel.w * e + cross(v, e)) / sqrt(1.0f - vc * vc);
+      store_limit_row(j, 3u + r, axis, theta, lo[c], hi[c], limit_spook, a0, b0, a, b);
     }
   }
   // Warm start: keep last step's impulses, scaled.
@@ -144,7 +164,7 @@ void joint_rows_sweep(uint j, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) 
     float target = kind == RIGID_KIND_VELOCITY ? r3.w : r0.w;
     float u = row_velocity(vec3(r0), vec3(r1), vec3(r2), vec3(r3), a, b);
     next = row_update(lam, target, u, r1.w, r2.w, relax);
-    if (joint_row_unilateral(type, r)) next = max(next, 0.0f);
+    if (joint_row_unilateral(j, type, r)) next = max(next, 0.0f);
     row_apply(vec3(r0), vec3(r1), vec3(r2), vec3(r3), next - lam, a, b);
     if (r < 4u) {
       lam0[int(r)] = next;

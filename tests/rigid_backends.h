@@ -21,9 +21,12 @@ struct RigidCase {
 
 inline std::string scheme_name(SolverScheme s) {
   switch (s) {
-    case SolverScheme::sequential: return "sequential";
-    case SolverScheme::colored: return "colored";
-    case SolverScheme::jacobi: return "jacobi";
+    case SolverScheme::sequential:
+      return "sequential";
+    case SolverScheme::colored:
+      return "colored";
+    case SolverScheme::jacobi:
+      return "jacobi";
   }
   return "?";
 }
@@ -70,14 +73,14 @@ class RigidTest : public ::testing::TestWithParam<RigidCase> {
 };
 
 inline auto all_rigid_cases() {
-  return ::testing::Values(RigidCase{"cpu", SolverScheme::sequential},
-                           RigidCase{"cpu", SolverScheme::colored},
-                           RigidCase{"cpu", SolverScheme::jacobi},
-                           RigidCase{"gpu", SolverScheme::colored},
-                           RigidCase{"gpu", SolverScheme::jacobi});
+  return ::testing::Values(
+      RigidCase{"cpu", SolverScheme::sequential}, RigidCase{"cpu", SolverScheme::colored},
+      RigidCase{"cpu", SolverScheme::jacobi}, RigidCase{"gpu", SolverScheme::colored},
+      RigidCase{"gpu", SolverScheme::jacobi});
 }
 
 }  // namespace vkphys::test
 
-#define VKPHYS_ON_RIGID_CASES(Suite) \
-  INSTANTIATE_TEST_SUITE_P(Rigid, Suite, vkphys::test::all_rigid_cases(), vkphys::test::rigid_case_name)
+#define VKPHYS_ON_RIGID_CASES(Suite)                                      \
+  INSTANTIATE_TEST_SUITE_P(Rigid, Suite, vkphys::test::all_rigid_cases(), \
+                           vkphys::test::rigid_case_name)

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "host/sim/rigid_scenes.h"
+#include "host/sim/mass_properties.h"
 #include "kernels/rigid_layout.h"
 #include "tests/rigid_backends.h"
 #include "tests/rigid_scene_helpers.h"
@@ -868,6 +869,52 @@ TEST(RigidExperiment, LambdaDiff) {
     RigidTrace c; cpu->step(&c);
     std::printf("cpu perturb %d: n (%.9g %.9g %.9g) pt (%.9g %.9g %.9g %.9g) lam %.9g\n", k, double(c.normals[0].x), double(c.normals[0].y), double(c.normals[0].z),
       double(c.points[0].x), double(c.points[0].y), double(c.points[0].z), double(c.points[0].w), double(c.lambdas[0].x));
+  }
+  for (int v = 0; v < 8; ++v) {
+    Scene t2 = two;
+    const char* what = "base";
+    if (v == 1) { t2.settings.solver.friction = false; what = "no friction"; }
+    if (v == 2) { t2.materials[0].restitution = 0.0f; what = "e=0"; }
+    if (v == 3) { t2.settings.solver.iterations = 1; what = "1 iter"; }
+    if (v == 4) { t2.settings.solver.gyroscopic = false; what = "no gyro"; }
+    if (v == 5) { for (Body& b : t2.bodies) b.angular_velocity = glm::vec3(0); what = "w=0"; }
+    if (v == 6) { t2.settings.solver.iterations = 0; what = "0 iter"; }
+    if (v == 7) { t2.settings.solver.restitution_threshold = 5.0f; what = "thr 5"; }
+    auto gpu = make_gpu_rigid_backend(ctx);
+    auto cpu = make_cpu_rigid_backend();
+    gpu->load(t2); cpu->load(t2);
+    RigidTrace g, c;
+    gpu->step(&g); cpu->step(&c);
+    RigidState gs, cs; gpu->read(gs); cpu->read(cs);
+    std::printf("%-12s lam c (%.9g %.9g %.9g) g (%.9g %.9g %.9g) dv %.3g\n", what, double(c.lambdas[0].x), double(c.lambdas[0].y), double(c.lambdas[0].z), double(g.lambdas[0].x), double(g.lambdas[0].y), double(g.lambdas[0].z), state_diff(gs, cs).vel);
+  }
+  {
+    Scene t2 = two;
+    t2.settings.solver.friction = false; t2.settings.solver.gyroscopic = false; t2.settings.solver.iterations = 1;
+    auto gpu = make_gpu_rigid_backend(ctx);
+    auto cpu = make_cpu_rigid_backend();
+    gpu->load(t2); cpu->load(t2);
+    RigidTrace g, c;
+    gpu->step(&g); cpu->step(&c);
+    // exact
+    glm::dvec3 n(c.normals[0]); glm::dvec3 x(c.points[0]); double gap = double(c.points[0].w);
+    auto iinv = [&](const Body& bb) {
+      glm::dvec3 ii(inverse_inertia(bb));
+      glm::dvec4 q = glm::normalize(glm::dvec4(bb.orientation));
+      glm::dmat3 R(rotate(q, {1,0,0}), rotate(q, {0,1,0}), rotate(q, {0,0,1}));
+      return R * glm::dmat3(ii.x,0,0, 0,ii.y,0, 0,0,ii.z) * glm::transpose(R);
+    };
+    const Body& A = t2.bodies[0]; const Body& B = t2.bodies[1];
+    glm::dvec3 ra = x - glm::dvec3(A.position), rb = x - glm::dvec3(B.position);
+    glm::dvec3 rel = (glm::dvec3(B.velocity) + glm::cross(glm::dvec3(B.angular_velocity), rb)) - (glm::dvec3(A.velocity) + glm::cross(glm::dvec3(A.angular_velocity), ra));
+    double un = glm::dot(rel, n);
+    glm::dvec3 ca = glm::cross(ra, n), cb = glm::cross(rb, n);
+    double K = 1.0/double(A.mass) + 1.0/double(B.mass) + glm::dot(ca, iinv(A) * ca) + glm::dot(cb, iinv(B) * cb);
+    double h = 1.0/60.0, d = 4.0, denom = 1 + 4*d, k = 5e7;
+    double sa = 4/(h*denom), sb = 4*d/denom, eps = 4/(h*h*k*denom);
+    double T = std::max(-sa*gap + (1-sb)*un, -0.2*un);
+    double lam = (T - un)/(K + eps);
+    std::printf("exact: un %.7f K %.7f T %.7f lam %.9g | cpu %.9g gpu %.9g\n", un, K, T, lam, double(c.lambdas[0].x), double(g.lambdas[0].x));
   }
   const Body& a = two.bodies[0]; const Body& b = two.bodies[1];
   std::printf("  A shape %u r %.9g hh %.9g pos (%.9g %.9g %.9g) q (%.9g %.9g %.9g %.9g) m %.9g v (%.9g %.9g %.9g) w (%.9g %.9g %.9g)\n", unsigned(a.shape), double(a.radius), double(a.half_height), double(a.position.x), double(a.position.y), double(a.position.z), double(a.orientation.x), double(a.orientation.y), double(a.orientation.z), double(a.orientation.w), double(a.mass), double(a.velocity.x), double(a.velocity.y), double(a.velocity.z), double(a.angular_velocity.x), double(a.angular_velocity.y), double(a.angular_velocity.z));

@@ -1,4 +1,5 @@
-// Rigid-body physics against analytic results, on every backend and scheme (tests/rigid_backends.h).
+// Rigid-body physics against analytic results, on every backend and scheme
+// (tests/rigid_backends.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -137,8 +138,8 @@ TEST_P(RigidPhysics, PendulumPeriodAndConstraintError) {
   Body world;
   world.shape = Shape::none;
   world.mass = 0.0f;
-  Body ball = make_sphere({length * std::sin(amp), 2.0f - length * std::cos(amp), 0.0f}, 0.01f,
-                          1.0f);
+  Body ball =
+      make_sphere({length * std::sin(amp), 2.0f - length * std::cos(amp), 0.0f}, 0.01f, 1.0f);
   s.bodies = {world, ball};
   Joint j;
   j.type = JointType::distance;

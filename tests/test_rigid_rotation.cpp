@@ -28,8 +28,8 @@ Scene spinning_box_scene(glm::vec3 omega_body, bool gyroscopic, float hz) {
 }
 
 struct Spin {
-  glm::vec3 L;          // world angular momentum
-  float energy;         // rotational kinetic energy
+  glm::vec3 L;   // world angular momentum
+  float energy;  // rotational kinetic energy
   glm::vec3 omega_body;
 };
 

@@ -227,8 +227,7 @@ class CpuRigidBackend final : public RigidBackend {
     } else if (scheme == SolverScheme::jacobi) {
       for (std::uint32_t k = 0; k < 2 * units; ++k) e.incidence_key(k);
       const auto bits = static_cast<std::uint32_t>(std::bit_width(world_.bodies()));
-      cpu::radix_sort(std::span(keys_).first(2 * units), std::span(values_).first(2 * units),
-                      bits);
+      cpu::radix_sort(std::span(keys_).first(2 * units), std::span(values_).first(2 * units), bits);
       std::fill(range_.begin(), range_.end(), glm::uvec2(0u));
       for (std::uint32_t s = 0; s < 2 * units; ++s) e.incidence_range(s);
     }

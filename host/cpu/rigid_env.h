@@ -66,10 +66,10 @@ struct RigidEnv {
 
 #include "kernels/rigid_bodies.inl"
 #include "kernels/rigid_broadphase.inl"
-#include "kernels/rigid_narrowphase.inl"
 #include "kernels/rigid_coloring.inl"
-#include "kernels/rigid_solver.inl"
 #include "kernels/rigid_joints.inl"
+#include "kernels/rigid_narrowphase.inl"
+#include "kernels/rigid_solver.inl"
 #include "kernels/rigid_units.inl"
 };
 

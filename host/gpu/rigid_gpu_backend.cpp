@@ -11,10 +11,10 @@
 // what was needed, rebuilds the warm-start table, re-records and redoes the step.
 #include <algorithm>
 #include <array>
-#include <map>
 #include <bit>
 #include <cstddef>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 
 #include "host/gpu/primitives.h"
@@ -41,7 +41,14 @@ constexpr std::uint32_t kBindings = 32;  // the uniform + 31 storage buffers of 
 constexpr std::uint32_t kPush = 16;
 
 // Push-constant modes of the shaders (see each .comp).
-enum BodyMode : std::uint32_t { kSetup, kPredict, kPredictAgain, kIntegrate, kSavePosVel, kAverage };
+enum BodyMode : std::uint32_t {
+  kSetup,
+  kPredict,
+  kPredictAgain,
+  kIntegrate,
+  kSavePosVel,
+  kAverage
+};
 enum ColorMode : std::uint32_t {
   kColorInit,
   kPropose,
@@ -92,8 +99,8 @@ class GpuRigidBackend final : public RigidBackend {
     const VkDeviceSize v4 = sizeof(glm::vec4), u4 = sizeof(glm::uvec4), u1 = sizeof(std::uint32_t);
     const VkDeviceSize n = n_, j = j_;
     params_ = vk::Buffer(ctx_, sizeof(kern::RigidParams), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true);
-    counters_ = vk::Buffer(ctx_, sizeof(kern::RigidCounters), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
-                           true);
+    counters_ =
+        vk::Buffer(ctx_, sizeof(kern::RigidCounters), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, true);
     pos_ = storage(n * v4, "body positions");
     rot_ = storage(n * v4, "body orientations");
     vel_ = storage(n * v4, "body velocities");
@@ -264,12 +271,12 @@ class GpuRigidBackend final : public RigidBackend {
     auto it = sets_.find(&k);
     if (it != sets_.end()) return it->second;
     const vk::Buffer* list[kBindings] = {
-        &params_,     &counters_,     &pos_,          &rot_,        &vel_,         &omega_,
-        &start_,      &iinv_,         &inertia_,      &shape_,      &dims_,        &aabb_,
-        &vel_pos_,    &color_,        &range_,        &keys_,       &values_,      &offsets_,
-        &pair_info_,  &pair_normal_,  &point_geom_,   &point_lambda_, &point_prep_, &prev_info_,
-        &prev_lambda_, &hash_,        &joint_info_,   &joint_frames_, &joint_rows_, &joint_lambda_,
-        &unit_color_, &unit_dv_};
+        &params_,      &counters_,    &pos_,        &rot_,          &vel_,        &omega_,
+        &start_,       &iinv_,        &inertia_,    &shape_,        &dims_,       &aabb_,
+        &vel_pos_,     &color_,       &range_,      &keys_,         &values_,     &offsets_,
+        &pair_info_,   &pair_normal_, &point_geom_, &point_lambda_, &point_prep_, &prev_info_,
+        &prev_lambda_, &hash_,        &joint_info_, &joint_frames_, &joint_rows_, &joint_lambda_,
+        &unit_color_,  &unit_dv_};
     VkDescriptorSet s = k.bind(std::span<const vk::Buffer* const>(list, kBindings));
     sets_.emplace(&k, s);
     return s;

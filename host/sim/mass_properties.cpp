@@ -30,8 +30,8 @@ glm::dvec3 principal_inertia(const Body& b) {
   switch (b.shape) {
     case Shape::box: {
       const glm::dvec3 e = 2.0 * glm::dvec3(b.half_extents);  // edge lengths
-      return m / 12.0 * glm::dvec3(e.y * e.y + e.z * e.z, e.x * e.x + e.z * e.z,
-                                   e.x * e.x + e.y * e.y);
+      return m / 12.0 *
+             glm::dvec3(e.y * e.y + e.z * e.z, e.x * e.x + e.z * e.z, e.x * e.x + e.y * e.y);
     }
     case Shape::capsule: {
       // A cylinder of length L = 2 hh plus two hemispheres, masses split by volume. About the

@@ -54,8 +54,8 @@ struct RigidStats {
   std::uint32_t colors = 0;          // colours used before the overflow colour (coloured scheme)
   std::uint32_t overflow_units = 0;  // units in the overflow colour
   std::uint32_t pair_capacity = 0;
-  std::uint32_t regrows = 0;         // times this step was redone after a pair overflow
-  std::uint32_t dispatches = 0;      // compute dispatches per step (GPU)
+  std::uint32_t regrows = 0;     // times this step was redone after a pair overflow
+  std::uint32_t dispatches = 0;  // compute dispatches per step (GPU)
   std::array<double, kRigidStageCount> stage_ms{};
 };
 

@@ -13,14 +13,22 @@ namespace vkphys {
 
 const char* rigid_stage_name(RigidStage s) {
   switch (s) {
-    case RigidStage::setup: return "setup";
-    case RigidStage::broadphase: return "broadphase";
-    case RigidStage::narrowphase: return "narrowphase";
-    case RigidStage::coloring: return "coloring";
-    case RigidStage::predict: return "predict";
-    case RigidStage::prepare: return "prepare";
-    case RigidStage::solve: return "solve";
-    case RigidStage::integrate: return "integrate";
+    case RigidStage::setup:
+      return "setup";
+    case RigidStage::broadphase:
+      return "broadphase";
+    case RigidStage::narrowphase:
+      return "narrowphase";
+    case RigidStage::coloring:
+      return "coloring";
+    case RigidStage::predict:
+      return "predict";
+    case RigidStage::prepare:
+      return "prepare";
+    case RigidStage::solve:
+      return "solve";
+    case RigidStage::integrate:
+      return "integrate";
   }
   return "?";
 }
@@ -44,14 +52,19 @@ std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t i) {
 
 std::uint32_t joint_row_count(const Joint& j) {
   switch (j.type) {
-    case JointType::distance: return 1;
-    case JointType::ball: return j.limited ? 6 : 3;
-    case JointType::hinge: return j.limited ? 6 : 5;
+    case JointType::distance:
+      return 1;
+    case JointType::ball:
+      return j.limited ? 6 : 3;
+    case JointType::hinge:
+      return j.limited ? 6 : 5;
   }
   return 0;
 }
 
-bool finite(glm::vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+bool finite(glm::vec3 v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
 
 void check_finite(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what + " is not finite");
@@ -89,10 +102,17 @@ RigidWorld build_rigid_world(const Scene& scene) {
     }
     glm::vec4 dims(0.0f);
     switch (b.shape) {
-      case Shape::sphere: dims = {0.0f, 0.0f, 0.0f, b.radius}; break;
-      case Shape::capsule: dims = {0.0f, b.half_height, 0.0f, b.radius}; break;
-      case Shape::box: dims = {b.half_extents, 0.0f}; break;
-      default: break;
+      case Shape::sphere:
+        dims = {0.0f, 0.0f, 0.0f, b.radius};
+        break;
+      case Shape::capsule:
+        dims = {0.0f, b.half_height, 0.0f, b.radius};
+        break;
+      case Shape::box:
+        dims = {b.half_extents, 0.0f};
+        break;
+      default:
+        break;
     }
     w.pos.emplace_back(b.position, b.mass > 0.0f ? 1.0f / b.mass : 0.0f);
     w.rot.push_back(b.orientation / qlen);
@@ -157,8 +177,8 @@ std::uint32_t default_pair_capacity(std::uint32_t bodies) {
 }
 
 std::uint32_t grown_pair_capacity(std::uint32_t needed) {
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(
-      (std::uint64_t{needed} * 3u) / 2u + 64u, (1u << 24) - 1u));
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>((std::uint64_t{needed} * 3u) / 2u + 64u, (1u << 24) - 1u));
 }
 
 std::uint32_t pair_hash_size(std::uint32_t pair_capacity) {
@@ -171,8 +191,8 @@ kern::RigidParams make_rigid_params(const Scene& scene, const RigidWorld& world,
   const SolverSettings& sv = s.solver;
   kern::RigidParams p{};
   p.gravity_dt = glm::vec4(s.gravity, s.time_step);
-  p.solver = glm::vec4(sv.relaxation, sv.restitution_threshold, sv.friction ? 1.0f : 0.0f,
-                       sv.warm_start);
+  p.solver =
+      glm::vec4(sv.relaxation, sv.restitution_threshold, sv.friction ? 1.0f : 0.0f, sv.warm_start);
   // Rigid bodies always need a speculative margin to rest without jitter: 0 (the default)
   // means 2 cm.
   const float margin = s.contact_margin > 0.0f ? s.contact_margin : 0.02f;
@@ -181,12 +201,13 @@ kern::RigidParams make_rigid_params(const Scene& scene, const RigidWorld& world,
                                 ": must be a finite number >= 0");
   }
   p.contact = glm::vec4(margin, glm::length(s.gravity), sv.contact_hertz, 0.0f);
-  p.counts = glm::uvec4(world.bodies(), world.joints(), pair_capacity, pair_hash_size(pair_capacity));
-  std::uint32_t flags = (sv.split_impulse ? VKPHYS_FLAG_SPLIT : 0u) |
-                        (sv.gyroscopic ? VKPHYS_FLAG_GYROSCOPIC : 0u);
-  p.modes = glm::uvec4(static_cast<std::uint32_t>(sv.scheme),
-                       static_cast<std::uint32_t>(sv.restitution),
-                       static_cast<std::uint32_t>(sv.friction_model), flags);
+  p.counts =
+      glm::uvec4(world.bodies(), world.joints(), pair_capacity, pair_hash_size(pair_capacity));
+  std::uint32_t flags =
+      (sv.split_impulse ? VKPHYS_FLAG_SPLIT : 0u) | (sv.gyroscopic ? VKPHYS_FLAG_GYROSCOPIC : 0u);
+  p.modes =
+      glm::uvec4(static_cast<std::uint32_t>(sv.scheme), static_cast<std::uint32_t>(sv.restitution),
+                 static_cast<std::uint32_t>(sv.friction_model), flags);
   if (sv.max_colors < 1 || sv.max_colors > 30) {
     throw std::invalid_argument("solver.max_colors = " + std::to_string(sv.max_colors) +
                                 ": must be in [1, 30]");
@@ -197,8 +218,8 @@ kern::RigidParams make_rigid_params(const Scene& scene, const RigidWorld& world,
     p.plane_bodies[k / 4][static_cast<int>(k % 4)] = world.plane_bodies[k];
   }
   if (scene.materials.size() > VKPHYS_MAX_MATERIALS) {
-    throw std::invalid_argument(std::to_string(scene.materials.size()) +
-                                " materials; at most " + std::to_string(VKPHYS_MAX_MATERIALS));
+    throw std::invalid_argument(std::to_string(scene.materials.size()) + " materials; at most " +
+                                std::to_string(VKPHYS_MAX_MATERIALS));
   }
   for (std::size_t m = 0; m < scene.materials.size(); ++m) {
     const Material& mat = scene.materials[m];
