@@ -14,7 +14,7 @@ double shape_volume(const Body& b) {
     case Shape::sphere:
       return 4.0 / 3.0 * kPi * r * r * r;
     case Shape::capsule:
-      return kPi * r * r * (2.0 * b.half_height) + 4.0 / 3.0 * kPi * r * r * r;
+      return kPi * r * r * (2.0 * double(b.half_height)) + 4.0 / 3.0 * kPi * r * r * r;
     case Shape::box:
       return 8.0 * double(b.half_extents.x) * double(b.half_extents.y) * double(b.half_extents.z);
     case Shape::plane:
@@ -38,7 +38,7 @@ glm::dvec3 principal_inertia(const Body& b) {
       // long (y) axis: (1/2) m_c r^2 + (2/5) m_s r^2. About a transverse axis through the centre:
       // cylinder m_c (L^2/12 + r^2/4); each hemisphere (83/320) m_h r^2 about its own centre of
       // mass, moved by the parallel-axis theorem to the centre: distance L/2 + 3r/8.
-      const double L = 2.0 * b.half_height;
+      const double L = 2.0 * double(b.half_height);
       const double vc = kPi * r * r * L;
       const double vs = 4.0 / 3.0 * kPi * r * r * r;
       const double mc = m * vc / (vc + vs);
