@@ -822,103 +822,34 @@ INSTANTIATE_TEST_SUITE_P(Rigid, RigidColoring,
 // TEMP EXPERIMENTS
 namespace vkphys::test {
 namespace {
-void lambda_probe(vk::Context& ctx, const Scene& pile) {
-  auto gpu = make_gpu_rigid_backend(ctx);
-  auto cpu = make_cpu_rigid_backend();
-  gpu->load(pile); cpu->load(pile);
-  RigidTrace g, c;
-  gpu->step(&g); cpu->step(&c);
-  std::vector<std::pair<double, std::size_t>> order;
-  for (std::size_t q = 0; q < c.lambdas.size(); ++q) {
-    double d = 0; for (int k = 0; k < 3; ++k) d = std::max(d, std::abs(double(g.lambdas[q][k]) - double(c.lambdas[q][k])));
-    order.push_back({d, q});
+void sensitivity(const Scene& s, SolverScheme scheme, vk::Context& ctx) {
+  Scene base = with_scheme(s, scheme);
+  Scene pert = base;
+  for (Body& b : pert.bodies) b.position.x = std::nextafter(b.position.x, 1e9f);
+  auto c1 = make_cpu_rigid_backend();
+  auto c2 = make_cpu_rigid_backend();
+  auto g = make_gpu_rigid_backend(ctx);
+  c1->load(base); c2->load(pert); g->load(base);
+  RigidState a, b, gg;
+  StateDiff m1, m2;
+  for (int k = 1; k <= 100; ++k) {
+    c1->step(); c2->step(); g->step();
+    c1->read(a); c2->read(b); g->read(gg);
+    StateDiff d1 = state_diff(a, b), d2 = state_diff(gg, a);
+    m1.max_with(d1); m2.max_with(d2);
+    if (k % 10 == 0 || k == 1 || (k >= 24 && k <= 30))
+      std::printf("%s %s step %d: cpu-vs-perturbed x %.3g q %.3g v %.3g w %.3g | gpu-vs-cpu x %.3g q %.3g v %.3g w %.3g  pts %u %u\n", s.name.c_str(), scheme_name(scheme).c_str(), k,
+                d1.pos, d1.rot, d1.vel, d1.omega, d2.pos, d2.rot, d2.vel, d2.omega, c1->stats().points, g->stats().points);
   }
-  std::sort(order.rbegin(), order.rend());
-  auto vel_at = [&](std::uint32_t b, glm::vec3 x) -> glm::dvec3 {
-    if (b >= pile.bodies.size()) return glm::dvec3(0);
-    const Body& bb = pile.bodies[b];
-    return glm::dvec3(bb.velocity) + glm::cross(glm::dvec3(bb.angular_velocity), glm::dvec3(x - bb.position));
-  };
-  for (int r = 0; r < std::min(8, int(order.size())); ++r) {
-    std::size_t q = order[std::size_t(r)].second; std::size_t p = q / 4;
-    glm::uvec4 pr = c.pairs[p];
-    glm::vec3 x(c.points[q]);
-    double un = glm::dot(vel_at(pr.y, x) - vel_at(pr.x, x), glm::dvec3(c.normals[p]));
-    std::printf("d %.3g point %zu pair %zu (%u %u) sh %u %u pts %u gap c %.7g g %.7g un %.6f lam c (%.6g %.6g %.6g) g (%.6g %.6g %.6g) dn %.3g\n", order[std::size_t(r)].first, q, p, pr.x, pr.y,
-      shape_rank(pile, pr.x), shape_rank(pile, pr.y), pr.z, double(c.points[q].w), double(g.points[q].w), un,
-      double(c.lambdas[q].x), double(c.lambdas[q].y), double(c.lambdas[q].z), double(g.lambdas[q].x), double(g.lambdas[q].y), double(g.lambdas[q].z),
-      glm::length(glm::dvec3(c.normals[p]) - glm::dvec3(g.normals[p])));
-  }
+  std::printf("%s %s MAX: cpu-vs-perturbed x %.3g q %.3g v %.3g w %.3g | gpu-vs-cpu x %.3g q %.3g v %.3g w %.3g\n", s.name.c_str(), scheme_name(scheme).c_str(),
+                m1.pos, m1.rot, m1.vel, m1.omega, m2.pos, m2.rot, m2.vel, m2.omega);
 }
-TEST(RigidExperiment, LambdaDiff) {
+TEST(RigidExperiment, Sensitivity) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
-  const Scene pile = advanced(mixed_drop_scene(48, 7), 75);
-  lambda_probe(ctx, pile);
-  Scene two = pile;
-  two.bodies = {pile.bodies[38], pile.bodies[39]};
-  two.planes.clear();
-  std::printf("two bodies:\n");
-  lambda_probe(ctx, two);
-  for (int k = 0; k < 4; ++k) {
-    Scene t2 = two;
-    if (k == 1) t2.bodies[0].position.x = std::nextafter(t2.bodies[0].position.x, 1e9f);
-    if (k == 2) t2.bodies[0].position.y = std::nextafter(t2.bodies[0].position.y, 1e9f);
-    if (k == 3) t2.bodies[1].position.z = std::nextafter(t2.bodies[1].position.z, 1e9f);
-    auto cpu = make_cpu_rigid_backend();
-    cpu->load(t2);
-    RigidTrace c; cpu->step(&c);
-    std::printf("cpu perturb %d: n (%.9g %.9g %.9g) pt (%.9g %.9g %.9g %.9g) lam %.9g\n", k, double(c.normals[0].x), double(c.normals[0].y), double(c.normals[0].z),
-      double(c.points[0].x), double(c.points[0].y), double(c.points[0].z), double(c.points[0].w), double(c.lambdas[0].x));
+  for (auto sc : {SolverScheme::colored, SolverScheme::jacobi}) {
+    sensitivity(pyramid_scene(10), sc, ctx);
+    sensitivity(ragdoll_scene(), sc, ctx);
   }
-  for (int v = 0; v < 8; ++v) {
-    Scene t2 = two;
-    const char* what = "base";
-    if (v == 1) { t2.settings.solver.friction = false; what = "no friction"; }
-    if (v == 2) { t2.materials[0].restitution = 0.0f; what = "e=0"; }
-    if (v == 3) { t2.settings.solver.iterations = 1; what = "1 iter"; }
-    if (v == 4) { t2.settings.solver.gyroscopic = false; what = "no gyro"; }
-    if (v == 5) { for (Body& b : t2.bodies) b.angular_velocity = glm::vec3(0); what = "w=0"; }
-    if (v == 6) { t2.settings.solver.iterations = 0; what = "0 iter"; }
-    if (v == 7) { t2.settings.solver.restitution_threshold = 5.0f; what = "thr 5"; }
-    auto gpu = make_gpu_rigid_backend(ctx);
-    auto cpu = make_cpu_rigid_backend();
-    gpu->load(t2); cpu->load(t2);
-    RigidTrace g, c;
-    gpu->step(&g); cpu->step(&c);
-    RigidState gs, cs; gpu->read(gs); cpu->read(cs);
-    std::printf("%-12s lam c (%.9g %.9g %.9g) g (%.9g %.9g %.9g) dv %.3g\n", what, double(c.lambdas[0].x), double(c.lambdas[0].y), double(c.lambdas[0].z), double(g.lambdas[0].x), double(g.lambdas[0].y), double(g.lambdas[0].z), state_diff(gs, cs).vel);
-  }
-  {
-    Scene t2 = two;
-    t2.settings.solver.friction = false; t2.settings.solver.gyroscopic = false; t2.settings.solver.iterations = 1;
-    auto gpu = make_gpu_rigid_backend(ctx);
-    auto cpu = make_cpu_rigid_backend();
-    gpu->load(t2); cpu->load(t2);
-    RigidTrace g, c;
-    gpu->step(&g); cpu->step(&c);
-    // exact
-    glm::dvec3 n(c.normals[0]); glm::dvec3 x(c.points[0]); double gap = double(c.points[0].w);
-    auto iinv = [&](const Body& bb) {
-      glm::dvec3 ii(inverse_inertia(bb));
-      glm::dvec4 q = glm::normalize(glm::dvec4(bb.orientation));
-      glm::dmat3 R(rotate(q, {1,0,0}), rotate(q, {0,1,0}), rotate(q, {0,0,1}));
-      return R * glm::dmat3(ii.x,0,0, 0,ii.y,0, 0,0,ii.z) * glm::transpose(R);
-    };
-    const Body& A = t2.bodies[0]; const Body& B = t2.bodies[1];
-    glm::dvec3 ra = x - glm::dvec3(A.position), rb = x - glm::dvec3(B.position);
-    glm::dvec3 rel = (glm::dvec3(B.velocity) + glm::cross(glm::dvec3(B.angular_velocity), rb)) - (glm::dvec3(A.velocity) + glm::cross(glm::dvec3(A.angular_velocity), ra));
-    double un = glm::dot(rel, n);
-    glm::dvec3 ca = glm::cross(ra, n), cb = glm::cross(rb, n);
-    double K = 1.0/double(A.mass) + 1.0/double(B.mass) + glm::dot(ca, iinv(A) * ca) + glm::dot(cb, iinv(B) * cb);
-    double h = 1.0/60.0, d = 4.0, denom = 1 + 4*d, k = 5e7;
-    double sa = 4/(h*denom), sb = 4*d/denom, eps = 4/(h*h*k*denom);
-    double T = std::max(-sa*gap + (1-sb)*un, -0.2*un);
-    double lam = (T - un)/(K + eps);
-    std::printf("exact: un %.7f K %.7f T %.7f lam %.9g | cpu %.9g gpu %.9g\n", un, K, T, lam, double(c.lambdas[0].x), double(g.lambdas[0].x));
-  }
-  const Body& a = two.bodies[0]; const Body& b = two.bodies[1];
-  std::printf("  A shape %u r %.9g hh %.9g pos (%.9g %.9g %.9g) q (%.9g %.9g %.9g %.9g) m %.9g v (%.9g %.9g %.9g) w (%.9g %.9g %.9g)\n", unsigned(a.shape), double(a.radius), double(a.half_height), double(a.position.x), double(a.position.y), double(a.position.z), double(a.orientation.x), double(a.orientation.y), double(a.orientation.z), double(a.orientation.w), double(a.mass), double(a.velocity.x), double(a.velocity.y), double(a.velocity.z), double(a.angular_velocity.x), double(a.angular_velocity.y), double(a.angular_velocity.z));
-  std::printf("  B shape %u he (%.9g %.9g %.9g) pos (%.9g %.9g %.9g) q (%.9g %.9g %.9g %.9g) m %.9g v (%.9g %.9g %.9g) w (%.9g %.9g %.9g)\n", unsigned(b.shape), double(b.half_extents.x), double(b.half_extents.y), double(b.half_extents.z), double(b.position.x), double(b.position.y), double(b.position.z), double(b.orientation.x), double(b.orientation.y), double(b.orientation.z), double(b.orientation.w), double(b.mass), double(b.velocity.x), double(b.velocity.y), double(b.velocity.z), double(b.angular_velocity.x), double(b.angular_velocity.y), double(b.angular_velocity.z));
 }
 }
 }

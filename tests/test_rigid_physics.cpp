@@ -126,6 +126,34 @@ TEST_P(RigidPhysics, HeadOnElasticSpheresExchangeVelocities) {
   }
 }
 
+// Seed 001 eqs 1-7 (digest B4 item 7): a solid sphere (m = 1, R = 0.5, I = 0.1) hits a static
+// plane with v = (3, -4, 0), no spin, e = 0.5, through the Newton-Coulomb impact pass.
+//   mu = 0.5: the sticking impulse is inside the cone: v' = (15/7, 2, 0), w' = (0, 0, -30/7);
+//   mu = 0.05: it slides: |J_t| = mu J_n, v' = (2.7, 2, 0), w' = (0, 0, -1.5).
+TEST_P(RigidPhysics, NewtonCoulombImpactMatchesSeed001) {
+  struct Case {
+    float mu;
+    glm::vec3 v, w;
+  };
+  for (const Case& c : {Case{0.5f, {15.0f / 7.0f, 2.0f, 0.0f}, {0.0f, 0.0f, -30.0f / 7.0f}},
+                        Case{0.05f, {2.7f, 2.0f, 0.0f}, {0.0f, 0.0f, -1.5f}}}) {
+    SCOPED_TRACE(c.mu);
+    Scene s = empty_rigid_scene(0.0f);
+    s.materials[0].restitution = 0.5f;
+    s.materials[0].friction = c.mu;
+    s.settings.solver.restitution = RestitutionModel::newton;
+    s.planes.push_back(Plane{});
+    Body ball = make_sphere({0.0f, 0.5f, 0.0f}, 0.5f, 1.0f);
+    ball.velocity = {3.0f, -4.0f, 0.0f};
+    s.bodies.push_back(ball);
+    load(s);
+    RigidState st = run(1);
+    EXPECT_NEAR(st.vel[0].x, c.v.x, 1e-4f);
+    EXPECT_NEAR(st.vel[0].y, c.v.y, 1e-4f);
+    EXPECT_NEAR(st.omega[0].z, c.w.z, 1e-4f);
+  }
+}
+
 // A simple pendulum (point-like ball on a rigid distance joint) at 120 Hz: small-amplitude period
 // within 1% of 2 pi sqrt(L / g); the joint's length error stays below 1 mm over 60 s (10 s on
 // the GPU, where reading the state back every step is slow on lavapipe).
