@@ -213,7 +213,8 @@ Scene pendulum_wave_scene(std::uint32_t count) {
 
 Scene pendulum_grid_scene(std::uint32_t n) {
   // Balls of radius 0.25 m, 1 kg, 0.51 m apart (1 cm gaps) at y = 2, each on a 1 m bar to the
-  // world point above it; three 0.5 m boxes (1 kg) dropped on top. Floor plane at y = 0.
+  // world point above it; three 1.2 x 0.2 x 1.2 m slabs (1 kg) dropped on top. Floor plane at
+  // y = 0.
   Scene s = base(fmt::format("pendulum_grid_{}x{}", n, n), 0.5f, 25);
   s.planes.push_back(plane({0.0, 1.0, 0.0}, 0.0));
   const double spacing = 0.51;
@@ -224,9 +225,11 @@ Scene pendulum_grid_scene(std::uint32_t n) {
       s.bodies.push_back(sphere(0.25f, glm::vec3(glm::dvec3(x, 2.0, z)), 1.0f));
     }
   }
-  const std::array<glm::vec3, 3> boxes{glm::vec3(-0.3f, 2.75f, 0.0f), glm::vec3(0.3f, 3.5f, 0.2f),
-                                       glm::vec3(0.0f, 4.25f, -0.3f)};
-  for (const glm::vec3& p : boxes) s.bodies.push_back(box(glm::vec3(0.25f), p, 1.0f));
+  // Flat slabs spanning about three balls each way: a box the size of a grid cell wedges the
+  // free-hanging balls apart and drops through (measured: all three within 3 s).
+  const std::array<glm::vec3, 3> boxes{glm::vec3(-0.3f, 2.6f, 0.0f), glm::vec3(0.3f, 3.2f, 0.2f),
+                                       glm::vec3(0.0f, 3.8f, -0.3f)};
+  for (const glm::vec3& p : boxes) s.bodies.push_back(box(glm::vec3(0.6f, 0.1f, 0.6f), p, 1.0f));
   const std::uint32_t world = add_world_body(s);
   for (std::uint32_t k = 0; k < n * n; ++k) {
     const glm::vec3 ball = s.bodies[k].position;
