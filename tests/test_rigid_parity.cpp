@@ -844,6 +844,26 @@ void sensitivity(const Scene& s, SolverScheme scheme, vk::Context& ctx) {
   std::printf("%s %s MAX: cpu-vs-perturbed x %.3g q %.3g v %.3g w %.3g | gpu-vs-cpu x %.3g q %.3g v %.3g w %.3g\n", s.name.c_str(), scheme_name(scheme).c_str(),
                 m1.pos, m1.rot, m1.vel, m1.omega, m2.pos, m2.rot, m2.vel, m2.omega);
 }
+TEST(RigidExperiment, CapsuleBox) {
+  const Scene pile = advanced(mixed_drop_scene(48, 7), 75);
+  Scene two = pile;
+  two.bodies = {pile.bodies[38], pile.bodies[39]};
+  two.planes.clear();
+  two.settings.gravity = glm::vec3(0);
+  for (int k = -6; k <= 6; ++k) {
+    Scene t2 = two;
+    float& x = t2.bodies[0].position.y;
+    for (int j = 0; j < std::abs(k); ++j) x = std::nextafter(x, k > 0 ? 1e9f : -1e9f);
+    auto cpu = make_cpu_rigid_backend();
+    cpu->load(t2);
+    RigidTrace c; cpu->step(&c);
+    std::printf("ulp %+d: y %.9g n (%.9f %.9f %.9f) pt (%.9f %.9f %.9f) gap %.9g\n", k, double(x), double(c.normals[0].x), double(c.normals[0].y), double(c.normals[0].z),
+      double(c.points[0].x), double(c.points[0].y), double(c.points[0].z), double(c.points[0].w));
+  }
+  const Body& a = two.bodies[0]; const Body& b = two.bodies[1];
+  std::printf("  A capsule r %.9g hh %.9g pos (%.9g, %.9g, %.9g) q (%.9g, %.9g, %.9g, %.9g)\n", double(a.radius), double(a.half_height), double(a.position.x), double(a.position.y), double(a.position.z), double(a.orientation.x), double(a.orientation.y), double(a.orientation.z), double(a.orientation.w));
+  std::printf("  B box he (%.9g, %.9g, %.9g) pos (%.9g, %.9g, %.9g) q (%.9g, %.9g, %.9g, %.9g)\n", double(b.half_extents.x), double(b.half_extents.y), double(b.half_extents.z), double(b.position.x), double(b.position.y), double(b.position.z), double(b.orientation.x), double(b.orientation.y), double(b.orientation.z), double(b.orientation.w));
+}
 TEST(RigidExperiment, Sensitivity) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   for (auto sc : {SolverScheme::colored, SolverScheme::jacobi}) {
