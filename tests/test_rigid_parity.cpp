@@ -864,6 +864,38 @@ TEST(RigidExperiment, CapsuleBox) {
   std::printf("  A capsule r %.9g hh %.9g pos (%.9g, %.9g, %.9g) q (%.9g, %.9g, %.9g, %.9g)\n", double(a.radius), double(a.half_height), double(a.position.x), double(a.position.y), double(a.position.z), double(a.orientation.x), double(a.orientation.y), double(a.orientation.z), double(a.orientation.w));
   std::printf("  B box he (%.9g, %.9g, %.9g) pos (%.9g, %.9g, %.9g) q (%.9g, %.9g, %.9g, %.9g)\n", double(b.half_extents.x), double(b.half_extents.y), double(b.half_extents.z), double(b.position.x), double(b.position.y), double(b.position.z), double(b.orientation.x), double(b.orientation.y), double(b.orientation.z), double(b.orientation.w));
 }
+TEST(RigidExperiment, Colors) {
+  for (std::uint32_t mc : {1u, 2u, 4u, 24u}) for (auto sc : {SolverScheme::colored, SolverScheme::sequential}) {
+    Scene s = pyramid_scene(10);
+    s.settings.solver.max_colors = mc;
+    s.settings.solver.scheme = sc;
+    auto cpu = make_cpu_rigid_backend();
+    cpu->load(s);
+    for (int steps : {1, 59, 60}) {
+      for (int k = 0; k < steps; ++k) cpu->step();
+      RigidState st; cpu->read(st);
+      double drop = 0, speed = 0;
+      for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+        drop = std::max(drop, double(s.bodies[i].position.y - st.pos[i].y));
+        speed = std::max(speed, glm::length(glm::dvec3(st.vel[i])));
+      }
+      std::printf("max_colors %u %s after +%d: drop %.4g speed %.4g colors %u overflow %u\n", mc, scheme_name(sc).c_str(), steps, drop, speed, cpu->stats().colors, cpu->stats().overflow_units);
+    }
+  }
+}
+TEST(RigidExperiment, Rain) {
+  for (std::uint32_t n : {48u, 64u, 100u, 150u}) {
+    Scene s = box_rain_scene(n);
+    auto cpu = make_cpu_rigid_backend();
+    cpu->load(s, 16);
+    std::printf("rain %u:", n);
+    for (int k = 1; k <= 100; ++k) {
+      cpu->step();
+      if (k % 10 == 1 || cpu->stats().regrows) std::printf(" [%d: %u pairs cap %u rg %u]", k, cpu->stats().pairs, cpu->stats().pair_capacity, cpu->stats().regrows);
+    }
+    std::printf("\n");
+  }
+}
 TEST(RigidExperiment, Sensitivity) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   for (auto sc : {SolverScheme::colored, SolverScheme::jacobi}) {

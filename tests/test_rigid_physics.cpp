@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "kernels/quat.h"
 #include "tests/rigid_backends.h"
 #include "tests/rigid_scene_helpers.h"
 
@@ -152,6 +153,75 @@ TEST_P(RigidPhysics, NewtonCoulombImpactMatchesSeed001) {
     EXPECT_NEAR(st.vel[0].y, c.v.y, 1e-4f);
     EXPECT_NEAR(st.omega[0].z, c.w.z, 1e-4f);
   }
+}
+
+// Seed 001's scaled-box friction (digest B4 item 9) bounds each friction axis by mu m g h (here
+// split over the box's four points), with no cos(theta): a block on a 28-degree incline with
+// mu = 0.5 sticks under it (sin 28 = 0.47 < 0.5) but slides under Coulomb's cone
+// (tan 28 = 0.53 > 0.5).
+TEST_P(RigidPhysics, ScaledBoxFrictionSticksWhereTheConeSlides) {
+  const float theta = 28.0f * kPi / 180.0f;
+  for (FrictionModel model : {FrictionModel::cone, FrictionModel::scaled_box}) {
+    SCOPED_TRACE(model == FrictionModel::cone ? "cone" : "scaled box");
+    Scene s = incline_scene(theta, 0.5f);
+    s.settings.solver.friction_model = model;
+    load(s);
+    RigidState st = run(90);
+    const float speed = glm::length(glm::vec3(st.vel[0]));
+    if (model == FrictionModel::cone) {
+      // a = g (sin - mu cos) = 0.281 m/s^2: 0.42 m/s after 1.5 s
+      EXPECT_NEAR(speed, 1.5f * 10.0f * (std::sin(theta) - 0.5f * std::cos(theta)), 0.03f);
+    } else {
+      EXPECT_LT(speed, 1e-2f);
+    }
+  }
+}
+
+// A door on a hinge about world y with limits of +-30 degrees: spun about the hinge axis it
+// stops at the limit; spun about a perpendicular axis, the hinge rows stop it at once.
+TEST_P(RigidPhysics, HingeTurnsOnlyAboutItsAxisAndStopsAtItsLimit) {
+  Scene s = empty_rigid_scene(0.0f);
+  Body world;
+  world.shape = Shape::none;
+  world.mass = 0.0f;
+  Body door = make_box({0.5f, 0.0f, 0.0f}, {0.5f, 1.0f, 0.05f}, 10.0f);
+  door.angular_velocity = {0.0f, 2.0f, 0.0f};  // about the hinge line x = z = 0:
+  door.velocity = {0.0f, 0.0f, -1.0f};         // v = w x (x_com - hinge)
+  s.bodies = {world, door};
+  Joint j;
+  j.type = JointType::hinge;
+  j.body_a = 0;
+  j.body_b = 1;
+  j.anchor_a = {0.0f, 0.0f, 0.0f};
+  j.anchor_b = {-0.5f, 0.0f, 0.0f};
+  j.axis_a = j.axis_b = {0.0f, 1.0f, 0.0f};
+  j.ref_a = j.ref_b = {1.0f, 0.0f, 0.0f};
+  j.limited = true;
+  j.limit_lo = glm::vec3(-30.0f * kPi / 180.0f);
+  j.limit_hi = glm::vec3(30.0f * kPi / 180.0f);
+  s.joints.push_back(j);
+  load(s);
+  float max_angle = 0.0f;
+  RigidState st;
+  for (int k = 0; k < 90; ++k) {  // the limit is reached after 0.26 s
+    st = run(1);
+    const glm::vec3 dir = kern::quat_rotate(st.rot[1], {1.0f, 0.0f, 0.0f});
+    max_angle = std::max(max_angle, std::atan2(-dir.z, dir.x));
+  }
+  EXPECT_NEAR(max_angle, 30.0f * kPi / 180.0f, 0.02f);  // overshoot < ~1 degree
+  EXPECT_LT(std::abs(st.omega[1].y), 0.05f);            // stopped at the limit (inelastic)
+  // The hinge point stays put and the door stays upright.
+  const glm::vec3 hinge = glm::vec3(st.pos[1]) + kern::quat_rotate(st.rot[1], {-0.5f, 0.0f, 0.0f});
+  EXPECT_LT(glm::length(hinge), 1e-3f);
+  EXPECT_NEAR(kern::quat_rotate(st.rot[1], {0.0f, 1.0f, 0.0f}).y, 1.0f, 1e-4f);
+
+  // Spin about x (perpendicular to the hinge): the two angular rows remove it.
+  s.bodies[1].angular_velocity = {3.0f, 0.0f, 0.0f};
+  s.bodies[1].velocity = {0.0f, 0.0f, 0.0f};
+  load(s);
+  st = run(30);
+  EXPECT_LT(glm::length(glm::vec3(st.omega[1])), 1e-3f);
+  EXPECT_NEAR(kern::quat_rotate(st.rot[1], {0.0f, 1.0f, 0.0f}).y, 1.0f, 1e-3f);
 }
 
 // A simple pendulum (point-like ball on a rigid distance joint) at 120 Hz: small-amplitude period
