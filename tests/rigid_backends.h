@@ -19,18 +19,6 @@ struct RigidCase {
   SolverScheme scheme;
 };
 
-inline std::string scheme_name(SolverScheme s) {
-  switch (s) {
-    case SolverScheme::sequential:
-      return "sequential";
-    case SolverScheme::colored:
-      return "colored";
-    case SolverScheme::jacobi:
-      return "jacobi";
-  }
-  return "?";
-}
-
 inline void PrintTo(const RigidCase& c, std::ostream* os) {
   *os << c.backend << "/" << scheme_name(c.scheme);
 }

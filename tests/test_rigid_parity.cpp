@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "host/sim/rigid_scenes.h"
-#include "host/sim/mass_properties.h"
 #include "kernels/rigid_layout.h"
 #include "tests/rigid_backends.h"
 #include "tests/rigid_scene_helpers.h"
@@ -242,7 +241,7 @@ OraclePairs brute_force_pairs(const Scene& s) {
       s.settings.contact_margin > 0.0f ? static_cast<double>(s.settings.contact_margin) : 0.02;
   const auto n = static_cast<std::uint32_t>(s.bodies.size());
   std::vector<Box3> box(n);
-  for (std::uint32_t i = 0; i < n; ++i) box[i] = oracle_aabb(s.bodies[i], 0.5 * margin);
+  for (std::uint32_t i = 0; i < n; ++i) box[i] = oracle_aabb(s.bodies[i], 0.45 * margin);
   auto is_static = [&](std::uint32_t i) { return !(s.bodies[i].mass > 0.0f); };
   OraclePairs out;
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -291,13 +290,20 @@ std::string list_pairs(const PairSet& pairs, std::size_t max = 8) {
 
 // ---- comparisons --------------------------------------------------------------------------------
 
+// Largest |a[k] - b[k]| over the first `components` components.
+double abs_diff(glm::vec4 a, glm::vec4 b, int components) {
+  double m = 0.0;
+  for (int k = 0; k < components; ++k) {
+    m = std::max(m, std::abs(static_cast<double>(a[k]) - static_cast<double>(b[k])));
+  }
+  return m;
+}
+
 double max_abs_diff(const std::vector<glm::vec4>& a, const std::vector<glm::vec4>& b,
-                    int components = 4) {
+                    int components) {
   double m = 0.0;
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    for (int k = 0; k < components; ++k) {
-      m = std::max(m, std::abs(static_cast<double>(a[i][k]) - static_cast<double>(b[i][k])));
-    }
+    m = std::max(m, abs_diff(a[i], b[i], components));
   }
   return m;
 }
@@ -399,7 +405,7 @@ TEST_P(RigidBroadphase, MatchesBruteForceOracle) {
     std::uint64_t seed;
     float half, margin;
   };
-  for (const Case& c : {Case{1, 14.0f, 0.0f}, Case{2, 11.0f, 0.3f}}) {
+  for (const Case& c : {Case{1, 12.0f, 0.0f}, Case{2, 11.0f, 0.3f}}) {
     SCOPED_TRACE("seed " + std::to_string(c.seed));
     const Scene s = random_mixed_scene(1237, c.seed, c.half, c.margin);
     RigidBackend& b = load(s);
@@ -445,6 +451,14 @@ INSTANTIATE_TEST_SUITE_P(Rigid, RigidBroadphase,
 
 // ---- 2. GPU versus CPU ------------------------------------------------------------------------
 
+// Moves every body by one float ulp along `axis` (0, 1, 2), up or down.
+Scene nudged(Scene s, int axis, bool up) {
+  for (Body& b : s.bodies) {
+    b.position[axis] = std::nextafter(b.position[axis], up ? 1e30f : -1e30f);
+  }
+  return s;
+}
+
 class RigidGpuVsCpu : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -459,7 +473,7 @@ class RigidGpuVsCpu : public ::testing::Test {
   void TearDown() override { guard_.reset(); }
 
   // One step of `s` on both backends from identical inputs, every stage's output compared.
-  void compare_one_step(const Scene& s, const char* what) {
+  void compare_one_step(const Scene& s, const char* what, std::size_t min_pairs) {
     SCOPED_TRACE(std::string(what) + " / " + scheme_name(s.settings.solver.scheme));
     std::unique_ptr<RigidBackend> gpu = make_gpu_rigid_backend(*ctx_);
     std::unique_ptr<RigidBackend> cpu = make_cpu_rigid_backend();
@@ -468,33 +482,48 @@ class RigidGpuVsCpu : public ::testing::Test {
     RigidTrace g, c;
     gpu->step(&g);
     cpu->step(&c);
-    // Broadphase: integers, exact (pair, and the narrowphase's point count in z).
+    // Broadphase and point counts: integers, exact.
     ASSERT_EQ(g.pairs.size(), c.pairs.size());
-    EXPECT_EQ(first_difference(g.pairs, c.pairs), -1) << "pairs";
-    EXPECT_GT(c.pairs.size(), 20u);
-    // Narrowphase: 1e-5 on unit normals and on points/gaps (coordinates of a few m).
-    const double d_normal = max_abs_diff(g.normals, c.normals, 3);
-    const double d_point = max_abs_diff(g.points, c.points, 4);
+    EXPECT_EQ(first_difference(g.pairs, c.pairs), -1) << "pairs (a, b, points)";
+    EXPECT_GE(c.pairs.size(), min_pairs);
+    // Narrowphase: normals and points (xyz and gap) within 1e-5. Capsule-box is the exception:
+    // it finds the segment's closest point by a golden-section search on the squared distance,
+    // which pins a minimum down only to about the square root of float precision. On the CPU
+    // alone, moving a capsule by 1 ulp (7e-9 m) turned such a normal by 5e-4 and moved its
+    // point by 8e-5 m (measured in a mixed pile), so capsule-box gets 2e-3 and 4e-4 m.
+    double d_normal = 0, d_point = 0, d_normal_cb = 0, d_point_cb = 0;
+    for (std::size_t p = 0; p < c.pairs.size(); ++p) {
+      const bool capsule_box =
+          shape_rank(s, c.pairs[p].x) == 2u && shape_rank(s, c.pairs[p].y) == 3u;
+      double& dn = capsule_box ? d_normal_cb : d_normal;
+      double& dp = capsule_box ? d_point_cb : d_point;
+      dn = std::max(dn, abs_diff(g.normals[p], c.normals[p], 3));
+      for (std::size_t k = 4 * p; k < 4 * p + 4; ++k) {
+        dp = std::max(dp, abs_diff(g.points[k], c.points[k], 4));
+      }
+    }
     EXPECT_LE(d_normal, 1e-5) << "normals";
     EXPECT_LE(d_point, 1e-5) << "contact points and gaps";
+    EXPECT_LE(d_normal_cb, 2e-3) << "capsule-box normals";
+    EXPECT_LE(d_point_cb, 4e-4) << "capsule-box points and gaps";
     EXPECT_EQ(first_difference(feature_bits(g.lambdas), feature_bits(c.lambdas)), -1)
         << "feature ids";
     // Colouring: integers, exact (the CPU replays the GPU's colouring).
     if (s.settings.solver.scheme == SolverScheme::colored) {
       EXPECT_EQ(first_difference(g.colors, c.colors), -1) << "unit colours";
     }
-    // Solve: 1e-4 of the largest impulse of the step. Gauss-Seidel and Jacobi pass every
-    // rounding difference of a big impulse on to its neighbours' small ones, so the error scales
-    // with the largest impulse, not with each one.
+    // Solve: 1e-4 of the step's largest impulse. An iterative solve passes each rounding
+    // difference of a big impulse on to the small ones around it, so the error scales with the
+    // largest impulse, not with each one.
     const double lambda_scale = std::max(max_abs(c.lambdas, 3), max_abs(c.joint_lambda, 4));
     const double d_lambda = max_abs_diff(g.lambdas, c.lambdas, 3);
     const double d_joint = max_abs_diff(g.joint_lambda, c.joint_lambda, 4);
     EXPECT_GT(lambda_scale, 0.0);
     EXPECT_LE(d_lambda, 1e-4 * lambda_scale) << "contact impulses";
     EXPECT_LE(d_joint, 1e-4 * lambda_scale) << "joint impulses";
-    // State after the step: the impulse tolerance as velocities (1e-3 m/s, 1e-2 rad/s for the
-    // small parts), integrated over one step of 1/60 s for the positions (2e-5 m) and
-    // orientations (2e-4 rad).
+    // State after the step: velocities within 1e-3 m/s and 1e-2 rad/s (the impulse tolerance
+    // over masses of ~1 kg and lever arms of ~0.1 m), and that over one step of 1/60 s for the
+    // positions (2e-5 m) and orientations (2e-4 rad).
     RigidState gs, cs;
     gpu->read(gs);
     cpu->read(cs);
@@ -504,44 +533,64 @@ class RigidGpuVsCpu : public ::testing::Test {
     EXPECT_LE(d.pos, 2e-5);
     EXPECT_LE(d.rot, 2e-4);
     std::printf(
-        "%s/%s: %zu pairs, %u points; max diff normal %.3g, point %.3g, lambda %.3g (scale %.3g), "
-        "joint lambda %.3g, x %.3g m, q %.3g rad, v %.3g m/s, w %.3g rad/s\n",
-        what, scheme_name(s.settings.solver.scheme).c_str(), c.pairs.size(), cpu->stats().points,
-        d_normal, d_point, d_lambda, lambda_scale, d_joint, d.pos, d.rot, d.vel, d.omega);
+        "%s/%s: %zu pairs, %u points; max diff: normal %.3g (capsule-box %.3g), point %.3g "
+        "(capsule-box %.3g), lambda %.3g of %.3g, joint lambda %.3g, x %.3g m, q %.3g rad, "
+        "v %.3g m/s, w %.3g rad/s\n",
+        what, scheme_name(s.settings.solver.scheme), c.pairs.size(), cpu->stats().points,
+        d_normal, d_normal_cb, d_point, d_point_cb, d_lambda, lambda_scale, d_joint, d.pos, d.rot,
+        d.vel, d.omega);
   }
 
-  // `steps` steps on both backends; the largest differences after each step within `tol`.
+  // `steps` steps on both backends. Alongside, the CPU runs three copies of the scene with
+  // every body moved by 1 ulp (along x, y, z): how far rounding alone carries this run, its
+  // envelope. After each step the GPU-CPU difference must be within the fixed tolerance or
+  // within twice the envelope so far, whichever is larger: a GPU that differs only by rounding
+  // passes, one that computes something else (a wrong row, a lost warm start) does not.
   void compare_run(const Scene& s, std::uint32_t steps, const StateDiff& tol, const char* what) {
     SCOPED_TRACE(std::string(what) + " / " + scheme_name(s.settings.solver.scheme));
     std::unique_ptr<RigidBackend> gpu = make_gpu_rigid_backend(*ctx_);
     std::unique_ptr<RigidBackend> cpu = make_cpu_rigid_backend();
     gpu->load(s);
     cpu->load(s);
-    StateDiff worst;
+    std::vector<std::unique_ptr<RigidBackend>> nudge;
+    for (int axis = 0; axis < 3; ++axis) {
+      nudge.push_back(make_cpu_rigid_backend());
+      nudge.back()->load(nudged(s, axis, axis != 2));
+    }
+    StateDiff worst, envelope, at_bad;
     std::optional<std::uint32_t> first_bad;
-    StateDiff at_bad;
-    RigidState gs, cs;
+    RigidState gs, cs, ns;
     for (std::uint32_t k = 1; k <= steps; ++k) {
       gpu->step();
       cpu->step();
       gpu->read(gs);
       cpu->read(cs);
+      for (auto& b : nudge) {
+        b->step();
+        b->read(ns);
+        envelope.max_with(state_diff(ns, cs));
+      }
       const StateDiff d = state_diff(gs, cs);
       worst.max_with(d);
-      if (!first_bad && !within(d, tol)) {
+      const StateDiff allowed{
+          std::max(tol.pos, 2.0 * envelope.pos), std::max(tol.rot, 2.0 * envelope.rot),
+          std::max(tol.vel, 2.0 * envelope.vel), std::max(tol.omega, 2.0 * envelope.omega)};
+      if (!first_bad && !within(d, allowed)) {
         first_bad = k;
         at_bad = d;
       }
     }
-    EXPECT_TRUE(all_finite(cs));
+    EXPECT_TRUE(all_finite(gs));
     EXPECT_FALSE(first_bad.has_value())
         << "step " << first_bad.value_or(0) << ": max |dx| " << at_bad.pos << " m, angle "
-        << at_bad.rot << " rad, |dv| " << at_bad.vel << " m/s, |dw| " << at_bad.omega << " rad/s";
+        << at_bad.rot << " rad, |dv| " << at_bad.vel << " m/s, |dw| " << at_bad.omega
+        << " rad/s; 1-ulp envelope at the end " << envelope.pos << " m, " << envelope.rot
+        << " rad, " << envelope.vel << " m/s, " << envelope.omega << " rad/s";
     std::printf(
-        "%s/%s over %u steps: max |dx| %.3g m, angle %.3g rad, |dv| %.3g m/s, |dw| %.3g "
-        "rad/s\n",
-        what, scheme_name(s.settings.solver.scheme).c_str(), steps, worst.pos, worst.rot, worst.vel,
-        worst.omega);
+        "%s/%s, %u steps: GPU-CPU max |dx| %.3g m, angle %.3g rad, |dv| %.3g m/s, |dw| %.3g "
+        "rad/s; 1-ulp envelope %.3g m, %.3g rad, %.3g m/s, %.3g rad/s\n",
+        what, scheme_name(s.settings.solver.scheme), steps, worst.pos, worst.rot, worst.vel,
+        worst.omega, envelope.pos, envelope.rot, envelope.vel, envelope.omega);
   }
 
   vk::Context* ctx_ = nullptr;
@@ -549,25 +598,24 @@ class RigidGpuVsCpu : public ::testing::Test {
 };
 
 // Every stage of one step from the same mid-run state: a pile of mixed shapes (all shape pairs,
-// planes, a static body) and a falling rag-doll (joints with limits).
+// planes, a static body) and a rag-doll just after landing (joints with limits, contacts).
 TEST_F(RigidGpuVsCpu, EveryStageFromIdenticalInputs) {
   const Scene pile = advanced(mixed_drop_scene(48, 7), 75);
   const Scene doll = advanced(ragdoll_scene(), 40);
   for (SolverScheme scheme : {SolverScheme::colored, SolverScheme::jacobi}) {
-    compare_one_step(with_scheme(pile, scheme), "mixed pile");
-    compare_one_step(with_scheme(doll, scheme), "ragdoll");
+    compare_one_step(with_scheme(pile, scheme), "mixed pile", 60);
+    compare_one_step(with_scheme(doll, scheme), "ragdoll", 10);
   }
 }
 
-// Whole runs. The CPU library is built with -ffp-contract=off and the kernels are the same
-// source, so a real GPU differs only by rounding (fused multiply-adds, reassociation in its
-// compiler, its own sqrt): ~1 ulp per operation. The solver carries such differences through
-// its iterations, and the contact set may flip where a gap is within rounding of the margin;
-// resting contact damps differences rather than amplifying them. The tolerances leave room for
-// that and are still far below anything visible or physical: 1 mm (0.1% of a pyramid box,
-// 5% of the 2 cm contact margin), 0.01 rad, 1 cm/s, and 0.02 rad/s on the 1 m boxes (1 cm/s at
-// their corners) or 0.2 rad/s on the rag-doll's parts (hands and feet of a few cm: 1 cm/s at
-// 5 cm).
+// Whole runs. The CPU library is built with -ffp-contract=off from the same kernel source, so a
+// GPU differs only by rounding (its compiler's fused multiply-adds and reassociation, its sqrt
+// and division): ~1 ulp per operation. Fixed tolerances: 1 mm (0.1% of a pyramid box, 5% of the
+// 2 cm contact margin), 0.01 rad, 1 cm/s, and 0.02 rad/s on the 1 m boxes (1 cm/s at their
+// corners) or 0.2 rad/s on the rag-doll (1 cm/s at 5 cm, its hands and feet). Where the run
+// itself amplifies rounding beyond that, the 1-ulp envelope of compare_run decides: measured on
+// lavapipe, the Jacobi pyramid (8 iterations for 10 layers: it does not converge and keeps
+// rocking, ARCHITECTURE.md "Known limit") drifts ~1 cm from a 1-ulp nudge within 100 steps.
 TEST_F(RigidGpuVsCpu, PyramidOver100Steps) {
   for (SolverScheme scheme : {SolverScheme::colored, SolverScheme::jacobi}) {
     compare_run(with_scheme(pyramid_scene(10), scheme), 100, {1e-3, 1e-2, 1e-2, 2e-2},
@@ -664,37 +712,45 @@ TEST_P(RigidCapacity, OverflowGrowsAndLosesNothing) {
   EXPECT_TRUE(same_state(tight_state, roomy_state));
 }
 
-// Boxes raining into a container: few pairs at first, more as they land, so a run that starts
-// with 16 slots regrows mid-run, with warm-start history to carry over. After each of 100 steps
-// it matches a run that never overflowed, bit for bit.
+// 100 boxes raining into a container: no pairs at first, ~115 once they have landed. A run that
+// starts with 16 slots regrows when the first layer lands (step ~28) and again when the pile
+// outgrows the grown buffers (step ~59), both times with warm-start history to carry over.
+// After each of 100 steps it matches a run that never overflowed, bit for bit, and so does the
+// last step's trace.
 TEST_P(RigidCapacity, SmallStartingCapacityMatchesRoomyRunOver100Steps) {
-  const Scene s = box_rain_scene(48);
-  std::vector<RigidState> roomy(100);
+  const Scene s = box_rain_scene(100);
+  const std::uint32_t steps = 100;
+  std::vector<RigidState> roomy(steps);
+  RigidTrace roomy_trace;
   load(s);
-  for (RigidState& st : roomy) {
-    backend_->step();
-    backend_->read(st);
+  for (std::uint32_t k = 0; k < steps; ++k) {
+    backend_->step(k + 1 == steps ? &roomy_trace : nullptr);
+    backend_->read(roomy[k]);
+    EXPECT_EQ(backend_->stats().regrows, 0u);
   }
-  EXPECT_EQ(backend_->stats().regrows, 0u);
   const std::uint32_t roomy_pairs = backend_->stats().pairs;
 
   load(s, 16);
-  std::uint32_t regrows = 0, steps_with_regrow = 0;
+  std::vector<std::uint32_t> regrown_at;
   std::optional<std::uint32_t> first_bad;
-  for (std::uint32_t k = 0; k < 100; ++k) {
-    backend_->step();
-    regrows += backend_->stats().regrows;
-    if (backend_->stats().regrows > 0) ++steps_with_regrow;
+  RigidTrace tight_trace;
+  for (std::uint32_t k = 0; k < steps; ++k) {
+    backend_->step(k + 1 == steps ? &tight_trace : nullptr);
+    if (backend_->stats().regrows > 0) regrown_at.push_back(k + 1);
     RigidState st;
     backend_->read(st);
     if (!first_bad && !same_state(st, roomy[k])) first_bad = k + 1;
   }
   EXPECT_FALSE(first_bad.has_value()) << "first step that differs: " << first_bad.value_or(0);
-  EXPECT_GT(regrows, 0u);
+  ASSERT_GE(regrown_at.size(), 2u);
+  EXPECT_GT(regrown_at.back(), 40u) << "a regrow with warm-start history";
   EXPECT_EQ(backend_->stats().pairs, roomy_pairs);
-  EXPECT_GT(roomy_pairs, 16u);
-  std::printf("%u regrows in %u steps (capacity 16 -> %u, %u pairs at step 100)\n", regrows,
-              steps_with_regrow, backend_->stats().pair_capacity, roomy_pairs);
+  EXPECT_GT(roomy_pairs, 100u);
+  expect_same_trace(tight_trace, roomy_trace);
+  std::string at;
+  for (std::uint32_t k : regrown_at) at += " " + std::to_string(k);
+  std::printf("regrown at steps%s (capacity 16 -> %u; %u pairs at step %u)\n", at.c_str(),
+              backend_->stats().pair_capacity, roomy_pairs, steps);
 }
 
 INSTANTIATE_TEST_SUITE_P(Rigid, RigidCapacity,
@@ -709,9 +765,10 @@ INSTANTIATE_TEST_SUITE_P(Rigid, RigidCapacity,
 class RigidColoring : public RigidTest {
  protected:
   struct Summary {
-    std::uint32_t colors = 0;    // colours in use below the overflow colour
-    std::uint32_t overflow = 0;  // active units in the overflow colour
-    double overflow_lambda = 0;  // sum of the normal impulses of overflow contacts
+    std::uint32_t colors = 0;            // colours in use below the overflow colour
+    std::uint32_t overflow = 0;          // active units in the overflow colour
+    std::uint32_t marked_uncolored = 0;  // ... of which the trace marks VKPHYS_UNCOLORED
+    double overflow_lambda = 0;          // sum of the normal impulses of overflow contacts
   };
 
   // One step of `s` with a trace; checks the colouring's invariants on the trace.
@@ -742,10 +799,11 @@ class RigidColoring : public RigidTest {
         if (c != VKPHYS_INACTIVE_COLOR) ++bad_inactive;
         continue;
       }
-      // The overflow colour is max_colors in the solver's colour ranges; the unit's own colour
-      // entry keeps "uncoloured" (kernels/rigid_coloring.inl: color_key maps it).
+      // The overflow colour is max_colors in the solver's colour ranges; the unit's own entry
+      // may keep "uncoloured" (kernels/rigid_coloring.inl: color_key maps it to max_colors).
       if (c == max_colors || c == VKPHYS_UNCOLORED) {
         ++sum.overflow;
+        if (c == VKPHYS_UNCOLORED) ++sum.marked_uncolored;
         for (std::uint32_t k = 0; !is_joint && k < p.z; ++k) {
           sum.overflow_lambda += static_cast<double>(t.lambdas[4 * (u - joints) + k].x);
         }
@@ -789,26 +847,41 @@ TEST_P(RigidColoring, NoColourSharesADynamicBody) {
   }
 }
 
-// Two colours for a pyramid that needs more: the rest go to the overflow colour, which is still
-// solved (sequentially), so the pyramid stands: one step from rest moves no box by more than a
-// few tenths of a mm (an unsupported box would fall h^2 g = 2.8 mm).
+// Two colours for a pyramid that needs ~9: most units go to the overflow colour, which is still
+// solved (sequentially), so the pyramid stands. Unsolved, those boxes would fall freely for the
+// step: 2.8 mm (g h^2) at 0.17 m/s (g h). Solved, the step is like the one with all colours
+// (measured: max sag 1.1 mm at 0.07 m/s with 2 colours, 1.3 mm at 0.08 m/s with 9: the soft
+// 30 Hz contacts take up the load over the first steps).
 TEST_P(RigidColoring, OverflowColourIsSolved) {
   Scene s = pyramid_scene(10);
+  auto sag = [&](const RigidState& st) {
+    double drop = 0.0, speed = 0.0;
+    for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+      drop = std::max(drop, static_cast<double>(s.bodies[i].position.y - st.pos[i].y));
+      speed = std::max(speed, glm::length(glm::dvec3(st.vel[i])));
+    }
+    return std::make_pair(drop, speed);
+  };
+  RigidState all, two;
+  const Summary ref = check_coloring(s, all);
+  EXPECT_EQ(ref.overflow, 0u);
   s.settings.solver.max_colors = 2;
-  RigidState st;
-  const Summary sum = check_coloring(s, st);
+  const Summary sum = check_coloring(s, two);
   EXPECT_EQ(sum.colors, 2u);
-  EXPECT_GT(sum.overflow, 10u);
+  EXPECT_GT(sum.overflow, 50u);
   EXPECT_GT(sum.overflow_lambda, 0.0) << "overflow contacts carry load";
-  double drop = 0.0, speed = 0.0;
-  for (std::size_t i = 0; i < s.bodies.size(); ++i) {
-    drop = std::max(drop, static_cast<double>(s.bodies[i].position.y - st.pos[i].y));
-    speed = std::max(speed, glm::length(glm::dvec3(st.vel[i])));
-  }
-  EXPECT_LT(drop, 5e-4);
-  EXPECT_LT(speed, 5e-2);
-  std::printf("max_colors 2: %u overflow units, max drop %.3g m, max speed %.3g m/s\n",
-              sum.overflow, drop, speed);
+  const auto [drop, speed] = sag(two);
+  const auto [ref_drop, ref_speed] = sag(all);
+  const double h = static_cast<double>(s.settings.time_step);
+  const double g = 10.0;
+  EXPECT_LT(drop, 0.5 * g * h * h);
+  EXPECT_LT(speed, 0.5 * g * h);
+  EXPECT_LT(drop, 1.25 * ref_drop);
+  EXPECT_LT(speed, 1.25 * ref_speed);
+  std::printf(
+      "max_colors 2: %u overflow units (%u marked uncoloured in the trace), max sag %.3g "
+      "m at %.3g m/s; with %u colours: %.3g m at %.3g m/s\n",
+      sum.overflow, sum.marked_uncolored, drop, speed, ref.colors, ref_drop, ref_speed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Rigid, RigidColoring,
@@ -818,90 +891,3 @@ INSTANTIATE_TEST_SUITE_P(Rigid, RigidColoring,
 
 }  // namespace
 }  // namespace vkphys::test
-
-// TEMP EXPERIMENTS
-namespace vkphys::test {
-namespace {
-void sensitivity(const Scene& s, SolverScheme scheme, vk::Context& ctx) {
-  Scene base = with_scheme(s, scheme);
-  Scene pert = base;
-  for (Body& b : pert.bodies) b.position.x = std::nextafter(b.position.x, 1e9f);
-  auto c1 = make_cpu_rigid_backend();
-  auto c2 = make_cpu_rigid_backend();
-  auto g = make_gpu_rigid_backend(ctx);
-  c1->load(base); c2->load(pert); g->load(base);
-  RigidState a, b, gg;
-  StateDiff m1, m2;
-  for (int k = 1; k <= 100; ++k) {
-    c1->step(); c2->step(); g->step();
-    c1->read(a); c2->read(b); g->read(gg);
-    StateDiff d1 = state_diff(a, b), d2 = state_diff(gg, a);
-    m1.max_with(d1); m2.max_with(d2);
-    if (k % 10 == 0 || k == 1 || (k >= 24 && k <= 30))
-      std::printf("%s %s step %d: cpu-vs-perturbed x %.3g q %.3g v %.3g w %.3g | gpu-vs-cpu x %.3g q %.3g v %.3g w %.3g  pts %u %u\n", s.name.c_str(), scheme_name(scheme).c_str(), k,
-                d1.pos, d1.rot, d1.vel, d1.omega, d2.pos, d2.rot, d2.vel, d2.omega, c1->stats().points, g->stats().points);
-  }
-  std::printf("%s %s MAX: cpu-vs-perturbed x %.3g q %.3g v %.3g w %.3g | gpu-vs-cpu x %.3g q %.3g v %.3g w %.3g\n", s.name.c_str(), scheme_name(scheme).c_str(),
-                m1.pos, m1.rot, m1.vel, m1.omega, m2.pos, m2.rot, m2.vel, m2.omega);
-}
-TEST(RigidExperiment, CapsuleBox) {
-  const Scene pile = advanced(mixed_drop_scene(48, 7), 75);
-  Scene two = pile;
-  two.bodies = {pile.bodies[38], pile.bodies[39]};
-  two.planes.clear();
-  two.settings.gravity = glm::vec3(0);
-  for (int k = -6; k <= 6; ++k) {
-    Scene t2 = two;
-    float& x = t2.bodies[0].position.y;
-    for (int j = 0; j < std::abs(k); ++j) x = std::nextafter(x, k > 0 ? 1e9f : -1e9f);
-    auto cpu = make_cpu_rigid_backend();
-    cpu->load(t2);
-    RigidTrace c; cpu->step(&c);
-    std::printf("ulp %+d: y %.9g n (%.9f %.9f %.9f) pt (%.9f %.9f %.9f) gap %.9g\n", k, double(x), double(c.normals[0].x), double(c.normals[0].y), double(c.normals[0].z),
-      double(c.points[0].x), double(c.points[0].y), double(c.points[0].z), double(c.points[0].w));
-  }
-  const Body& a = two.bodies[0]; const Body& b = two.bodies[1];
-  std::printf("  A capsule r %.9g hh %.9g pos (%.9g, %.9g, %.9g) q (%.9g, %.9g, %.9g, %.9g)\n", double(a.radius), double(a.half_height), double(a.position.x), double(a.position.y), double(a.position.z), double(a.orientation.x), double(a.orientation.y), double(a.orientation.z), double(a.orientation.w));
-  std::printf("  B box he (%.9g, %.9g, %.9g) pos (%.9g, %.9g, %.9g) q (%.9g, %.9g, %.9g, %.9g)\n", double(b.half_extents.x), double(b.half_extents.y), double(b.half_extents.z), double(b.position.x), double(b.position.y), double(b.position.z), double(b.orientation.x), double(b.orientation.y), double(b.orientation.z), double(b.orientation.w));
-}
-TEST(RigidExperiment, Colors) {
-  for (std::uint32_t mc : {1u, 2u, 4u, 24u}) for (auto sc : {SolverScheme::colored, SolverScheme::sequential}) {
-    Scene s = pyramid_scene(10);
-    s.settings.solver.max_colors = mc;
-    s.settings.solver.scheme = sc;
-    auto cpu = make_cpu_rigid_backend();
-    cpu->load(s);
-    for (int steps : {1, 59, 60}) {
-      for (int k = 0; k < steps; ++k) cpu->step();
-      RigidState st; cpu->read(st);
-      double drop = 0, speed = 0;
-      for (std::size_t i = 0; i < s.bodies.size(); ++i) {
-        drop = std::max(drop, double(s.bodies[i].position.y - st.pos[i].y));
-        speed = std::max(speed, glm::length(glm::dvec3(st.vel[i])));
-      }
-      std::printf("max_colors %u %s after +%d: drop %.4g speed %.4g colors %u overflow %u\n", mc, scheme_name(sc).c_str(), steps, drop, speed, cpu->stats().colors, cpu->stats().overflow_units);
-    }
-  }
-}
-TEST(RigidExperiment, Rain) {
-  for (std::uint32_t n : {48u, 64u, 100u, 150u}) {
-    Scene s = box_rain_scene(n);
-    auto cpu = make_cpu_rigid_backend();
-    cpu->load(s, 16);
-    std::printf("rain %u:", n);
-    for (int k = 1; k <= 100; ++k) {
-      cpu->step();
-      if (k % 10 == 1 || cpu->stats().regrows) std::printf(" [%d: %u pairs cap %u rg %u]", k, cpu->stats().pairs, cpu->stats().pair_capacity, cpu->stats().regrows);
-    }
-    std::printf("\n");
-  }
-}
-TEST(RigidExperiment, Sensitivity) {
-  VKPHYS_GPU_TEST_CONTEXT(ctx);
-  for (auto sc : {SolverScheme::colored, SolverScheme::jacobi}) {
-    sensitivity(pyramid_scene(10), sc, ctx);
-    sensitivity(ragdoll_scene(), sc, ctx);
-  }
-}
-}
-}

@@ -128,7 +128,7 @@ TEST_P(RigidPyramid, BaseTwentyStandsTenSeconds) {
     }
   }
   std::printf("pyramid 20 (%s): max displacement %.4f m, max final speed %.4f m/s\n",
-              scheme_name(GetParam().scheme).c_str(), double(worst), double(fastest));
+              scheme_name(GetParam().scheme), double(worst), double(fastest));
   EXPECT_LT(worst, bound);
   EXPECT_LT(fastest, 0.1f);
 }
@@ -194,7 +194,7 @@ TEST_P(RigidRagdoll, DropComesToRestWithPinsAndLimitsHeld) {
   std::printf(
       "ragdoll (%s): pin gap %.4f m, limit excess %.3f rad, lowest centre %.3f m, "
       "final max speed %.3f m/s\n",
-      scheme_name(GetParam().scheme).c_str(), double(worst_gap), double(worst_excess),
+      scheme_name(GetParam().scheme), double(worst_gap), double(worst_excess),
       double(lowest), double(fastest));
   EXPECT_LT(worst_gap, 0.02f);
   // Limits are velocity rows: a brief overshoot on impact (measured 0.02 rad for Gauss-Seidel,

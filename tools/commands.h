@@ -44,7 +44,6 @@ int cmd_bench_rigid(const Options& opt);
 
 // "sequential", "colored" or "jacobi" to the scheme; throws std::runtime_error otherwise.
 SolverScheme parse_scheme(const std::string& name);
-const char* scheme_name(SolverScheme scheme);
 
 // `vkphys export-scene NAME [--size N] [--out FILE]` (tools/export_scene.cpp): writes a
 // host/sim/rigid_scenes.h scene as scene JSON. NAME is one of export_scene_names().

@@ -27,18 +27,6 @@ SolverScheme parse_scheme(const std::string& name) {
       fmt::format("--scheme {}: expected sequential, colored or jacobi", name));
 }
 
-const char* scheme_name(SolverScheme scheme) {
-  switch (scheme) {
-    case SolverScheme::sequential:
-      return "sequential";
-    case SolverScheme::colored:
-      return "colored";
-    case SolverScheme::jacobi:
-      return "jacobi";
-  }
-  return "?";
-}
-
 namespace {
 
 // "body 12 (box)", or for the static bodies after the scene's: "plane body 14 (scene plane 0)".

@@ -143,13 +143,7 @@ class GpuBackend final : public Backend {
 
  private:
   vk::Buffer make_storage(VkDeviceSize bytes, const char* what) {
-    if (bytes > ctx_.info().max_storage_buffer_range) {
-      throw std::runtime_error(std::string(what) + " need " + std::to_string(bytes) +
-                               " bytes, over this device's maxStorageBufferRange of " +
-                               std::to_string(ctx_.info().max_storage_buffer_range) +
-                               " bytes; use fewer particles or the CPU backend");
-    }
-    return vk::Buffer(ctx_, bytes);
+    return vk::storage_buffer(ctx_, bytes, what, "use fewer particles or the CPU backend");
   }
 
   void allocate_contacts() {

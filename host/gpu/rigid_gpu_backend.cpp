@@ -189,13 +189,7 @@ class GpuRigidBackend final : public RigidBackend {
 
  private:
   vk::Buffer storage(VkDeviceSize bytes, const char* what) {
-    if (bytes > ctx_.info().max_storage_buffer_range) {
-      throw std::runtime_error(std::string(what) + " need " + std::to_string(bytes) +
-                               " bytes, over this device's maxStorageBufferRange of " +
-                               std::to_string(ctx_.info().max_storage_buffer_range) +
-                               " bytes; use fewer bodies or the CPU backend");
-    }
-    return vk::Buffer(ctx_, bytes);
+    return vk::storage_buffer(ctx_, bytes, what, "use fewer bodies or the CPU backend");
   }
 
   void backup_copies(VkCommandBuffer cb, bool restore) {

@@ -45,6 +45,18 @@ enum class FrictionModel : std::uint32_t {
   scaled_box = 1,  // |lambda_t,i| <= mu m g h per axis, m the reduced mass / points (seed 001)
 };
 
+inline const char* scheme_name(SolverScheme s) {
+  switch (s) {
+    case SolverScheme::sequential:
+      return "sequential";
+    case SolverScheme::colored:
+      return "colored";
+    case SolverScheme::jacobi:
+      return "jacobi";
+  }
+  return "?";
+}
+
 struct SolverSettings {
   std::uint32_t iterations = 8;        // Jacobi iterations per step
   float relaxation = 1.0f;             // scales each impulse increment, (0, 1]
@@ -55,9 +67,9 @@ struct SolverSettings {
   SolverScheme scheme = SolverScheme::colored;
   RestitutionModel restitution = RestitutionModel::bias;
   FrictionModel friction_model = FrictionModel::cone;
-  bool split_impulse = false;      // seed 000 section 8.1: position correction not kept as velocity
-  bool gyroscopic = true;          // the -w x (I w) term in the angular velocity update
-  std::uint32_t max_colors = 24;   // colours before the overflow colour, in [1, 30]
+  bool split_impulse = false;     // seed 000 section 8.1: position correction not kept as velocity
+  bool gyroscopic = true;         // the -w x (I w) term in the angular velocity update
+  std::uint32_t max_colors = 24;  // colours before the overflow colour, in [1, 30]
   // Contact stiffness cap [Hz]: a contact's SPOOK k is at most m_eff (2 pi f)^2, m_eff the pair's
   // reduced mass (0 disables the cap). See ARCHITECTURE.md, "Contact stiffness".
   float contact_hertz = 30.0f;
@@ -119,7 +131,7 @@ struct Joint {
   glm::vec3 anchor_a{0.0f}, anchor_b{0.0f};
   glm::vec3 axis_a{0.0f, 0.0f, 1.0f}, axis_b{0.0f, 0.0f, 1.0f};  // hinge axes
   glm::vec3 ref_a{1.0f, 0.0f, 0.0f}, ref_b{1.0f, 0.0f, 0.0f};    // hinge: zero-angle references
-  float length = 1.0f;  // distance joints [m]
+  float length = 1.0f;                                           // distance joints [m]
   bool limited = false;
   // Angle limits [rad]. Hinge: x holds the range about the axis. Ball: the relative rotation
   // conj(q_a) q_b is limited per body-a axis (seed 004 section 8, corrected per the digest).

@@ -1,6 +1,7 @@
 #include "host/vk/buffer.h"
 
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 
 namespace vkphys::vk {
@@ -138,6 +139,17 @@ void copy(VkCommandBuffer cb, const Buffer& src, const Buffer& dst, VkDeviceSize
   if (bytes == 0) return;
   VkBufferCopy region{0, 0, bytes};
   vkCmdCopyBuffer(cb, src.handle(), dst.handle(), 1, &region);
+}
+
+Buffer storage_buffer(const Context& ctx, VkDeviceSize bytes, const std::string& what,
+                      const std::string& advice) {
+  if (bytes > ctx.info().max_storage_buffer_range) {
+    throw std::runtime_error(what + " need " + std::to_string(bytes) +
+                             " bytes, over this device's maxStorageBufferRange of " +
+                             std::to_string(ctx.info().max_storage_buffer_range) + " bytes; " +
+                             advice);
+  }
+  return Buffer(ctx, bytes);
 }
 
 }  // namespace vkphys::vk

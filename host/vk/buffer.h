@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "host/vk/context.h"
@@ -51,6 +52,11 @@ class Buffer {
   VkDeviceSize size_ = 0;
   void* mapped_ = nullptr;
 };
+
+// A device-local storage buffer of `bytes`, after checking them against the device's
+// maxStorageBufferRange; the error names the buffer (`what`) and says what to do (`advice`).
+Buffer storage_buffer(const Context& ctx, VkDeviceSize bytes, const std::string& what,
+                      const std::string& advice);
 
 // Records a copy of `bytes` from src to dst.
 void copy(VkCommandBuffer cb, const Buffer& src, const Buffer& dst, VkDeviceSize bytes);
