@@ -4,8 +4,11 @@
 // overflow (grow and redo, nothing lost), the colouring's invariants, and the GPU's refusal of
 // the sequential scheme.
 //
-// On lavapipe the GPU and the CPU results are bit-identical (ARCHITECTURE.md), so the measured
-// differences printed below are usually 0; the tolerances are what a real GPU may need.
+// Unlike the particle step, the rigid step is not bit-identical between the backends even on
+// lavapipe (measured: ~1e-7 relative after one step; its compiler contracts and reorders float
+// maths that the CPU build keeps in source order). The tests print the measured differences;
+// the tolerances are what a real GPU may need, and every run prints how far a 1-ulp nudge of
+// the input carries the same run on the CPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -241,7 +244,7 @@ OraclePairs brute_force_pairs(const Scene& s) {
       s.settings.contact_margin > 0.0f ? static_cast<double>(s.settings.contact_margin) : 0.02;
   const auto n = static_cast<std::uint32_t>(s.bodies.size());
   std::vector<Box3> box(n);
-  for (std::uint32_t i = 0; i < n; ++i) box[i] = oracle_aabb(s.bodies[i], 0.45 * margin);
+  for (std::uint32_t i = 0; i < n; ++i) box[i] = oracle_aabb(s.bodies[i], 0.5 * margin);
   auto is_static = [&](std::uint32_t i) { return !(s.bodies[i].mass > 0.0f); };
   OraclePairs out;
   for (std::uint32_t i = 0; i < n; ++i) {
@@ -536,9 +539,9 @@ class RigidGpuVsCpu : public ::testing::Test {
         "%s/%s: %zu pairs, %u points; max diff: normal %.3g (capsule-box %.3g), point %.3g "
         "(capsule-box %.3g), lambda %.3g of %.3g, joint lambda %.3g, x %.3g m, q %.3g rad, "
         "v %.3g m/s, w %.3g rad/s\n",
-        what, scheme_name(s.settings.solver.scheme), c.pairs.size(), cpu->stats().points,
-        d_normal, d_normal_cb, d_point, d_point_cb, d_lambda, lambda_scale, d_joint, d.pos, d.rot,
-        d.vel, d.omega);
+        what, scheme_name(s.settings.solver.scheme), c.pairs.size(), cpu->stats().points, d_normal,
+        d_normal_cb, d_point, d_point_cb, d_lambda, lambda_scale, d_joint, d.pos, d.rot, d.vel,
+        d.omega);
   }
 
   // `steps` steps on both backends. Alongside, the CPU runs three copies of the scene with

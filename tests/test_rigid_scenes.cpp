@@ -20,6 +20,7 @@
 #include "host/io/scene_file.h"
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
+#include "kernels/quat.h"
 
 namespace {
 
@@ -74,11 +75,18 @@ double total_mass(const Scene& s) {
   return m;
 }
 
-// Axis-aligned boxes (identity orientation) a and b overlap by more than rounding.
+// The world AABBs of boxes a and b overlap by more than rounding (for boxes at the identity
+// orientation that is the boxes themselves overlapping; for turned ones it is conservative).
 bool boxes_overlap(const Body& a, const Body& b) {
+  auto extent = [](const Body& x) {
+    return glm::abs(vkphys::kern::quat_axis_x(x.orientation)) * x.half_extents.x +
+           glm::abs(vkphys::kern::quat_axis_y(x.orientation)) * x.half_extents.y +
+           glm::abs(vkphys::kern::quat_axis_z(x.orientation)) * x.half_extents.z;
+  };
+  const glm::vec3 ea = extent(a), eb = extent(b);
   for (int k = 0; k < 3; ++k) {
     double gap = std::abs(static_cast<double>(a.position[k]) - static_cast<double>(b.position[k])) -
-                 static_cast<double>(a.half_extents[k]) - static_cast<double>(b.half_extents[k]);
+                 static_cast<double>(ea[k]) - static_cast<double>(eb[k]);
     if (gap >= -1e-6) return false;
   }
   return true;

@@ -406,9 +406,13 @@ Scene chain_scene(std::uint32_t links) {
 Scene box_rain_scene(std::uint32_t count) {
   // Boxes of edge 0.5 m, 1 kg, on a lattice 0.75 m apart starting at y = 1 (x fastest, then z,
   // then y), above an open container of 4 walls and a floor whose inner width W makes the
-  // boxes fill it about 3 layers deep: W^2 = count * 0.25 m^2 / 3, at least 2 m. Friction 0.5,
-  // 60 Hz, 8 iterations.
-  Scene s = base(fmt::format("box_rain_{}", count), 0.5f, 8);
+  // boxes fill it about 3 layers deep: W^2 = count * 0.25 m^2 / 3, at least 2 m. Each box is
+  // turned about y by 0-30 degrees (a fixed pattern), so the boxes of a column land face on face
+  // turned against each other and the manifolds are clipped polygons, not aligned squares.
+  // (Turned about y only, a box's footprint stays within 0.34 m of its centre, less than half
+  // the 0.75 m spacing.) Friction 0.5, 60 Hz, 25 iterations (at 8 the columns never come to
+  // rest; at 25 the 1,000-box scene is at rest, 3e-5 m/s, after 10 s).
+  Scene s = base(fmt::format("box_rain_{}", count), 0.5f, 25);
   const double width = std::max(2.0, std::sqrt(count * 0.25 / 3.0));
   const double spacing = 0.75;
   const auto side = static_cast<std::uint32_t>(std::floor((width - 0.5 - 0.1) / spacing)) + 1u;
@@ -420,7 +424,9 @@ Scene box_rain_scene(std::uint32_t count) {
     const double x = (i - 0.5 * (side - 1.0)) * spacing;
     const double z = (j - 0.5 * (side - 1.0)) * spacing;
     const double y = 1.0 + layer * spacing;
-    s.bodies.push_back(box(glm::vec3(0.25f), glm::vec3(glm::dvec3(x, y, z)), 1.0f));
+    Body b = box(glm::vec3(0.25f), glm::vec3(glm::dvec3(x, y, z)), 1.0f);
+    b.orientation = axis_angle({0.0, 1.0, 0.0}, 30.0 * ((k * 7u) % 11u) / 10.0);
+    s.bodies.push_back(b);
   }
   return s;
 }
