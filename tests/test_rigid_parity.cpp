@@ -918,14 +918,3 @@ INSTANTIATE_TEST_SUITE_P(Rigid, RigidColoring,
 
 }  // namespace
 }  // namespace vkphys::test
-namespace vkphys::test { namespace {
-TEST(RigidExperiment, RainWalls) {
-  Scene s = box_rain_scene(100);
-  s.settings.gravity = glm::vec3(0);
-  auto cpu = make_cpu_rigid_backend();
-  cpu->load(s);
-  RigidTrace t; cpu->step(&t);
-  for (std::size_t p = 0; p < t.pairs.size(); ++p) for (std::uint32_t k = 0; k < t.pairs[p].z; ++k)
-    if (t.points[4*p+k].w < 0) std::printf("pair (%u %u) point %u gap %.4f\n", t.pairs[p].x, t.pairs[p].y, k, double(t.points[4*p+k].w));
-}
-}}

@@ -431,7 +431,8 @@ TEST(RigidScene, WallChainAndBoxRain) {
     // Every box inside the walls, above the floor.
     for (const Body& b : rain.bodies) {
       for (const vkphys::Plane& p : rain.planes) {
-        EXPECT_GT(glm::dot(p.normal, b.position) - p.offset, 0.25f);
+        // a box turned by up to 30 degrees about y reaches 0.25 (cos 30 + sin 30) = 0.34 m
+        EXPECT_GT(glm::dot(p.normal, b.position) - p.offset, 0.342f);
       }
     }
     if (count <= 1000) expect_no_box_overlaps(rain);

@@ -415,7 +415,8 @@ Scene box_rain_scene(std::uint32_t count) {
   Scene s = base(fmt::format("box_rain_{}", count), 0.5f, 25);
   const double width = std::max(2.0, std::sqrt(count * 0.25 / 3.0));
   const double spacing = 0.75;
-  const auto side = static_cast<std::uint32_t>(std::floor((width - 0.5 - 0.1) / spacing)) + 1u;
+  // A box turned by up to 30 degrees about y reaches 0.34 m from its centre in x and z.
+  const auto side = static_cast<std::uint32_t>(std::floor((width - 0.7 - 0.1) / spacing)) + 1u;
   const double half = 0.5 * width;
   add_box_planes(s, glm::vec3(glm::dvec3(-half, 0.0, -half)),
                  glm::vec3(glm::dvec3(half, 0.0, half)), 0, true);
