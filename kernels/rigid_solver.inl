@@ -1,12 +1,13 @@
-// The rigid-body solver's per-unit work: row preparation, warm start, one projected
-// Gauss-Seidel sweep over a unit's rows, the Newton-Coulomb impact pass, and the drivers that
-// run a unit in place (sequential and coloured schemes) or on split copies (Jacobi).
+// The rigid-body solver's per-unit work for contact manifolds: row preparation, warm start, one
+// projected Gauss-Seidel sweep over a manifold's rows, and the Newton-Coulomb impact pass.
 // Stage functions (environment: kernels/rigid_bodies.inl); the row maths is kernels/rigid_rows.h.
 //
 // A unit is a joint (up to 6 rows) or a contact manifold (up to 4 points, each a normal row and
-// two friction rows). Within a unit rows are solved one after the other (Gauss-Seidel), points in
-// order, each point's normal row before its friction rows so the Coulomb bound uses the current
-// normal impulse. What differs between schemes is only which body velocities a unit sees:
+// two friction rows). Within a unit rows are solved one after the other (Gauss-Seidel): the
+// friction rows of every point first, bounded by the points' current normal impulses, then the
+// normal rows (Box2D's order: non-penetration, solved last, wins). The drivers are in
+// kernels/rigid_units.inl. What differs between schemes is only which body velocities a unit
+// sees:
 //   sequential / coloured: the bodies' current velocities, written back at once (in a colour no
 //     two units share a dynamic body, so this is race-free on the GPU);
 //   Jacobi: copies with the mass split n ways (n = the body's unit count, Tonge et al. 2012);
@@ -15,7 +16,8 @@
 // Contact rows (seed 001 eqs 25-28): normal n from a to b, r_a, r_b from the centres of mass to
 // the point, G = [-n, -(r_a x n), n, r_b x n]; friction rows the same with t1, t2 (n = t1 x t2).
 // point_prep per point: (r_a, T_n) (r_b, T_n without position correction)
-//   (1/(K_n + eps), 1/(K_t1 + eps), 1/(K_t2 + eps), eps) (T_t1, T_t2, box bound, mu)
+//   (1/(K_n + eps), 1/(K_t + eps), 1/(K_t + eps), eps) (T_t1, T_t2, box bound, mu)
+//   with K_t the larger of the two friction rows' effective masses (see prepare_contact)
 
 vec4 point_prep_at(uint slot, uint k) { return point_prep[4u * slot + k]; }
 
