@@ -509,6 +509,12 @@ class RigidGpuVsCpu : public ::testing::Test {
     RigidTrace g, c;
     gpu->step(&g);
     cpu->step(&c);
+    // Predict: v* = v + h g exactly the same sum on both; w* through the gyroscopic term's
+    // three Newton steps with a 3x3 inverse, 1e-5 rad/s.
+    ASSERT_EQ(g.predicted_vel.size(), c.predicted_vel.size());
+    ASSERT_EQ(g.predicted_omega.size(), c.predicted_omega.size());
+    EXPECT_LE(max_abs_diff(g.predicted_vel, c.predicted_vel, 3), 1e-6) << "predicted v";
+    EXPECT_LE(max_abs_diff(g.predicted_omega, c.predicted_omega, 3), 1e-5) << "predicted w";
     // Broadphase and point counts: integers, exact.
     ASSERT_EQ(g.pairs.size(), c.pairs.size());
     EXPECT_EQ(first_difference(g.pairs, c.pairs), -1) << "pairs (a, b, points)";

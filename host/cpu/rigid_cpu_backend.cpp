@@ -183,6 +183,7 @@ class CpuRigidBackend final : public RigidBackend {
     for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
     if (trace) {
       trace->predicted_vel = world_.vel;
+      trace->predicted_omega = world_.omega;
     }
     lap(RigidStage::predict);
     const std::uint32_t units = e.unit_count();

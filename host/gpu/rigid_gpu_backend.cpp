@@ -120,6 +120,7 @@ class GpuRigidBackend final : public RigidBackend {
     joint_rows_ = storage(j * 4 * VKPHYS_JOINT_ROWS * v4, "joint rows");
     joint_lambda_ = storage(j * 2 * v4, "joint impulses");
     backup_ = storage(4 * n * v4 + j * 2 * v4, "step-start backup");
+    predicted_ = storage(2 * n * v4, "predicted-velocity trace");
     pos_.upload(std::span<const glm::vec4>(world_.pos));
     rot_.upload(std::span<const glm::vec4>(world_.rot));
     vel_.upload(std::span<const glm::vec4>(world_.vel));
@@ -368,6 +369,10 @@ class GpuRigidBackend final : public RigidBackend {
     stage_done();
     if (sv.restitution == RestitutionModel::newton) sweep(RIGID_KIND_IMPACT);
     run(kernels_.body, body_groups, kPredict);
+    // Kept for RigidTrace (a copy of 32 bytes per body): the solve overwrites v*, w* in place.
+    copy_region(cb, vel_, predicted_, 0, 0, VkDeviceSize{n_} * sizeof(glm::vec4));
+    copy_region(cb, omega_, predicted_, 0, VkDeviceSize{n_} * sizeof(glm::vec4),
+                VkDeviceSize{n_} * sizeof(glm::vec4));
     stage_done();
     run_indirect(kernels_.unit, offsetof(kern::RigidCounters, unit_groups), kPrepare);
     stage_done();
@@ -405,7 +410,8 @@ class GpuRigidBackend final : public RigidBackend {
     t.lambdas = point_lambda_.download<glm::vec4>(4 * std::size_t{pairs});
     t.colors = unit_color_.download<std::uint32_t>(j_ + std::size_t{pairs});
     t.joint_lambda = joint_lambda_.download<glm::vec4>(2 * std::size_t{j_});
-    t.predicted_vel.clear();  // not kept on the GPU (the solve overwrites it in place)
+    t.predicted_vel = predicted_.download<glm::vec4>(n_);
+    t.predicted_omega = predicted_.download<glm::vec4>(n_, VkDeviceSize{n_} * sizeof(glm::vec4));
   }
 
   vk::Context& ctx_;
@@ -419,7 +425,7 @@ class GpuRigidBackend final : public RigidBackend {
   vk::Buffer params_, counters_, pos_, rot_, vel_, omega_, start_, iinv_, inertia_, shape_, dims_,
       aabb_, vel_pos_, color_, range_, keys_, values_, offsets_, pair_info_, pair_normal_,
       point_geom_, point_lambda_, point_prep_, prev_info_, prev_lambda_, hash_, joint_info_,
-      joint_frames_, joint_rows_, joint_lambda_, unit_color_, unit_dv_, backup_;
+      joint_frames_, joint_rows_, joint_lambda_, unit_color_, unit_dv_, backup_, predicted_;
   std::unique_ptr<gpu::Scan> scan_;
   std::unique_ptr<gpu::RadixSort> sort_;
   std::map<const vk::Kernel*, VkDescriptorSet> sets_;

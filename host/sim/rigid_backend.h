@@ -69,13 +69,14 @@ struct RigidState {
 
 // Intermediate buffers of one step, for stage-by-stage backend comparison.
 struct RigidTrace {
-  std::vector<glm::uvec4> pairs;         // (a, b, points, 0), stored order
-  std::vector<glm::vec4> normals;        // per pair
-  std::vector<glm::vec4> points;         // 4 per pair (point, gap)
-  std::vector<glm::vec4> lambdas;        // 4 per pair, after the solve
-  std::vector<std::uint32_t> colors;     // per unit (joints, then pairs)
-  std::vector<glm::vec4> predicted_vel;  // v* per body
-  std::vector<glm::vec4> joint_lambda;   // 2 per joint
+  std::vector<glm::uvec4> pairs;           // (a, b, points, 0), stored order
+  std::vector<glm::vec4> normals;          // per pair
+  std::vector<glm::vec4> points;           // 4 per pair (point, gap)
+  std::vector<glm::vec4> lambdas;          // 4 per pair, after the solve
+  std::vector<std::uint32_t> colors;       // per unit (joints, then pairs)
+  std::vector<glm::vec4> predicted_vel;    // v* per body (after gravity)
+  std::vector<glm::vec4> predicted_omega;  // w* per body (after the gyroscopic term)
+  std::vector<glm::vec4> joint_lambda;     // 2 per joint
 };
 
 class RigidBackend {
