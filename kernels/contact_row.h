@@ -33,10 +33,10 @@ KERNELS_BEGIN
 //   threshold: approach speed above which restitution applies.
 KFN vec4 contact_targets(float g, vec3 u_k, vec4 mat, float h, float threshold) {
   vec3 spook = spook_coefficients(mat.z, mat.w, h);
-  float t_n = g > 0.0f ? -g / h : -spook.x * g + (1.0f - spook.y) * u_k.x;
+  float t_n = row_target(g, u_k.x, spook, h, true);
   if (u_k.x < -threshold) t_n = max(t_n, -mat.x * u_k.x);
-  float keep = 1.0f - spook.y;
-  return vec4(t_n, keep * u_k.y, keep * u_k.z, spook.z);
+  return vec4(t_n, row_target(0.0f, u_k.y, spook, h, false),
+              row_target(0.0f, u_k.z, spook, h, false), spook.z);
 }
 
 // One projected Jacobi update of a contact's three rows. lambda = (n, t1, t2) accumulated
@@ -45,15 +45,13 @@ KFN vec4 contact_targets(float g, vec3 u_k, vec4 mat, float h, float threshold) 
 KFN vec3 contact_row_update(vec3 lambda, vec4 target, float mu, vec3 u, float k_eff, float relax,
                         bool friction) {
   float eps = target.w;
-  float inv = relax / (k_eff + eps);
-  float ln = max(lambda.x + (target.x - u.x - eps * lambda.x) * inv, 0.0f);
+  float inv = 1.0f / (k_eff + eps);
+  float ln = max(row_update(lambda.x, target.x, u.x, eps, inv, relax), 0.0f);
   vec2 lt = vec2(0.0f);
   if (friction) {
-    lt = vec2(lambda.y, lambda.z) + (vec2(target.y, target.z) - vec2(u.y, u.z) -
-                                     eps * vec2(lambda.y, lambda.z)) * inv;
-    float bound = mu * ln;
-    float len = length(lt);
-    if (len > bound) lt = len > 0.0f ? lt * (bound / len) : vec2(0.0f);
+    lt = coulomb_disc(vec2(row_update(lambda.y, target.y, u.y, eps, inv, relax),
+                           row_update(lambda.z, target.z, u.z, eps, inv, relax)),
+                      mu * ln);
   }
   return vec3(ln, lt.x, lt.y);
 }

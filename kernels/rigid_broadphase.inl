@@ -55,7 +55,7 @@ uint sweep_pairs(uint s, bool write, uint base) {
   uint n = params.counts.x;
   if (s >= n) return 0u;
   uint i = sort_values[s];
-  if (sort_keys[s] == 0xFFFFFFFFu && !body_sweeps(i)) return 0u;
+  if (!body_sweeps(i)) return 0u;
   uint found = 0u;
   for (uint k = 0u; k < params.coloring.z; ++k) {
     uint p = RIGID_PLANE_BODY(k);

@@ -10,7 +10,8 @@
 // written against the current row velocity u (which holds every impulse applied so far):
 //     dlambda = (T - u - eps lambda) / (K + eps),     lambda <- project(lambda + dlambda)
 // with the row's target T = -a g + (1 - b) u_k (kernels/contact_row.h derives it) and the
-// projection applied to the ACCUMULATED lambda (eq 32), never to the increment.
+// projection applied to the ACCUMULATED lambda (eq 32), never to the increment. row_target,
+// row_update and coulomb_disc are in kernels/spook.h, shared with the particle contacts.
 #ifndef VKPHYS_KERNELS_RIGID_ROWS_H
 #define VKPHYS_KERNELS_RIGID_ROWS_H
 #include "kernels/common.h"
@@ -42,20 +43,6 @@ KFN void row_apply(vec3 la, vec3 aa, vec3 lb, vec3 ab, float dlambda, KINOUT(Bod
   a.w += a.ii * (dlambda * aa);
   b.v += (b.im * dlambda) * lb;
   b.w += b.ii * (dlambda * ab);
-}
-
-// The unprojected new accumulated impulse of one row: lambda + (T - u - eps lambda) / (K + eps),
-// scaled by the relaxation factor. inv_k = 1 / (K + eps).
-KFN float row_update(float lambda, float target, float u, float eps, float inv_k, float relax) {
-  return lambda + relax * (target - u - eps * lambda) * inv_k;
-}
-
-// SPOOK target of a row with violation g, start-of-step row velocity u_k and coefficients
-// spook = (a, b, eps). Unilateral rows with g > 0 (open, within the margin) may close the gap
-// in one step and no more: T = -g / h (speculative contact).
-KFN float row_target(float g, float u_k, vec3 spook, float h, bool unilateral) {
-  if (unilateral && g > 0.0f) return -g / h;
-  return -spook.x * g + (1.0f - spook.y) * u_k;
 }
 
 // The matrix [r]x M^-1-weighted: K = (1/m_a + 1/m_b) Id - [r_a]x I_a^-1 [r_a]x - [r_b]x I_b^-1 [r_b]x,

@@ -114,13 +114,7 @@ void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
     vec3 rel = point_rel_velocity(a, b, ra, rb);
     vec2 lt = vec2(row_update(lam.y, p3.x, dot(rel, t1), p2.w, p2.y, relax),
                    row_update(lam.z, p3.y, dot(rel, t2), p2.w, p2.z, relax));
-    if (box) {
-      lt = clamp(lt, vec2(-p3.z), vec2(p3.z));
-    } else {
-      float bound = p3.w * lam.x;
-      float len = length(lt);
-      if (len > bound) lt = len > 0.0f ? lt * (bound / len) : vec2(0.0f);
-    }
+    lt = box ? clamp(lt, vec2(-p3.z), vec2(p3.z)) : coulomb_disc(lt, p3.w * lam.x);
     vec3 dp = (lt.x - lam.y) * t1 + (lt.y - lam.z) * t2;
     row_apply(-dp, -cross(ra, dp), dp, cross(rb, dp), 1.0f, a, b);
     point_lambda[slot] = vec4(lam.x, lt.x, lt.y, lam.w);

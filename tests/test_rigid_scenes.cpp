@@ -21,8 +21,13 @@
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
 #include "kernels/quat.h"
+#include "tests/scene_errors.h"
 
 namespace {
+
+using vkphys::test::error_of;
+using vkphys::test::expect_error;
+using vkphys::test::text_error;
 
 using nlohmann::json;
 using vkphys::Body;
@@ -576,27 +581,6 @@ json base_rigid() {
        "limit_spook": {"k": 2e6, "d": 1}}
     ]
   })");
-}
-
-std::string text_error(std::string_view text) {
-  try {
-    parse_scene(text, "<test>");
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no SceneError for:\n" << text;
-  return {};
-}
-std::string error_of(const json& scene) {
-  return text_error(scene.dump());
-}
-void expect_error(const std::string& message, std::initializer_list<std::string_view> parts) {
-  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-  EXPECT_EQ(message.rfind("<test>: ", 0), 0u) << message;
-  for (std::string_view part : parts) {
-    EXPECT_NE(message.find(part), std::string::npos)
-        << "missing \"" << part << "\" in: " << message;
-  }
 }
 
 TEST(RigidSceneFile, ParsesBodiesAndJoints) {

@@ -14,8 +14,13 @@
 #include <vector>
 
 #include "host/io/scene_file.h"
+#include "tests/scene_errors.h"
 
 namespace {
+
+using vkphys::test::error_of;
+using vkphys::test::expect_error;
+using vkphys::test::text_error;
 
 using nlohmann::json;
 using vkphys::Scene;
@@ -40,30 +45,6 @@ json base_scene() {
       {"type": "particle", "position": [0.5, 1.5, 0.5], "radius": 0.1, "mass": 1.0}
     ]
   })");
-}
-
-// The message of the SceneError that parsing `text` throws (a failure if none is thrown).
-std::string text_error(std::string_view text) {
-  try {
-    parse_scene(text, "<test>");
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no SceneError for:\n" << text;
-  return {};
-}
-std::string error_of(const json& scene) {
-  return text_error(scene.dump());
-}
-
-// Every error is one line that starts with the source name and contains each of `parts`.
-void expect_error(const std::string& message, std::initializer_list<std::string_view> parts) {
-  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-  EXPECT_EQ(message.rfind("<test>: ", 0), 0u) << message;
-  for (std::string_view part : parts) {
-    EXPECT_NE(message.find(part), std::string::npos)
-        << "missing \"" << part << "\" in: " << message;
-  }
 }
 
 json lattice(std::vector<unsigned> count, double spacing, double radius, double jitter,

@@ -17,8 +17,8 @@
 
 namespace vkphys::tools {
 
-int cmd_bench(const Options& opt) {
-  std::unique_ptr<vk::Context> ctx;
+std::vector<std::string> open_bench_backends(const Options& opt, std::unique_ptr<vk::Context>& ctx,
+                                             const char* rows_marked) {
   std::vector<std::string> backends;
   if (opt.backend == "cpu" || opt.backend == "both") backends.push_back("cpu");
   if (opt.backend == "gpu" || opt.backend == "both") {
@@ -31,9 +31,18 @@ int cmd_bench(const Options& opt) {
   }
   if (ctx) {
     const vk::DeviceInfo& d = ctx->info();
+    const std::string note =
+        std::string("  -- a CPU Vulkan driver: NOT GPU timings") +
+        (*rows_marked ? std::string(" (rows marked ") + rows_marked + ")" : "");
     std::printf("device: %s (%s), driver %s%s\n", d.name.c_str(), d.type.c_str(), d.driver.c_str(),
-                d.type == "cpu" ? "  -- a CPU Vulkan driver: NOT GPU timings" : "");
+                d.type == "cpu" ? note.c_str() : "");
   }
+  return backends;
+}
+
+int cmd_bench(const Options& opt) {
+  std::unique_ptr<vk::Context> ctx;
+  const std::vector<std::string> backends = open_bench_backends(opt, ctx, "");
   std::printf("\n| backend | particles | contacts | dispatches | ");
   for (std::size_t s = 0; s < kStageCount; ++s)
     std::printf("%s | ", stage_name(static_cast<Stage>(s)));

@@ -86,22 +86,8 @@ int cmd_bench_rigid(const Options& opt) {
   }
 
   std::unique_ptr<vk::Context> ctx;
-  std::vector<std::string> backends;
-  if (opt.backend == "cpu" || opt.backend == "both") backends.push_back("cpu");
-  if (opt.backend == "gpu" || opt.backend == "both") {
-    try {
-      ctx = vk::Context::create({opt.device, opt.validation});
-      backends.push_back("gpu");
-    } catch (const vk::Unavailable& e) {
-      std::printf("GPU backend skipped: %s\n", e.what());
-    }
-  }
+  const std::vector<std::string> backends = open_bench_backends(opt, ctx, "gpu*");
   const bool cpu_driver = ctx && ctx->info().type == "cpu";
-  if (ctx) {
-    const vk::DeviceInfo& d = ctx->info();
-    std::printf("device: %s (%s), driver %s%s\n", d.name.c_str(), d.type.c_str(), d.driver.c_str(),
-                cpu_driver ? "  -- a CPU Vulkan driver: NOT GPU timings (rows marked gpu*)" : "");
-  }
   std::printf(
       "\n| workload | size | bodies | backend | scheme | pairs | points | rows | colours "
       "| overflow | dispatches | ");

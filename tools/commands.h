@@ -1,10 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "host/sim/scene.h"
+#include "host/vk/context.h"
 
 namespace vkphys::tools {
 
@@ -41,6 +43,13 @@ int cmd_bench(const Options& opt);
 int cmd_run_rigid(const Options& opt, Scene scene);
 int cmd_compare_rigid(const Options& opt, Scene scene);
 int cmd_bench_rigid(const Options& opt);
+
+// The backends `--backend cpu|gpu|both` asks `bench` for, in that order. Opens the Vulkan
+// context into `ctx` for "gpu" (a missing device prints one line and drops "gpu") and prints
+// the device line, saying so when it is a CPU Vulkan driver (`rows_marked`: how its rows are
+// labelled, empty for none).
+std::vector<std::string> open_bench_backends(const Options& opt, std::unique_ptr<vk::Context>& ctx,
+                                             const char* rows_marked);
 
 // "sequential", "colored" or "jacobi" to the scheme; throws std::runtime_error otherwise.
 SolverScheme parse_scheme(const std::string& name);

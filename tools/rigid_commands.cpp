@@ -32,7 +32,7 @@ namespace {
 // "body 12 (box)", or for the static bodies after the scene's: "plane body 14 (scene plane 0)".
 std::string describe_body(const Scene& scene, std::uint32_t i) {
   if (i < scene.bodies.size()) {
-    return fmt::format("body {} ({})", i, io::body_shape_name(scene.bodies[i].shape));
+    return fmt::format("body {} ({})", i, shape_name(scene.bodies[i].shape));
   }
   return fmt::format("plane body {} (scene plane {})", i, i - scene.bodies.size());
 }

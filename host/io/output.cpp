@@ -6,16 +6,22 @@
 
 namespace vkphys::io {
 
-RunWriter::RunWriter(const std::filesystem::path& dir) : dir_(dir) {
+std::ofstream open_run_folder(const std::filesystem::path& dir, const char* metrics_header) {
   std::error_code ec;
   std::filesystem::create_directories(dir / "frames", ec);
   if (ec)
     throw std::runtime_error("cannot create output folder " + dir.string() + ": " + ec.message());
-  metrics_.open(dir / "metrics.csv");
-  if (!metrics_) throw std::runtime_error("cannot write " + (dir / "metrics.csv").string());
-  metrics_ << "step,time,kinetic,potential,energy,px,py,pz,max_penetration,max_speed,contacts,"
-              "regrows,step_ms\n";
+  std::ofstream metrics(dir / "metrics.csv");
+  if (!metrics) throw std::runtime_error("cannot write " + (dir / "metrics.csv").string());
+  metrics << metrics_header;
+  return metrics;
 }
+
+RunWriter::RunWriter(const std::filesystem::path& dir)
+    : dir_(dir),
+      metrics_(open_run_folder(dir,
+                               "step,time,kinetic,potential,energy,px,py,pz,max_penetration,"
+                               "max_speed,contacts,regrows,step_ms\n")) {}
 
 void RunWriter::frame(std::uint64_t step, const Particles& state) {
   std::filesystem::path path = dir_ / "frames" / fmt::format("frame_{:06d}.csv", step);

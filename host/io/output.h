@@ -14,6 +14,10 @@
 
 namespace vkphys::io {
 
+// Creates DIR and DIR/frames and opens DIR/metrics.csv with its header line; throws
+// std::runtime_error naming the path if it cannot. Shared by the particle and rigid writers.
+std::ofstream open_run_folder(const std::filesystem::path& dir, const char* metrics_header);
+
 class RunWriter {
  public:
   // Creates DIR and DIR/frames; throws std::runtime_error naming the path if it cannot.

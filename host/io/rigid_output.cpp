@@ -5,35 +5,17 @@
 #include <stdexcept>
 #include <string>
 
+#include "host/io/output.h"
+
 namespace vkphys::io {
 
-std::string_view body_shape_name(Shape shape) {
-  switch (shape) {
-    case Shape::plane:
-      return "plane";
-    case Shape::sphere:
-      return "sphere";
-    case Shape::capsule:
-      return "capsule";
-    case Shape::box:
-      return "box";
-    case Shape::none:
-      return "none";
-  }
-  return "?";
-}
-
-RigidRunWriter::RigidRunWriter(const std::filesystem::path& dir) : dir_(dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir / "frames", ec);
-  if (ec)
-    throw std::runtime_error("cannot create output folder " + dir.string() + ": " + ec.message());
-  metrics_.open(dir / "metrics.csv");
-  if (!metrics_) throw std::runtime_error("cannot write " + (dir / "metrics.csv").string());
-  metrics_ << "step,time,kinetic,kinetic_linear,kinetic_rotational,potential,energy,px,py,pz,lx,"
-              "ly,lz,max_speed,max_angular_speed,pairs,manifolds,points,rows,colors,"
-              "overflow_units,regrows,step_ms\n";
-}
+RigidRunWriter::RigidRunWriter(const std::filesystem::path& dir)
+    : dir_(dir),
+      metrics_(open_run_folder(
+          dir,
+          "step,time,kinetic,kinetic_linear,kinetic_rotational,potential,energy,px,py,pz,lx,ly,"
+          "lz,max_speed,max_angular_speed,pairs,manifolds,points,rows,colors,overflow_units,"
+          "regrows,step_ms\n")) {}
 
 void RigidRunWriter::frame(std::uint64_t step, const Scene& scene, const RigidState& state) {
   const std::size_t n = scene.bodies.size();
@@ -56,8 +38,8 @@ void RigidRunWriter::frame(std::uint64_t step, const Scene& scene, const RigidSt
     fmt::format_to(std::back_inserter(line),
                    "{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
                    "{:.9g},{:.9g},{:.9g}\n",
-                   i, body_shape_name(scene.bodies[i].shape), x.x, x.y, x.z, q.x, q.y, q.z, q.w,
-                   v.x, v.y, v.z, w.x, w.y, w.z);
+                   i, shape_name(scene.bodies[i].shape), x.x, x.y, x.z, q.x, q.y, q.z, q.w, v.x,
+                   v.y, v.z, w.x, w.y, w.z);
     out << line;
   }
   if (!out) throw std::runtime_error("cannot write " + path.string());

@@ -24,9 +24,6 @@
 
 namespace vkphys::io {
 
-// "box", "sphere", "capsule", "plane" or "none".
-std::string_view body_shape_name(Shape shape);
-
 class RigidRunWriter {
  public:
   // Creates DIR and DIR/frames; throws std::runtime_error naming the path if it cannot.

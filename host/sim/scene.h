@@ -101,6 +101,23 @@ struct Particles {
 // shape(a) <= shape(b), so there is one pair test for each unordered pair of shapes.
 enum class Shape : std::uint32_t { plane = 0, sphere = 1, capsule = 2, box = 3, none = 4 };
 
+// The shape's name as scene files and outputs spell it.
+inline const char* shape_name(Shape s) {
+  switch (s) {
+    case Shape::plane:
+      return "plane";
+    case Shape::sphere:
+      return "sphere";
+    case Shape::capsule:
+      return "capsule";
+    case Shape::box:
+      return "box";
+    case Shape::none:
+      return "none";
+  }
+  return "?";
+}
+
 // A rigid body. Its frame is centred at the centre of mass with the principal axes of inertia
 // as axes (every shape here is symmetric, so that is the shape's own frame). mass = 0 makes the
 // body static: zero inverse mass and inverse inertia, and nothing else treats it specially.

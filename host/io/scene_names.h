@@ -1,0 +1,31 @@
+// The spellings of a scene file's enumerated values and format name: what the reader
+// (host/io/scene_file.cpp) accepts and the writer (host/io/scene_writer.cpp) writes.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+#include "host/sim/scene.h"
+
+namespace vkphys::io {
+
+inline constexpr std::string_view kFormatName = "vkphys-scene";
+
+// Indexed by the enum's value (host/sim/scene.h).
+inline constexpr std::array<std::string_view, 3> kSchemeNames{"sequential", "colored", "jacobi"};
+inline constexpr std::array<std::string_view, 2> kRestitutionNames{"bias", "newton"};
+inline constexpr std::array<std::string_view, 2> kFrictionModelNames{"cone", "scaled_box"};
+
+constexpr std::string_view joint_name(JointType type) {
+  switch (type) {
+    case JointType::distance:
+      return "distance";
+    case JointType::ball:
+      return "ball";
+    case JointType::hinge:
+      break;
+  }
+  return "hinge";
+}
+
+}  // namespace vkphys::io
