@@ -44,17 +44,17 @@ struct Kernels {
   vk::Kernel predict, hash, cell_range, count, finalize, write, prepare, warm_start, solve,
       integrate, commit;
   explicit Kernels(const vk::Context& c)
-      : predict(c, "predict", words(predict_spv), 3, 0),
-        hash(c, "hash", words(hash_spv), 4, 0),
-        cell_range(c, "cell_range", words(cell_range_spv), 4, 0),
-        count(c, "contacts_count", words(contacts_count_spv), 10, 0),
-        finalize(c, "contacts_finalize", words(contacts_finalize_spv), 3, 0),
-        write(c, "contacts_write", words(contacts_write_spv), 10, 0),
-        prepare(c, "contacts_prepare", words(contacts_prepare_spv), 11, 0),
-        warm_start(c, "warm_start", words(warm_start_spv), 8, 0),
-        solve(c, "solve", words(solve_spv), 8, 0),
-        integrate(c, "integrate", words(integrate_spv), 3, 0),
-        commit(c, "contacts_commit", words(contacts_commit_spv), 8, 0) {}
+      : predict(c, "predict", words(predict_spv)),
+        hash(c, "hash", words(hash_spv)),
+        cell_range(c, "cell_range", words(cell_range_spv)),
+        count(c, "contacts_count", words(contacts_count_spv)),
+        finalize(c, "contacts_finalize", words(contacts_finalize_spv)),
+        write(c, "contacts_write", words(contacts_write_spv)),
+        prepare(c, "contacts_prepare", words(contacts_prepare_spv)),
+        warm_start(c, "warm_start", words(warm_start_spv)),
+        solve(c, "solve", words(solve_spv)),
+        integrate(c, "integrate", words(integrate_spv)),
+        commit(c, "contacts_commit", words(contacts_commit_spv)) {}
   void reset_sets() {
     for (vk::Kernel* k : {&predict, &hash, &cell_range, &count, &finalize, &write, &prepare,
                           &warm_start, &solve, &integrate, &commit}) {

@@ -92,8 +92,8 @@ struct Scan::Impl {
 
   Impl(const vk::Context& context, std::uint32_t cap)
       : capacity(checked_capacity(context, cap, "Scan")),
-        blocks(context, "scan_blocks", spirv(scan_blocks_spv), 2, -1, sizeof(ScanPush)),
-        add(context, "scan_add", spirv(scan_add_spv), 2, -1, sizeof(ScanPush)) {
+        blocks(context, "scan_blocks", spirv(scan_blocks_spv), sizeof(ScanPush)),
+        add(context, "scan_add", spirv(scan_add_spv), sizeof(ScanPush)) {
     // sums[l] holds the block totals of level l; the last level fits in one block.
     std::uint32_t n = cap;
     for (;;) {
@@ -197,8 +197,8 @@ struct RadixSort::Impl {
         values_scratch(context, VkDeviceSize{cap} * kWord),
         hist(context, VkDeviceSize{kDigits} * max_blocks(cap) * kWord),
         scan(context, kDigits * max_blocks(cap)),
-        histogram(context, "sort_histogram", spirv(sort_histogram_spv), 2, -1, sizeof(SortPush)),
-        scatter(context, "sort_scatter", spirv(sort_scatter_spv), 5, -1, sizeof(SortPush)) {
+        histogram(context, "sort_histogram", spirv(sort_histogram_spv), sizeof(SortPush)),
+        scatter(context, "sort_scatter", spirv(sort_scatter_spv), sizeof(SortPush)) {
     histogram_scratch = histogram.bind({&keys_scratch, &hist});
   }
 

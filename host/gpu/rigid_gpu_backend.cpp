@@ -37,7 +37,7 @@ std::span<const std::uint32_t> words(const std::uint32_t (&spv)[N]) {
 }
 
 constexpr std::uint32_t kGroup = VKPHYS_GROUP_SIZE;
-constexpr std::uint32_t kBindings = 32;  // the uniform + 31 storage buffers of rigid_common.glsl
+constexpr std::uint32_t kBindings = 32;  // the binding table of rigid_common.glsl (uniform + 31)
 constexpr std::uint32_t kPush = 16;
 
 // Push-constant modes of the shaders (see each .comp).
@@ -63,13 +63,13 @@ enum UnitMode : std::uint32_t { kPrepare, kColor, kOverflowColor, kJacobi };
 struct RigidKernels {
   vk::Kernel body, sweep, finalize, narrowphase, color, unit, commit;
   explicit RigidKernels(const vk::Context& c)
-      : body(c, "rigid_body", words(rigid_body_spv), kBindings, 0, kPush),
-        sweep(c, "rigid_sweep", words(rigid_sweep_spv), kBindings, 0, kPush),
-        finalize(c, "rigid_finalize", words(rigid_finalize_spv), kBindings, 0, kPush),
-        narrowphase(c, "rigid_narrowphase", words(rigid_narrowphase_spv), kBindings, 0, kPush),
-        color(c, "rigid_color", words(rigid_color_spv), kBindings, 0, kPush),
-        unit(c, "rigid_unit", words(rigid_unit_spv), kBindings, 0, kPush),
-        commit(c, "rigid_commit", words(rigid_commit_spv), kBindings, 0, kPush) {}
+      : body(c, "rigid_body", words(rigid_body_spv), kPush),
+        sweep(c, "rigid_sweep", words(rigid_sweep_spv), kPush),
+        finalize(c, "rigid_finalize", words(rigid_finalize_spv), kPush),
+        narrowphase(c, "rigid_narrowphase", words(rigid_narrowphase_spv), kPush),
+        color(c, "rigid_color", words(rigid_color_spv), kPush),
+        unit(c, "rigid_unit", words(rigid_unit_spv), kPush),
+        commit(c, "rigid_commit", words(rigid_commit_spv), kPush) {}
   std::array<vk::Kernel*, 7> all() {
     return {&body, &sweep, &finalize, &narrowphase, &color, &unit, &commit};
   }

@@ -9,28 +9,22 @@ constexpr std::uint32_t kSetsPerPool = 64;
 }
 
 Kernel::Kernel(const Context& ctx, std::string name, std::span<const std::uint32_t> spirv,
-               std::uint32_t bindings, int uniform_binding, std::uint32_t push_bytes)
-    : ctx_(ctx),
-      name_(std::move(name)),
-      bindings_(bindings),
-      uniform_binding_(uniform_binding),
-      push_bytes_(push_bytes) {
+               std::uint32_t push_bytes)
+    : ctx_(ctx), name_(std::move(name)), bindings_(used_bindings(spirv)), push_bytes_(push_bytes) {
   VkShaderModuleCreateInfo minfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   minfo.codeSize = spirv.size_bytes();
   minfo.pCode = spirv.data();
   check(vkCreateShaderModule(ctx.device(), &minfo, nullptr, &module_), "vkCreateShaderModule");
 
-  std::vector<VkDescriptorSetLayoutBinding> layout_bindings(bindings);
-  for (std::uint32_t i = 0; i < bindings; ++i) {
-    layout_bindings[i].binding = i;
-    layout_bindings[i].descriptorType = static_cast<int>(i) == uniform_binding
-                                            ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                            : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  std::vector<VkDescriptorSetLayoutBinding> layout_bindings(bindings_.size());
+  for (std::size_t i = 0; i < bindings_.size(); ++i) {
+    layout_bindings[i].binding = bindings_[i].binding;
+    layout_bindings[i].descriptorType = bindings_[i].type;
     layout_bindings[i].descriptorCount = 1;
     layout_bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   }
   VkDescriptorSetLayoutCreateInfo linfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  linfo.bindingCount = bindings;
+  linfo.bindingCount = static_cast<std::uint32_t>(layout_bindings.size());
   linfo.pBindings = layout_bindings.data();
   check(vkCreateDescriptorSetLayout(ctx.device(), &linfo, nullptr, &set_layout_),
         "vkCreateDescriptorSetLayout");
@@ -73,13 +67,16 @@ VkDescriptorSet Kernel::bind(std::initializer_list<const Buffer*> buffers) {
 }
 
 VkDescriptorSet Kernel::bind(std::span<const Buffer* const> buffers) {
-  if (buffers.size() != bindings_) {
-    throw Error("Kernel " + name_ + ": bind() got " + std::to_string(buffers.size()) +
-                " buffers, the shader declares " + std::to_string(bindings_));
+  for (const ShaderBinding& b : bindings_) {
+    if (b.binding >= buffers.size() || !buffers[b.binding] || !buffers[b.binding]->handle()) {
+      throw Error("Kernel " + name_ + ": bind() has no buffer for binding " +
+                  std::to_string(b.binding) + ", which the shader uses");
+    }
   }
   if (pools_.empty() || sets_in_pool_ == kSetsPerPool) {
-    VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * bindings_},
-                                     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSetsPerPool}};
+    const auto n = static_cast<std::uint32_t>(bindings_.size());
+    VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * n},
+                                     {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, kSetsPerPool * n}};
     VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     info.maxSets = kSetsPerPool;
     info.poolSizeCount = 2;
@@ -97,20 +94,19 @@ VkDescriptorSet Kernel::bind(std::span<const Buffer* const> buffers) {
   check(vkAllocateDescriptorSets(ctx_.device(), &ainfo, &set), "vkAllocateDescriptorSets");
   ++sets_in_pool_;
 
-  std::vector<VkDescriptorBufferInfo> infos(bindings_);
-  std::vector<VkWriteDescriptorSet> writes(bindings_);
-  for (std::uint32_t i = 0; i < bindings_; ++i) {
-    infos[i] = {buffers[i]->handle(), 0, VK_WHOLE_SIZE};
+  std::vector<VkDescriptorBufferInfo> infos(bindings_.size());
+  std::vector<VkWriteDescriptorSet> writes(bindings_.size());
+  for (std::size_t i = 0; i < bindings_.size(); ++i) {
+    infos[i] = {buffers[bindings_[i].binding]->handle(), 0, VK_WHOLE_SIZE};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstSet = set;
-    writes[i].dstBinding = i;
+    writes[i].dstBinding = bindings_[i].binding;
     writes[i].descriptorCount = 1;
-    writes[i].descriptorType = static_cast<int>(i) == uniform_binding_
-                                   ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                   : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].descriptorType = bindings_[i].type;
     writes[i].pBufferInfo = &infos[i];
   }
-  vkUpdateDescriptorSets(ctx_.device(), bindings_, writes.data(), 0, nullptr);
+  vkUpdateDescriptorSets(ctx_.device(), static_cast<std::uint32_t>(writes.size()), writes.data(), 0,
+                         nullptr);
   return set;
 }
 

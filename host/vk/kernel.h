@@ -1,9 +1,11 @@
 // A compute kernel: one SPIR-V shader module, its pipeline, and descriptor sets that bind
-// storage buffers (and at most one uniform buffer) in binding order.
+// buffers by binding number.
 //
-// Binding convention for every shader in shaders/: bindings 0..n-1 in the order the Kernel was
-// created with; `uniform_binding` (if >= 0) names the one uniform buffer. Push constants are a
-// small block of up to 16 uint32 words for per-dispatch values (sizes, pass numbers).
+// The descriptor-set layout holds exactly the bindings the shader statically uses, read from its
+// SPIR-V (host/vk/spirv_reflect.h): a shader may declare more buffers than a stage may bind, as
+// long as the functions main() reaches use few enough. bind() takes a table indexed by binding
+// number and writes the entries the kernel uses. Push constants are a small block of up to 16
+// uint32 words for per-dispatch values (sizes, pass numbers).
 #pragma once
 
 #include <cstdint>
@@ -13,22 +15,23 @@
 #include <vector>
 
 #include "host/vk/buffer.h"
+#include "host/vk/spirv_reflect.h"
 
 namespace vkphys::vk {
 
 class Kernel {
  public:
-  // spirv: the embedded words; bindings: how many buffers the shader declares;
-  // uniform_binding: which of them is a uniform buffer (-1: none); push_bytes: push constant size.
+  // spirv: the embedded words; push_bytes: push constant size.
   Kernel(const Context& ctx, std::string name, std::span<const std::uint32_t> spirv,
-         std::uint32_t bindings, int uniform_binding = -1, std::uint32_t push_bytes = 0);
+         std::uint32_t push_bytes = 0);
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
 
   const std::string& name() const { return name_; }
-  // A descriptor set binding `buffers` to bindings 0..n-1. The set lives as long as the Kernel
-  // (or until reset_sets); the buffers must outlive its use.
+  // A descriptor set binding buffers[b] to each binding b the shader uses (entries for bindings
+  // it does not use are ignored and may be null). The set lives as long as the Kernel (or until
+  // reset_sets); the buffers must outlive its use.
   VkDescriptorSet bind(std::initializer_list<const Buffer*> buffers);
   VkDescriptorSet bind(std::span<const Buffer* const> buffers);
   void reset_sets();
@@ -42,8 +45,7 @@ class Kernel {
   void bind_common(VkCommandBuffer cb, VkDescriptorSet set, const void* push) const;
   const Context& ctx_;
   std::string name_;
-  std::uint32_t bindings_;
-  int uniform_binding_;
+  std::vector<ShaderBinding> bindings_;
   std::uint32_t push_bytes_;
   VkShaderModule module_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
