@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "host/sim/rigid_scenes.h"
+#include "host/sim/splitmix.h"
 #include "kernels/rigid_layout.h"
 #include "tests/rigid_backends.h"
 #include "tests/rigid_scene_helpers.h"
@@ -34,20 +35,14 @@ namespace {
 
 // ---- deterministic scenes -----------------------------------------------------------------------
 
-// splitmix64 with explicit integer maths (no std distributions: their output is not specified
-// across standard libraries).
-struct SplitMix {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+// Float draws from splitmix64 (host/sim/splitmix.h), with no std:: distributions: their output
+// is not specified across standard libraries.
+struct Random {
+  SplitMix64 bits;
   // [0, 1) in steps of 2^-24: exact in a float.
-  float unit() { return static_cast<float>(next() >> 40) * 0x1p-24f; }
+  float unit() { return static_cast<float>(bits.unit()); }
   float range(float lo, float hi) { return lo + (hi - lo) * unit(); }
-  std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(next() % n); }
+  std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(bits.next() % n); }
   // Each component drawn in turn (argument evaluation order is unspecified).
   glm::vec3 vec(float lo, float hi) {
     const float x = range(lo, hi);
@@ -58,7 +53,7 @@ struct SplitMix {
 };
 
 // A uniformly distributed rotation: rejection sampling in the unit 4-ball, normalised.
-glm::vec4 random_rotation(SplitMix& r) {
+glm::vec4 random_rotation(Random& r) {
   for (;;) {
     const glm::vec3 xyz = r.vec(-1.0f, 1.0f);
     const float w = r.range(-1.0f, 1.0f);
@@ -70,7 +65,7 @@ glm::vec4 random_rotation(SplitMix& r) {
 
 // A random body of the given shape kind (0 sphere, 1 capsule, 2 box) with sizes in
 // [0.05, size] m.
-Body random_body(SplitMix& r, std::uint32_t kind, float size) {
+Body random_body(Random& r, std::uint32_t kind, float size) {
   Body b;
   switch (kind) {
     case 0:
@@ -99,7 +94,7 @@ Scene random_mixed_scene(std::uint32_t n, std::uint64_t seed, float half, float 
   Scene s = empty_rigid_scene(0.0f);
   s.settings.contact_margin = margin;
   s.settings.solver.iterations = 1;  // only the broadphase matters here
-  SplitMix r{seed};
+  Random r{SplitMix64(seed)};
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint32_t kind = r.below(3);
     const float size = r.below(8) == 0 ? r.range(0.5f, 3.0f) : r.range(0.05f, 0.5f);
@@ -127,7 +122,7 @@ Scene mixed_drop_scene(std::uint32_t n, std::uint64_t seed) {
   s.planes.push_back({{0.0f, 0.0f, 1.0f}, -half, 0});
   s.planes.push_back({{0.0f, 0.0f, -1.0f}, -half, 0});
   s.bodies.push_back(make_box({0.0f, 0.2f, 0.0f}, {0.6f, 0.2f, 0.4f}, 0.0f));  // static
-  SplitMix r{seed};
+  Random r{SplitMix64(seed)};
   const std::uint32_t side = 4;
   for (std::uint32_t k = 0; k < n; ++k) {
     const std::uint32_t i = k % side, j = (k / side) % side, layer = k / (side * side);

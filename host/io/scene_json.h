@@ -1,7 +1,7 @@
 // Path-aware JSON reading for scene files: a SAX-built DOM that reports duplicate keys and
 // overflowing literals with their JSON path, and Field/Object wrappers whose every read checks
 // the type (and every object its allowed keys), failing with "file: path = value: rule".
-// Used by host/io/scene_file.cpp.
+// Used by the scene reader (host/io/scene_file.cpp and its section readers, scene_reader.h).
 #pragma once
 
 #include <fmt/format.h>

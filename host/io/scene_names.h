@@ -1,5 +1,6 @@
 // The spellings of a scene file's enumerated values and format name: what the reader
-// (host/io/scene_file.cpp) accepts and the writer (host/io/scene_writer.cpp) writes.
+// (host/io/scene_file.cpp, scene_read_settings.cpp) accepts and the writer
+// (host/io/scene_writer.cpp) writes.
 #pragma once
 
 #include <array>

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "host/sim/quat_double.h"
 #include "host/sim/scene_builders.h"
 
 namespace vkphys {
@@ -23,17 +24,10 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 constexpr double kSlug = 14.5939;  // kg per slug (seed 004 Table 1 gives masses in slugs)
 
-// Quaternion helpers in double (x, y, z, w; body to world), as in kernels/quat.h.
-glm::dvec3 rotate(glm::vec4 q, glm::dvec3 v) {
-  const glm::dvec3 u(q.x, q.y, q.z);
-  const glm::dvec3 t = 2.0 * glm::cross(u, v);
-  return v + static_cast<double>(q.w) * t + glm::cross(u, t);
-}
+// A body orientation. + 0.0 turns -0 components into +0, as these scenes have always been built
+// (scenes/*.json are exports of them); w = cos(half) is never -0.
 glm::vec4 axis_angle(glm::dvec3 axis, double degrees) {
-  const double half = 0.5 * degrees * kPi / 180.0;
-  const glm::dvec3 a = glm::normalize(axis) * std::sin(half) + 0.0;  // + 0.0: no -0 components
-  return glm::vec4(static_cast<float>(a.x), static_cast<float>(a.y), static_cast<float>(a.z),
-                   static_cast<float>(std::cos(half)));
+  return glm::vec4(quat_double::axis_angle(glm::normalize(axis), degrees) + 0.0);
 }
 
 Body box(glm::vec3 half_extents, glm::vec3 position, float mass, std::uint32_t material = 0) {
@@ -102,14 +96,15 @@ double half_height_y(const Body& b) {
     case Shape::capsule:
       return static_cast<double>(b.radius) +
              static_cast<double>(b.half_height) *
-                 std::abs(rotate(b.orientation, glm::dvec3(0.0, 1.0, 0.0)).y);
+                 std::abs(quat_double::rotate(b.orientation, glm::dvec3(0.0, 1.0, 0.0)).y);
     case Shape::box: {
       // Row y of the rotation matrix dotted with the half extents, in absolute values.
       double h = 0.0;
       for (int axis = 0; axis < 3; ++axis) {
         glm::dvec3 e(0.0);
         e[axis] = 1.0;
-        h += static_cast<double>(b.half_extents[axis]) * std::abs(rotate(b.orientation, e).y);
+        h += static_cast<double>(b.half_extents[axis]) *
+             std::abs(quat_double::rotate(b.orientation, e).y);
       }
       return h;
     }
@@ -304,11 +299,11 @@ Scene ragdoll_scene() {
   double lowest = std::numeric_limits<double>::max();
   for (Body& b : parts) {
     b.orientation = q;
-    const double y = rotate(q, glm::dvec3(b.position)).y;
+    const double y = quat_double::rotate(q, glm::dvec3(b.position)).y;
     lowest = std::min(lowest, y - half_height_y(b));
   }
   const glm::dvec3 shift(0.0, 1.0 - lowest, 0.0);
-  auto place = [&](glm::dvec3 doll) { return rotate(q, doll) + shift; };
+  auto place = [&](glm::dvec3 doll) { return quat_double::rotate(q, doll) + shift; };
   std::vector<glm::dvec3> doll;  // doll-frame centres
   for (Body& b : parts) {
     doll.emplace_back(b.position);

@@ -2,19 +2,15 @@
 
 #include <cmath>
 
+#include "host/sim/splitmix.h"
+
 namespace vkphys {
 
 namespace {
 
-// splitmix64: a tiny, portable, well-mixed generator (same numbers on every platform).
-std::uint64_t next(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-float uniform(std::uint64_t& s) {  // [-1, 1)
-  return static_cast<float>(next(s) >> 40) * (2.0f / 16777216.0f) - 1.0f;
+// Uniform in [-1, 1) in steps of 2^-23: exact in double, so the cast does not round.
+float uniform(SplitMix64& rng) {
+  return static_cast<float>(2.0 * rng.unit() - 1.0);
 }
 
 }  // namespace
@@ -44,7 +40,7 @@ Scene particle_box_scene(std::uint32_t count, std::uint64_t seed, float radius,
   const float width = static_cast<float>(side) * spacing + 2.0f * radius;
   const float height = 4.0f * spacing * static_cast<float>(layers + 1);
   add_box_planes(s, glm::vec3(0.0f), glm::vec3(width, height, width), 0, false);
-  std::uint64_t rng = seed;
+  SplitMix64 rng(seed);
   for (std::uint32_t i = 0; i < count; ++i) {
     glm::uvec3 c(i % side, i / (side * side), (i / side) % side);
     glm::vec3 jitter(uniform(rng), uniform(rng), uniform(rng));

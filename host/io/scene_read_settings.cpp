@@ -1,0 +1,87 @@
+// Scene file sections "gravity", "time_step", "drag", "contact_margin", "cell_size" (the
+// top-level settings) and "solver". The solver's spook_k and spook_d are not settings of their
+// own: they are the defaults for the materials and joints that leave theirs out.
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "host/io/scene_json.h"
+#include "host/io/scene_names.h"
+#include "host/io/scene_reader.h"
+
+namespace vkphys::io::scene_reader {
+
+using namespace scene_json;
+
+namespace {
+
+// Index of the string value in `names`.
+template <std::size_t N>
+std::uint32_t choice(const Field& f, const std::array<std::string_view, N>& names) {
+  std::string v = f.as_string();
+  std::string list;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (v == names[i]) return static_cast<std::uint32_t>(i);
+    list += (list.empty() ? "" : ", ") + json_quote(names[i]);
+  }
+  f.fail(fmt::format("must be one of {}", list));
+}
+
+}  // namespace
+
+void SceneParser::read_settings(const Object& top) {
+  Settings& s = scene_.settings;
+  if (auto f = top.get("gravity")) s.gravity = f->as_vec3();
+  if (auto f = top.get("time_step")) {
+    s.time_step = f->as_float();
+    f->check(s.time_step > 0.0f && s.time_step <= 0.1f, "must be in (0, 0.1] seconds");
+  }
+  s.drag = 0.0f;
+  if (auto f = top.get("drag")) s.drag = f->non_negative();
+  s.contact_margin = -1.0f;  // automatic
+  if (auto f = top.get("contact_margin")) s.contact_margin = f->non_negative();
+  s.cell_size = 0.0f;  // automatic
+  cell_size_field_ = top.get("cell_size");
+  if (cell_size_field_) s.cell_size = cell_size_field_->positive();
+}
+
+void SceneParser::read_solver(const Object& top) {
+  SolverSettings& s = scene_.settings.solver;
+  auto f = top.get("solver");
+  if (!f) return;
+  Object o(*f, {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start",
+                "spook_k", "spook_d", "scheme", "restitution", "friction_model", "split_impulse",
+                "gyroscopic", "max_colors", "contact_hertz"});
+  if (auto g = o.get("iterations")) s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
+  if (auto g = o.get("relaxation")) {
+    s.relaxation = g->as_float();
+    g->check(s.relaxation > 0.0f && s.relaxation <= 1.0f, "must be in (0, 1]");
+  }
+  if (auto g = o.get("restitution_threshold")) s.restitution_threshold = g->non_negative();
+  if (auto g = o.get("friction")) s.friction = g->as_bool();
+  if (auto g = o.get("warm_start")) {
+    s.warm_start = g->as_float();
+    g->check(s.warm_start >= 0.0f && s.warm_start <= 1.0f, "must be in [0, 1]");
+  }
+  if (auto g = o.get("spook_k")) default_k_ = g->positive();
+  if (auto g = o.get("spook_d")) default_d_ = g->non_negative();
+  if (auto g = o.get("scheme")) s.scheme = static_cast<SolverScheme>(choice(*g, kSchemeNames));
+  if (auto g = o.get("restitution")) {
+    s.restitution = static_cast<RestitutionModel>(choice(*g, kRestitutionNames));
+  }
+  if (auto g = o.get("friction_model")) {
+    s.friction_model = static_cast<FrictionModel>(choice(*g, kFrictionModelNames));
+  }
+  if (auto g = o.get("split_impulse")) s.split_impulse = g->as_bool();
+  if (auto g = o.get("gyroscopic")) s.gyroscopic = g->as_bool();
+  if (auto g = o.get("max_colors")) s.max_colors = static_cast<std::uint32_t>(g->as_uint(1, 30));
+  if (auto g = o.get("contact_hertz")) {
+    s.contact_hertz = g->non_negative();
+    g->check(s.contact_hertz <= 1.0e4f, "must be <= 1e4 Hz (0 disables the cap)");
+  }
+}
+
+}  // namespace vkphys::io::scene_reader

@@ -1,0 +1,146 @@
+// The scene reader's shared state, private to host/io/: one SceneParser walks the document once,
+// and its section readers live one file each (scene_read_*.cpp, scene_check_particles.cpp) so
+// that each section's rules can be read alone. The driver, scene_file.cpp, reads the header and
+// the top-level keys and calls the sections in an order that lets later sections use earlier
+// ones (materials before everything that names a material, bodies before joints).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <glm/glm.hpp>
+#include <numbers>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/io/scene_json.h"
+#include "host/sim/scene.h"
+
+namespace vkphys::io::scene_reader {
+
+using scene_json::Field;
+using scene_json::Json;
+using scene_json::Object;
+
+constexpr double kPi = std::numbers::pi;
+constexpr double kMaxCoordinate = 1.0e6;   // largest body coordinate [m]
+constexpr double kUnitTolerance = 1.0e-6;  // |length - 1| below which a vector counts as unit
+
+// A vector whose length is within kUnitTolerance of 1 is unit to float precision and is kept as
+// written (so written scenes read back bit for bit); others are divided by their length.
+inline glm::vec3 unit_or_normalised(glm::vec3 v) {
+  const glm::dvec3 d(v);
+  const double length = glm::length(d);
+  if (std::abs(length - 1.0) <= kUnitTolerance) return v;
+  return glm::vec3(d / length);
+}
+inline glm::vec4 unit_or_normalised(glm::vec4 v) {
+  const glm::dvec4 d(v);
+  const double length = glm::length(d);
+  if (std::abs(length - 1.0) <= kUnitTolerance) return v;
+  return glm::vec4(d / length);
+}
+
+// One entry of "particles", validated and counted before any particle is generated, and kept
+// afterwards to name the generator and lattice site of a particle in error messages.
+struct Generator {
+  std::string path;  // "particles[3]"
+  bool lattice = false;
+  glm::dvec3 origin{0.0};  // lattice: first particle; single particle: its position
+  std::array<std::uint32_t, 3> count{1, 1, 1};
+  double spacing = 0.0;
+  double jitter = 0.0;  // fraction of spacing
+  std::uint64_t seed = 0;
+  glm::vec3 velocity{0.0f};
+  float radius = 0.0f;
+  float mass = 0.0f;  // 0 for static particles
+  std::uint32_t material = 0;
+  std::uint64_t particles = 1;
+  std::uint64_t first = 0;  // index of its first particle in the scene
+
+  // Axis-aligned box holding every particle of the generator, radii included.
+  glm::dvec3 lo() const {
+    return origin - glm::dvec3(jitter * spacing + static_cast<double>(radius));
+  }
+  glm::dvec3 hi() const {
+    glm::dvec3 n(count[0] - 1u, count[1] - 1u, count[2] - 1u);
+    return origin + spacing * n + glm::dvec3(jitter * spacing + static_cast<double>(radius));
+  }
+  // "lattice index (i, j, k)" or "the particle", prefixed with the path when asked.
+  std::string label(std::uint64_t local, bool with_path) const {
+    std::string prefix = with_path ? path + " " : std::string();
+    if (!lattice) return with_path ? path : std::string("the particle");
+    std::uint64_t nx = count[0], ny = count[1];
+    return fmt::format("{}lattice index ({}, {}, {})", prefix, local % nx, (local / nx) % ny,
+                       local / (nx * ny));
+  }
+};
+
+class SceneParser {
+ public:
+  SceneParser(const std::string& source, const Json& doc) : source_(source), doc_(doc) {}
+
+  // scene_file.cpp: the header, the top-level keys and the order of the sections.
+  Scene run();
+
+ private:
+  void check_header();
+
+  // scene_read_settings.cpp
+  void read_settings(const Object& top);
+  void read_solver(const Object& top);
+
+  // scene_read_materials.cpp
+  void read_materials(const Object& top);
+  std::uint32_t material_of(const Object& o) const;
+
+  // scene_read_planes.cpp
+  void add_plane(glm::dvec3 normal, double offset, std::uint32_t material, std::string label);
+  void read_planes(const Object& top);
+  void read_box(const Object& top);
+
+  // scene_read_bodies.cpp
+  void read_bodies(const Field& list);
+  Body read_body(const Field& f) const;
+
+  // scene_read_joints.cpp
+  std::uint32_t joint_body(const Field& f);
+  glm::vec3 to_local(std::uint32_t b, glm::dvec3 world) const;
+  glm::dvec3 to_world(std::uint32_t b, glm::vec3 local) const;
+  void read_spook(const Object& o, std::string_view key, float* k, float* d) const;
+  void read_joints(const Field& list);
+  Joint read_joint(const Field& f);
+
+  // scene_read_particles.cpp
+  float read_mass(const Object& o, float radius, bool is_static, bool allow_density) const;
+  Generator read_lattice(const Object& o) const;
+  Generator read_particle(const Object& o) const;
+  void read_generators(const Field& list);
+  void generate();
+
+  // scene_check_particles.cpp
+  void check_cell_size() const;
+  const Generator& generator_of(std::size_t index) const;
+  std::string describe_particle(std::size_t index, bool with_path) const;
+  void check_planes() const;
+  bool overlap(std::size_t i, std::size_t j, double* depth) const;
+  void check_overlaps() const;
+
+  const std::string& source_;
+  const Json& doc_;
+  Scene scene_;
+  float default_k_ = Material{}.spook_k;
+  float default_d_ = Material{}.spook_d;
+  std::optional<Field> cell_size_field_;
+  std::vector<std::string> plane_labels_;
+  std::vector<Generator> generators_;
+  std::uint64_t total_ = 0;
+  float max_radius_ = 0.0f;
+  std::size_t listed_bodies_ = 0;
+  std::optional<std::uint32_t> world_;
+};
+
+}  // namespace vkphys::io::scene_reader
