@@ -2,7 +2,7 @@
 // SPOOK's leapfrog position/orientation update, and bounding boxes (pure functions).
 //
 // Velocity first, positions last (seed 001 eqs 35-38; seed 000 eqs 3.2.1-3.2.4):
-//   v*  = v + h g                                    (gravity; 1/m = 0 bodies do not move)
+//   v*  = v + h M^-1 f                               (kernels/integrate.h: gravity, drag)
 //   w*  = w + h I^-1 (tau - w x I w)                 (Euler's equations, world frame)
 //   v', w' = v*, w* + M^-1 G^T lambda                (the solver)
 //   x'  = x + h v'
@@ -55,11 +55,6 @@ KFN vec3 gyroscopic_step(vec4 q, vec3 w, vec3 inv_i, float h) {
     w1 = w1 - inverse(jac) * f;
   }
   return quat_rotate(q, w1);
-}
-
-// Linear velocity after gravity.
-KFN vec3 rigid_predict_velocity(vec3 v, float inv_mass, vec3 gravity, float h) {
-  return inv_mass > 0.0f ? v + h * gravity : v;
 }
 
 // World-space AABB (min in .first three of lo, max of hi) of a collider, grown by `pad`.

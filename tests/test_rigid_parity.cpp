@@ -26,7 +26,7 @@
 
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/splitmix.h"
-#include "kernels/rigid_layout.h"
+#include "kernels/world_layout.h"
 #include "tests/rigid_backends.h"
 #include "tests/rigid_scene_helpers.h"
 

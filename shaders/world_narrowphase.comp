@@ -1,7 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Narrowphase and warm-start matching per stored pair (indirect dispatch).
-#include "rigid_common.glsl"
+// Narrowphase and warm-start matching per stored SAP pair (indirect dispatch).
+#include "world_common.glsl"
 
 void main() {
   uint p = gl_GlobalInvocationID.x;

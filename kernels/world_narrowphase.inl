@@ -1,13 +1,17 @@
 // Narrowphase and contact persistence: the manifold of each stored pair, matched against the
 // previous step's manifold of the same pair for warm starting, and the commit that makes this
 // step's manifolds the next step's "previous". Stage functions (environment: see
-// kernels/rigid_bodies.inl); the pair tests themselves are kernels/collide.h.
+// kernels/world_bodies.inl); the pair tests themselves are kernels/collide.h. A pair's body a
+// may be a particle (a sphere against a capsule or box): its frame is the world's, unrotated.
 //
 // Matching (warm starting, seed 001 line 265; Box2D and Bullet do the same): last step's pairs
 // are in an open-addressing hash table keyed by (a, b); a new point takes the impulses of the
 // old point of the same pair with the same feature id, scaled by the warm-start factor, and
 // starts from zero otherwise. Table positions depend on insertion order on the GPU, but every
 // key is unique, so what a lookup finds does not: the match is deterministic.
+
+// A body's orientation: a particle's frame is the world's.
+vec4 body_rotation(uint i) { return is_particle(i) ? vec4(0.0f, 0.0f, 0.0f, 1.0f) : rigid_rot[i]; }
 
 uint pair_hash(uint a, uint b) {
   uint h = a * 0x9E3779B1u ^ (b + 0x7F4A7C15u) * 0x85EBCA77u;
@@ -62,7 +66,7 @@ void narrowphase_pair(uint p) {
   vec3 t2;
   tangent_basis(m.normal, t1, t2);
   vec3 xa = vec3(body_pos[info.x]);
-  vec4 qa = body_rot[info.x];
+  vec4 qa = body_rotation(info.x);
   for (uint k = 0u; k < uint(VKPHYS_MAX_MANIFOLD); ++k) {
     uint slot = 4u * p + k;
     if (k >= m.count) {
@@ -107,7 +111,8 @@ void commit_pair(uint p) {
     if (k < info.z) {
       vec4 lam = point_lambda[slot];
       next = vec4(lam.x, lam.y * t1 + lam.z * t2);
-      vec3 local = quat_rotate_inv(body_rot[info.x], vec3(point_geom[slot]) - vec3(body_pos[info.x]));
+      vec3 local = quat_rotate_inv(body_rotation(info.x),
+                                   vec3(point_geom[slot]) - vec3(body_pos[info.x]));
       where = vec4(local, lam.w);
     }
     prev_point_lambda[2u * slot] = next;

@@ -1,7 +1,7 @@
-// Graph colouring of the solver's units (joints and contact manifolds) so that no two units of
+// Graph colouring of the solver's units (joints, contact manifolds, particle contacts) so that no two units of
 // one colour share a dynamic body: each colour can then be solved in parallel, in place, and
 // the colours in sequence give projected Gauss-Seidel (Box2D v3's constraint graph does this on
-// the CPU; here it runs on the GPU). Stage functions (environment: kernels/rigid_bodies.inl).
+// the CPU; here it runs on the GPU). Stage functions (environment: kernels/world_bodies.inl).
 //
 // The colouring is a Jones-Plassmann / Luby independent-set construction with no float work and
 // no order dependence, so the GPU result is deterministic and the CPU reference replays it
@@ -14,25 +14,31 @@
 //            taken (taken[body] = c + 1).
 // At most one unit wins each body per pass, and the unit of lowest priority among the
 // proposers always wins, so every pass makes progress. Priorities are a fixed 24-bit
-// permutation of the unit index (ordered by index, a chain of units would colour one per pass).
+// permutation of the unit index (ordered by index, a chain of units would colour one per pass);
+// unit capacities stay below 2^24 (host/sim/world_setup.cpp) so that no two units tie.
 // Units left after max_colours colours go to the overflow colour, which one invocation solves
 // sequentially; static bodies are shared freely (they are never written).
 
-uint unit_count() { return params.counts.y + stored_pairs(); }
+// Units: joints, then the stored SAP pairs, then the stored particle contacts.
+uint unit_count() { return params.counts.y + stored_pairs() + stored_pcontacts(); }
+
+// First unit of the particle contacts.
+uint pcontact_unit_base() { return params.counts.y + stored_pairs(); }
 
 uvec2 unit_bodies(uint u) {
   uint j = params.counts.y;
-  return u < j ? uvec2(joint_info[u].x, joint_info[u].y)
-               : uvec2(pair_info[u - j].x, pair_info[u - j].y);
+  if (u < j) return uvec2(joint_info[u].x, joint_info[u].y);
+  uint c = pcontact_unit_base();
+  if (u < c) return uvec2(pair_info[u - j].x, pair_info[u - j].y);
+  return pcontact_bodies[u - c];
 }
 
 bool unit_active(uint u) {
   uint j = params.counts.y;
   if (u < j) return true;
-  return u < unit_count() && pair_info[u - j].z > 0u;
+  if (u >= unit_count()) return false;
+  return u >= pcontact_unit_base() || pair_info[u - j].z > 0u;
 }
-
-bool body_dynamic(uint b) { return body_pos[b].w > 0.0f; }
 
 // A bijection of [0, 2^24): multiply by odd constants and xor-shift, all mod 2^24.
 uint color_priority(uint u) {

@@ -1,4 +1,5 @@
-// Joint rows: preparation and one Gauss-Seidel sweep (environment: kernels/rigid_bodies.inl).
+// Joint rows between rigid bodies: preparation and one Gauss-Seidel sweep (environment:
+// kernels/world_bodies.inl).
 //
 // World anchors p_a = x_a + R_a anchor_a, p_b likewise; r_a = p_a - x_a, r_b = p_b - x_b.
 //   distance (seeds 000 5.2 / 001): g = |p_b - p_a| - L along the unit axis n = (p_b - p_a)/|.|,
@@ -75,8 +76,8 @@ void prepare_joint(uint j) {
   BodyState b0 = start_body(info.y);
   BodyState a = solver_body(info.x);  // masses as the sweeps see them
   BodyState b = solver_body(info.y);
-  vec4 qa = body_rot[info.x];
-  vec4 qb = body_rot[info.y];
+  vec4 qa = rigid_rot[info.x];
+  vec4 qb = rigid_rot[info.y];
   vec3 xa = vec3(body_pos[info.x]);
   vec3 xb = vec3(body_pos[info.y]);
   vec4 anchor_a = joint_frame(j, 0u);
@@ -157,11 +158,11 @@ void joint_rows_sweep(uint j, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) 
     vec4 r3 = joint_rows[base + 3u];
     float lam = r < 4u ? lam0[int(r)] : lam1[int(r - 4u)];
     float next = lam;
-    if (kind == RIGID_KIND_WARM) {
+    if (kind == KIND_WARM) {
       row_apply(vec3(r0), vec3(r1), vec3(r2), vec3(r3), lam, a, b);
       continue;
     }
-    float target = kind == RIGID_KIND_VELOCITY ? r3.w : r0.w;
+    float target = kind == KIND_VELOCITY ? r3.w : r0.w;
     float u = row_velocity(vec3(r0), vec3(r1), vec3(r2), vec3(r3), a, b);
     next = row_update(lam, target, u, r1.w, r2.w, relax);
     if (joint_row_unilateral(j, type, r)) next = max(next, 0.0f);

@@ -1,5 +1,6 @@
-// Constraint rows between two rigid bodies: the SPOOK row update shared by contacts and joints,
-// impulse application, and the Newton-Coulomb impact law (pure functions).
+// Constraint rows between two bodies: the SPOOK row update shared by contacts and joints,
+// impulse application, and the Newton-Coulomb impact law (pure functions). A particle is a body
+// with w = 0 and I^-1 = 0, so its rows are the linear parts alone.
 //
 // A row has a Jacobian G = [l_a, a_a, l_b, a_b] (linear and angular parts for bodies a and b),
 // so its velocity is u = l_a.v_a + a_a.w_a + l_b.v_b + a_b.w_b and an impulse lambda changes
@@ -12,19 +13,29 @@
 // with the row's target T = -a g + (1 - b) u_k (kernels/contact_row.h derives it) and the
 // projection applied to the ACCUMULATED lambda (eq 32), never to the increment. row_target,
 // row_update and coulomb_disc are in kernels/spook.h, shared with the particle contacts.
-#ifndef VKPHYS_KERNELS_RIGID_ROWS_H
-#define VKPHYS_KERNELS_RIGID_ROWS_H
+#ifndef VKPHYS_KERNELS_ROWS_H
+#define VKPHYS_KERNELS_ROWS_H
 #include "kernels/common.h"
 #include "kernels/spook.h"
 
 KERNELS_BEGIN
 
-// The velocity state of one body as a row sees it. Static bodies have im = 0 and ii = 0.
+// The velocity state of one body as a row sees it. Static bodies have im = 0 and ii = 0;
+// particles have w = 0 and ii = 0.
 struct BodyState {
   vec3 v;
   vec3 w;
   float im;  // 1/m
   mat3 ii;   // world inverse inertia
+};
+
+// The SPOOK velocity targets of one contact point (kernels/contact_row.h derives them).
+struct ContactTargets {
+  float normal;           // T_n = -a g + (1 - b) u_n,k (or -g / h when open, restitution)
+  float normal_velocity;  // the same without the position term (split impulse)
+  float t1;               // friction targets (1 - b) u_t,k
+  float t2;
+  float eps;              // the rows' regulariser
 };
 
 // Effective inverse mass of a row with parts (la, aa) on body a and (lb, ab) on body b.

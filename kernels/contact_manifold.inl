@@ -1,12 +1,14 @@
-// The rigid-body solver's per-unit work for contact manifolds: row preparation, warm start, one
-// projected Gauss-Seidel sweep over a manifold's rows, and the Newton-Coulomb impact pass.
-// Stage functions (environment: kernels/rigid_bodies.inl); the row maths is kernels/rigid_rows.h.
+// The solver's per-unit work for contact manifolds (the SAP pairs): row preparation, warm start,
+// one projected Gauss-Seidel sweep over a manifold's rows, and the Newton-Coulomb impact pass.
+// Stage functions (environment: kernels/world_bodies.inl); the row maths is kernels/rows.h.
+// The contact targets and stiffness rule below serve the particle contacts too
+// (kernels/contact_particle.inl).
 //
 // A unit is a joint (up to 6 rows) or a contact manifold (up to 4 points, each a normal row and
 // two friction rows). Within a unit rows are solved one after the other (Gauss-Seidel): the
 // friction rows of every point first, bounded by the points' current normal impulses, then the
 // normal rows (Box2D's order: non-penetration, solved last, wins). The drivers are in
-// kernels/rigid_units.inl. What differs between schemes is only which body velocities a unit
+// kernels/world_units.inl. What differs between schemes is only which body velocities a unit
 // sees:
 //   sequential / coloured: the bodies' current velocities, written back at once (in a colour no
 //     two units share a dynamic body, so this is race-free on the GPU);
@@ -41,6 +43,35 @@ float contact_stiffness(float k, float reduced_mass) {
   return min(k, reduced_mass * w * w);
 }
 
+// The SPOOK targets of one contact point with gap g and start-of-step relative velocity
+// u_k = (normal, t1, t2) components, for the pair's combined material and reduced mass.
+// Approaching faster than the restitution threshold, the row keeps the material's own k: a
+// capped, softer row would give back only T - eps lambda of the restitution target (2.86 of
+// 3 m/s for two 1 kg spheres), and bias restitution puts max(T, -e u_n) in the target.
+ContactTargets point_targets(float g, vec3 u_k, vec4 mat, float reduced) {
+  float h = params.gravity_dt.w;
+  bool impact = u_k.x < -params.solver.y;
+  vec3 spook = impact ? spook_coefficients(mat.z, mat.w, h)
+                      : spook_coefficients(contact_stiffness(mat.z, reduced), mat.w, h);
+  ContactTargets t;
+  t.normal = row_target(g, u_k.x, spook, h, true);
+  t.normal_velocity = row_target(max(g, 0.0f), u_k.x, spook, h, true);  // no position term
+  if (params.modes.y == VKPHYS_RESTITUTION_BIAS && impact) {
+    t.normal = max(t.normal, -mat.x * u_k.x);
+    t.normal_velocity = max(t.normal_velocity, -mat.x * u_k.x);
+  }
+  t.t1 = row_target(0.0f, u_k.y, spook, h, false);
+  t.t2 = row_target(0.0f, u_k.z, spook, h, false);
+  t.eps = spook.z;
+  return t;
+}
+
+float reduced_mass(float im_a, float im_b) { return im_a + im_b > 0.0f ? 1.0f / (im_a + im_b) : 0.0f; }
+
+vec4 pair_material(uint a, uint b) {
+  return combine_materials(params.materials[body_info[a].y], params.materials[body_info[b].y]);
+}
+
 void prepare_contact(uint p) {
   uvec4 info = pair_info[p];
   vec3 n = vec3(pair_normal[p]);
@@ -51,16 +82,9 @@ void prepare_contact(uint p) {
   BodyState b = start_body(info.y);
   BodyState sa = solver_body(info.x);  // masses as the sweeps see them
   BodyState sb = solver_body(info.y);
-  vec4 mat = combine_materials(params.materials[body_shape[info.x].y],
-                               params.materials[body_shape[info.y].y]);
+  vec4 mat = pair_material(info.x, info.y);
   float h = params.gravity_dt.w;
-  float reduced = a.im + b.im > 0.0f ? 1.0f / (a.im + b.im) : 0.0f;
-  vec3 resting = spook_coefficients(contact_stiffness(mat.z, reduced), mat.w, h);
-  // Impacts keep the material's own k: a capped, softer row would give back only
-  // T - eps lambda of the restitution target (2.86 of 3 m/s for two 1 kg spheres).
-  vec3 impact = spook_coefficients(mat.z, mat.w, h);
-  bool bias_restitution = params.modes.y == VKPHYS_RESTITUTION_BIAS;
-  float threshold = params.solver.y;
+  float reduced = reduced_mass(a.im, b.im);
   float box_bound = mat.y * reduced * params.contact.y * h / float(max(info.z, 1u));
   for (uint k = 0u; k < info.z; ++k) {
     uint slot = 4u * p + k;
@@ -68,27 +92,19 @@ void prepare_contact(uint p) {
     vec3 ra = vec3(geom) - vec3(body_pos[info.x]);
     vec3 rb = vec3(geom) - vec3(body_pos[info.y]);
     vec3 rel = point_rel_velocity(a, b, ra, rb);
-    float un = dot(rel, n);
-    vec3 spook = un < -threshold ? impact : resting;
-    float t_n = row_target(geom.w, un, spook, h, true);
-    float t_vel = row_target(max(geom.w, 0.0f), un, spook, h, true);  // no position term
-    if (bias_restitution && un < -threshold) {
-      t_n = max(t_n, -mat.x * un);
-      t_vel = max(t_vel, -mat.x * un);
-    }
+    ContactTargets t = point_targets(geom.w, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat,
+                                     reduced);
     float kn = row_mass(-n, -cross(ra, n), n, cross(rb, n), sa, sb);
     // The two friction rows share one effective mass, the larger of theirs: the Coulomb disc
     // projection is radial, so the unprojected update must point along the slip (-u_t), which
     // anisotropic masses would skew (a sliding box then yaws and slides too fast).
     float kt = max(row_mass(-t1, -cross(ra, t1), t1, cross(rb, t1), sa, sb),
                    row_mass(-t2, -cross(ra, t2), t2, cross(rb, t2), sa, sb));
-    float eps = spook.z;
-    point_prep[4u * slot] = vec4(ra, t_n);
-    point_prep[4u * slot + 1u] = vec4(rb, t_vel);
-    point_prep[4u * slot + 2u] = vec4(1.0f / (kn + eps), 1.0f / (kt + eps), 1.0f / (kt + eps), eps);
-    point_prep[4u * slot + 3u] = vec4(row_target(0.0f, dot(rel, t1), spook, h, false),
-                                      row_target(0.0f, dot(rel, t2), spook, h, false), box_bound,
-                                      mat.y);
+    point_prep[4u * slot] = vec4(ra, t.normal);
+    point_prep[4u * slot + 1u] = vec4(rb, t.normal_velocity);
+    point_prep[4u * slot + 2u] =
+        vec4(1.0f / (kn + t.eps), 1.0f / (kt + t.eps), 1.0f / (kt + t.eps), t.eps);
+    point_prep[4u * slot + 3u] = vec4(t.t1, t.t2, box_bound, mat.y);
   }
 }
 
@@ -100,7 +116,7 @@ void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
   vec3 t2;
   tangent_basis(n, t1, t2);
   float relax = params.solver.x;
-  bool friction = params.solver.z != 0.0f && kind != RIGID_KIND_WARM;
+  bool friction = params.solver.z != 0.0f && kind != KIND_WARM;
   bool box = params.modes.z == VKPHYS_FRICTION_BOX;
   // Friction first, bounded by the current normal impulses, then the normal rows (the order
   // Box2D uses: the non-penetration rows, solved last, win).
@@ -126,13 +142,13 @@ void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
     vec3 ra = vec3(p0);
     vec3 rb = vec3(p1);
     vec4 lam = point_lambda[slot];
-    if (kind == RIGID_KIND_WARM) {
+    if (kind == KIND_WARM) {
       vec3 impulse = lam.x * n + lam.y * t1 + lam.z * t2;
       row_apply(-impulse, -cross(ra, impulse), impulse, cross(rb, impulse), 1.0f, a, b);
       continue;
     }
     vec4 p2 = point_prep_at(slot, 2u);
-    float target = kind == RIGID_KIND_VELOCITY ? p1.w : p0.w;
+    float target = kind == KIND_VELOCITY ? p1.w : p0.w;
     float un = dot(point_rel_velocity(a, b, ra, rb), n);
     float ln = max(row_update(lam.x, target, un, p2.w, p2.x, relax), 0.0f);
     row_apply(-n, -cross(ra, n), n, cross(rb, n), ln - lam.x, a, b);
@@ -145,8 +161,7 @@ void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
 void contact_impacts(uint p, KINOUT(BodyState) a, KINOUT(BodyState) b) {
   uvec4 info = pair_info[p];
   vec3 n = vec3(pair_normal[p]);
-  vec4 mat = combine_materials(params.materials[body_shape[info.x].y],
-                               params.materials[body_shape[info.y].y]);
+  vec4 mat = pair_material(info.x, info.y);
   float mu = params.solver.z != 0.0f ? mat.y : 0.0f;
   for (uint k = 0u; k < info.z; ++k) {
     vec4 geom = point_geom[4u * p + k];

@@ -1,0 +1,336 @@
+#include "host/sim/world_setup.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "host/sim/mass_properties.h"
+
+namespace vkphys {
+
+const char* rigid_stage_name(RigidStage s) {
+#define VKPHYS_STAGE_NAME(name) #name,
+  static const char* const names[] = {VKPHYS_STAGE_TABLE(VKPHYS_STAGE_NAME)};
+#undef VKPHYS_STAGE_NAME
+  return names[static_cast<std::size_t>(s)];
+}
+
+namespace {
+
+// Quaternion (x, y, z, w) turning +y into the unit vector n.
+glm::vec4 rotation_from_y(glm::vec3 n) {
+  const glm::vec3 y(0.0f, 1.0f, 0.0f);
+  const float c = glm::dot(y, n);
+  if (c < -0.999999f) return {0.0f, 0.0f, 1.0f, 0.0f};  // half turn about z
+  const glm::vec3 axis = glm::cross(y, n);
+  glm::vec4 q(axis, 1.0f + c);
+  return q / glm::length(q);
+}
+
+std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+std::uint32_t joint_row_count(const Joint& j) {
+  switch (j.type) {
+    case JointType::distance:
+      return 1;
+    case JointType::ball:
+      return j.limited ? 6 : 3;
+    case JointType::hinge:
+      return j.limited ? 6 : 5;
+  }
+  return 0;
+}
+
+bool finite(glm::vec3 v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
+
+void check_finite(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument(what + " is not finite");
+}
+
+}  // namespace
+
+WorldArrays build_world(const Scene& scene) {
+  WorldArrays w;
+  if (scene.planes.size() > VKPHYS_MAX_PLANES) {
+    throw std::invalid_argument(std::to_string(scene.planes.size()) + " planes; at most " +
+                                std::to_string(VKPHYS_MAX_PLANES) + " are supported");
+  }
+  const std::size_t total = scene.bodies.size() + scene.planes.size();
+  if (total >= (1u << 24)) {
+    throw std::invalid_argument(std::to_string(total) +
+                                " rigid bodies and planes; at most 2^24 - 1 are supported");
+  }
+  auto check_material = [&](std::uint32_t m, const std::string& name) {
+    if (m >= scene.materials.size()) {
+      throw std::invalid_argument(name + ": material " + std::to_string(m) + " does not exist (" +
+                                  std::to_string(scene.materials.size()) + " materials)");
+    }
+  };
+  for (std::size_t i = 0; i < scene.bodies.size(); ++i) {
+    const Body& b = scene.bodies[i];
+    const std::string name = "body " + std::to_string(i);
+    check_material(b.material, name);
+    check_finite(std::isfinite(b.mass) && b.mass >= 0.0f, name + " mass");
+    check_finite(finite(b.position) && finite(b.velocity) && finite(b.angular_velocity),
+                 name + " state");
+    if (b.shape == Shape::plane) {
+      throw std::invalid_argument(name + ": planes are scene planes, not bodies");
+    }
+    const float qlen = glm::length(b.orientation);
+    if (!(qlen > 0.0f) || !std::isfinite(qlen)) {
+      throw std::invalid_argument(name + ": orientation is not a rotation");
+    }
+    glm::vec4 dims(0.0f);
+    switch (b.shape) {
+      case Shape::sphere:
+        dims = {0.0f, 0.0f, 0.0f, b.radius};
+        break;
+      case Shape::capsule:
+        dims = {0.0f, b.half_height, 0.0f, b.radius};
+        break;
+      case Shape::box:
+        dims = {b.half_extents, 0.0f};
+        break;
+      default:
+        break;
+    }
+    if (b.shape != Shape::none) ++w.sweepers;
+    w.pos.emplace_back(b.position, 0.0f);
+    w.vel.emplace_back(b.velocity, b.mass > 0.0f ? 1.0f / b.mass : 0.0f);
+    w.rot.push_back(b.orientation / qlen);
+    w.omega.emplace_back(b.angular_velocity, 0.0f);
+    w.inertia.emplace_back(inverse_inertia(b), 0.0f);
+    w.dims.push_back(dims);
+    w.info.emplace_back(static_cast<std::uint32_t>(b.shape), b.material, 0u, 0u);
+  }
+  for (std::size_t k = 0; k < scene.planes.size(); ++k) {
+    const Plane& p = scene.planes[k];
+    check_material(p.material, "plane " + std::to_string(k));
+    w.plane_bodies.push_back(w.bodies());
+    w.pos.emplace_back(p.normal * p.offset, 0.0f);
+    w.vel.emplace_back(0.0f);
+    w.rot.push_back(rotation_from_y(glm::normalize(p.normal)));
+    w.omega.emplace_back(0.0f);
+    w.inertia.emplace_back(0.0f);
+    w.dims.emplace_back(0.0f);
+    w.info.emplace_back(static_cast<std::uint32_t>(Shape::plane), p.material, 0u, 0u);
+  }
+  w.rigid = w.bodies();
+  const Particles& pt = scene.particles;
+  if (pt.pos_radius.size() != pt.vel_invmass.size() || pt.material.size() != pt.size()) {
+    throw std::invalid_argument(
+        "particles: position, velocity and material lists differ in "
+        "length");
+  }
+  if (pt.size() > (1u << 26)) {
+    throw std::invalid_argument(std::to_string(pt.size()) +
+                                " particles; at most 2^26 are supported");
+  }
+  for (std::size_t i = 0; i < pt.size(); ++i) {
+    const std::string name = "particle " + std::to_string(i);
+    const glm::vec4 x = pt.pos_radius[i];
+    const glm::vec4 v = pt.vel_invmass[i];
+    check_material(pt.material[i], name);
+    check_finite(finite(glm::vec3(x)) && finite(glm::vec3(v)), name + " state");
+    if (!(x.w > 0.0f) || !std::isfinite(x.w)) {
+      throw std::invalid_argument(name + ": radius " + std::to_string(x.w) +
+                                  " must be a finite number > 0");
+    }
+    check_finite(std::isfinite(v.w) && v.w >= 0.0f, name + " inverse mass");
+    w.max_particle_radius = std::max(w.max_particle_radius, x.w);
+    w.pos.push_back(x);
+    w.vel.push_back(v);
+    w.info.emplace_back(static_cast<std::uint32_t>(Shape::sphere), pt.material[i], 0u, 0u);
+  }
+  // Collision groups: union-find over joints between dynamic bodies.
+  std::vector<std::uint32_t> parent(w.rigid);
+  std::iota(parent.begin(), parent.end(), 0u);
+  for (std::size_t k = 0; k < scene.joints.size(); ++k) {
+    const Joint& j = scene.joints[k];
+    const std::string name = "joint " + std::to_string(k);
+    if (j.body_a >= scene.bodies.size() || j.body_b >= scene.bodies.size()) {
+      throw std::invalid_argument(name + ": body index out of range (" +
+                                  std::to_string(scene.bodies.size()) + " bodies)");
+    }
+    if (j.body_a == j.body_b) throw std::invalid_argument(name + " joins a body to itself");
+    if (scene.bodies[j.body_a].mass > 0.0f && scene.bodies[j.body_b].mass > 0.0f) {
+      parent[find_root(parent, j.body_a)] = find_root(parent, j.body_b);
+    }
+    const glm::vec4 spook(j.spook_k, j.spook_d, j.limit_k, j.limit_d);
+    w.joint_info.emplace_back(j.body_a, j.body_b, static_cast<std::uint32_t>(j.type),
+                              j.limited ? 1u : 0u);
+    w.joint_frames.emplace_back(j.anchor_a, j.length);
+    w.joint_frames.emplace_back(j.anchor_b, 0.0f);
+    w.joint_frames.emplace_back(glm::normalize(j.axis_a), 0.0f);
+    w.joint_frames.emplace_back(glm::normalize(j.axis_b), 0.0f);
+    w.joint_frames.emplace_back(j.ref_a, 0.0f);
+    w.joint_frames.emplace_back(j.ref_b, 0.0f);
+    w.joint_frames.emplace_back(j.limit_lo, 0.0f);
+    w.joint_frames.emplace_back(j.limit_hi, 0.0f);
+    w.joint_frames.push_back(spook);
+    w.joint_rows += joint_row_count(j);
+  }
+  for (std::uint32_t i = 0; i < scene.bodies.size(); ++i) {
+    w.info[i].z = find_root(parent, i) + 1u;
+  }
+  // A group only matters when it has two or more members: singletons get group 0.
+  std::vector<std::uint32_t> members(w.rigid, 0u);
+  for (std::uint32_t i = 0; i < scene.bodies.size(); ++i) ++members[w.info[i].z - 1u];
+  for (std::uint32_t i = 0; i < scene.bodies.size(); ++i) {
+    if (members[w.info[i].z - 1u] < 2u) w.info[i].z = 0u;
+  }
+  return w;
+}
+
+Capacities default_capacities(const WorldArrays& world) {
+  // Pairs: 4 per rigid body (a box on a pile touches about that many). Particle contacts: 4
+  // per particle (a settled pile has about 6 neighbours, each contact owned by one of the two).
+  Capacities c;
+  c.pairs = std::max(64u, 4u * world.rigid);
+  c.contacts = world.particles() ? std::max(1024u, 4u * world.particles()) : 0u;
+  return c;
+}
+
+std::uint32_t grown_capacity(std::uint32_t needed, const char* what) {
+  constexpr std::uint64_t limit = (1u << 24) - 1u;
+  if (needed > limit) {
+    throw std::runtime_error(std::to_string(needed) + " " + what +
+                             " needed in one step; at most 2^24 - 1 fit (use fewer bodies or "
+                             "particles, or a smaller contact_margin)");
+  }
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>((std::uint64_t{needed} * 3u) / 2u + 64u, limit));
+}
+
+std::uint32_t pair_hash_size(std::uint32_t pair_capacity) {
+  return std::bit_ceil(std::max(2u * pair_capacity, 64u));
+}
+
+namespace {
+
+// The speculative contact margin. Positive: as given. Otherwise automatic: 2 cm when the scene
+// has rigid bodies (their default since the rigid-body step began), else 5% of the largest
+// particle radius; an explicit 0 in a scene of particles only is no margin at all.
+float contact_margin(const Settings& s, const WorldArrays& w) {
+  if (s.contact_margin > 0.0f) return s.contact_margin;
+  if (w.sweepers > 0) return 0.02f;
+  return s.contact_margin == 0.0f ? 0.0f : 0.05f * w.max_particle_radius;
+}
+
+}  // namespace
+
+kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world,
+                                    const Capacities& cap) {
+  const Settings& s = scene.settings;
+  const SolverSettings& sv = s.solver;
+  kern::WorldParams p{};
+  p.gravity_dt = glm::vec4(s.gravity, s.time_step);
+  p.solver =
+      glm::vec4(sv.relaxation, sv.restitution_threshold, sv.friction ? 1.0f : 0.0f, sv.warm_start);
+  const float margin = contact_margin(s, world);
+  if (!(sv.contact_hertz >= 0.0f) || !std::isfinite(sv.contact_hertz)) {
+    throw std::invalid_argument("solver.contact_hertz = " + std::to_string(sv.contact_hertz) +
+                                ": must be a finite number >= 0");
+  }
+  if (!(s.drag >= 0.0f) || !std::isfinite(s.drag)) {
+    throw std::invalid_argument("drag = " + std::to_string(s.drag) +
+                                ": must be a finite number >= 0");
+  }
+  p.contact = glm::vec4(margin, glm::length(s.gravity), sv.contact_hertz, s.drag);
+  const float reach = 2.0f * world.max_particle_radius + margin;
+  const float cell = s.cell_size > 0.0f ? s.cell_size : (reach > 0.0f ? reach : 1.0f);
+  if (world.particles() > 0 && cell < reach) {
+    throw std::invalid_argument(
+        "cell_size " + std::to_string(cell) +
+        " is smaller than the largest contact reach 2 r_max + margin = " + std::to_string(reach));
+  }
+  p.grid = glm::vec4(cell, 1.0f / cell, reach, 0.0f);
+  if (world.particles() > 0 && sv.split_impulse) {
+    throw std::invalid_argument(
+        "solver.split_impulse is not supported in scenes with particles (their contacts keep "
+        "no velocity-only target); turn it off or remove the particles");
+  }
+  const std::uint64_t units = std::uint64_t{world.joints()} + cap.pairs + cap.contacts;
+  if (units >= (1u << 24)) {
+    throw std::invalid_argument(
+        std::to_string(world.joints()) + " joints + " + std::to_string(cap.pairs) + " pairs + " +
+        std::to_string(cap.contacts) +
+        " particle contacts: the solver takes at most 2^24 - 1 units (use fewer bodies or "
+        "particles, or a smaller contact_margin)");
+  }
+  p.counts = glm::uvec4(world.bodies(), world.joints(), cap.pairs, pair_hash_size(cap.pairs));
+  p.kinds = glm::uvec4(world.rigid, world.particles(), cap.contacts,
+                       std::bit_ceil(std::max<std::uint32_t>(64u, 2u * world.particles())));
+  const std::uint32_t flags =
+      (sv.split_impulse ? VKPHYS_FLAG_SPLIT : 0u) | (sv.gyroscopic ? VKPHYS_FLAG_GYROSCOPIC : 0u);
+  p.modes =
+      glm::uvec4(static_cast<std::uint32_t>(sv.scheme), static_cast<std::uint32_t>(sv.restitution),
+                 static_cast<std::uint32_t>(sv.friction_model), flags);
+  if (sv.max_colors < 1 || sv.max_colors > 30) {
+    throw std::invalid_argument("solver.max_colors = " + std::to_string(sv.max_colors) +
+                                ": must be in [1, 30]");
+  }
+  p.coloring = glm::uvec4(sv.max_colors, 2u, static_cast<std::uint32_t>(world.plane_bodies.size()),
+                          static_cast<std::uint32_t>(units));
+  for (std::size_t k = 0; k < world.plane_bodies.size(); ++k) {
+    p.plane_bodies[k / 4][static_cast<int>(k % 4)] = world.plane_bodies[k];
+  }
+  if (scene.materials.empty() || scene.materials.size() > VKPHYS_MAX_MATERIALS) {
+    throw std::invalid_argument(std::to_string(scene.materials.size()) + " materials; 1 to " +
+                                std::to_string(VKPHYS_MAX_MATERIALS) + " are allowed");
+  }
+  for (std::size_t m = 0; m < scene.materials.size(); ++m) {
+    const Material& mat = scene.materials[m];
+    p.materials[m] = glm::vec4(mat.restitution, mat.friction, mat.spook_k, mat.spook_d);
+  }
+  return p;
+}
+
+void world_state(const Scene& scene, std::uint32_t rigid, const std::vector<glm::vec4>& pos,
+                 const std::vector<glm::vec4>& vel, std::vector<glm::vec4> rot,
+                 std::vector<glm::vec4> omega, RigidState& out) {
+  out.pos.resize(rigid);
+  out.vel.resize(rigid);
+  for (std::size_t i = 0; i < rigid; ++i) {
+    out.pos[i] = glm::vec4(glm::vec3(pos[i]), vel[i].w);
+    out.vel[i] = glm::vec4(glm::vec3(vel[i]), 0.0f);
+  }
+  out.rot = std::move(rot);
+  out.omega = std::move(omega);
+  const auto first = static_cast<std::ptrdiff_t>(rigid);
+  out.particles.pos_radius.assign(pos.begin() + first, pos.end());
+  out.particles.vel_invmass.assign(vel.begin() + first, vel.end());
+  out.particles.material = scene.particles.material;
+}
+
+void fill_world_stats(const kern::WorldCounters& c, const Scene& scene, const WorldArrays& world,
+                      const Capacities& cap, RigidStats& st) {
+  st.bodies = world.bodies();
+  st.pairs = c.pairs;
+  st.manifolds = c.manifolds;
+  st.points = c.points;
+  st.particle_contacts = c.pcontacts;
+  const std::uint32_t points = c.points + std::min(c.pcontacts, cap.contacts);
+  st.rows = points * (scene.settings.solver.friction ? 3u : 1u) + world.joint_rows;
+  st.pair_capacity = cap.pairs;
+  st.contact_capacity = cap.contacts;
+  st.colors = 0;
+  st.overflow_units = 0;
+  if (scene.settings.solver.scheme == SolverScheme::colored) {
+    const std::uint32_t maxc = scene.settings.solver.max_colors;
+    for (std::uint32_t k = 0; k < maxc; ++k) {
+      if (c.color_end[k] > c.color_start[k]) ++st.colors;
+    }
+    st.overflow_units = c.color_end[maxc] - c.color_start[maxc];
+  }
+}
+
+}  // namespace vkphys

@@ -1,0 +1,69 @@
+// Turning a Scene into the world step's arrays and constants (kernels/world_layout.h), shared
+// by both backends so they start from identical data.
+//
+// Body order: the scene's rigid bodies, then one static plane body per scene plane (together
+// the R rigid bodies), then the scene's particles. Bodies joined by a joint (directly or
+// through a chain of joints) form a collision group: jointed parts overlap at their joints by
+// design, so they never collide with each other.
+#pragma once
+
+#include <cstdint>
+#include <glm/glm.hpp>
+#include <vector>
+
+#include "host/sim/rigid_backend.h"
+#include "host/sim/scene.h"
+#include "kernels/world_layout.h"
+
+namespace vkphys {
+
+struct WorldArrays {
+  // every body (N)
+  std::vector<glm::vec4> pos;    // (x, radius)
+  std::vector<glm::vec4> vel;    // (v, 1/m)
+  std::vector<glm::uvec4> info;  // (shape, material, group, 0)
+  // rigid bodies (R)
+  std::vector<glm::vec4> rot, omega, inertia, dims;
+  std::vector<glm::uvec4> joint_info;
+  std::vector<glm::vec4> joint_frames;  // VKPHYS_JOINT_STRIDE per joint
+  std::vector<std::uint32_t> plane_bodies;
+  std::uint32_t rigid = 0;       // R
+  std::uint32_t sweepers = 0;    // rigid bodies that start a sweep (not planes or shapeless)
+  std::uint32_t joint_rows = 0;  // rows the joints use (for statistics)
+  float max_particle_radius = 0.0f;
+  std::uint32_t bodies() const { return static_cast<std::uint32_t>(pos.size()); }
+  std::uint32_t particles() const { return bodies() - rigid; }
+  std::uint32_t joints() const { return static_cast<std::uint32_t>(joint_info.size()); }
+};
+
+// Validates what the step relies on (throws std::invalid_argument naming the body, particle or
+// joint).
+WorldArrays build_world(const Scene& scene);
+
+// Capacities of the append-style lists; both grow on overflow (the step is redone).
+struct Capacities {
+  std::uint32_t pairs = 0;     // SAP pairs (each up to 4 contact points)
+  std::uint32_t contacts = 0;  // particle contacts
+};
+Capacities default_capacities(const WorldArrays& world);
+// Capacity after an overflow that needed `needed` of `what` ("pairs"): 1.5x headroom, below
+// 2^24 (unit indices must fit the colouring's 24-bit priorities); throws std::runtime_error
+// when `needed` itself does not fit.
+std::uint32_t grown_capacity(std::uint32_t needed, const char* what);
+// Smallest power of two >= 2 * capacity (the warm-start hash table).
+std::uint32_t pair_hash_size(std::uint32_t pair_capacity);
+
+kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world,
+                                    const Capacities& capacities);
+
+// The state both backends report: `pos` and `vel` of every body in the step's layout
+// ((x, radius), (v, 1/m)), `rot` and `omega` of the rigid bodies.
+void world_state(const Scene& scene, std::uint32_t rigid, const std::vector<glm::vec4>& pos,
+                 const std::vector<glm::vec4>& vel, std::vector<glm::vec4> rot,
+                 std::vector<glm::vec4> omega, RigidState& out);
+
+// Statistics from the counters and colour ranges (the same on both backends).
+void fill_world_stats(const kern::WorldCounters& counters, const Scene& scene,
+                      const WorldArrays& world, const Capacities& capacities, RigidStats& stats);
+
+}  // namespace vkphys

@@ -1,0 +1,108 @@
+// The solver's per-unit work for particle contacts (particle-particle and particle-plane, from
+// kernels/particle_grid.inl): preparation, one projected Gauss-Seidel sweep of the contact's
+// three rows, the Newton-Coulomb impact, and the commit that makes this step's contacts the next
+// step's warm-start source. Stage functions (environment: kernels/world_bodies.inl).
+//
+// A particle contact is a contact manifold with one point and no rotation: both bodies are
+// particles or one is a static plane, so G = [-n, n] (no r x n parts) and the effective inverse
+// mass of every row is K = 1/m_a + 1/m_b (with the split masses in the Jacobi scheme). The
+// targets and the stiffness rule are the manifolds' (point_targets, kernels/contact_manifold.inl),
+// the row update and the Coulomb disc are kernels/spook.h, and the rows run in the manifolds'
+// order: friction first, bounded by the current normal impulse, then the normal row. It is a
+// unit kind of its own so that a particle pays for 4 vec4 per contact instead of a 4-point
+// manifold's 20.
+//   pcontact_target[c] = (T_n, T_t1, T_t2, eps), pcontact_lambda[c] = (lambda_n, lambda_t1,
+//   lambda_t2, mu). Scenes with particles do not take the split impulse
+//   (host/sim/world_setup.cpp), so no velocity-only normal target is kept.
+
+void pcontact_frame(uint c, KOUT(vec3) n, KOUT(vec3) t1, KOUT(vec3) t2) {
+  n = vec3(pcontact_geom[c]);
+  tangent_basis(n, t1, t2);
+}
+
+void prepare_pcontact(uint c) {
+  uvec2 ab = pcontact_bodies[c];
+  vec3 n;
+  vec3 t1;
+  vec3 t2;
+  pcontact_frame(c, n, t1, t2);
+  vec3 rel = vec3(body_start[ab.y]) - vec3(body_start[ab.x]);
+  vec4 mat = pair_material(ab.x, ab.y);
+  float reduced = reduced_mass(body_vel[ab.x].w, body_vel[ab.y].w);
+  ContactTargets t = point_targets(pcontact_geom[c].w,
+                                   vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat, reduced);
+  pcontact_target[c] = vec4(t.normal, t.t1, t.t2, t.eps);
+  pcontact_lambda[c].w = mat.y;
+}
+
+// Adds the impulse p on body b (and -p on body a).
+void pcontact_apply(vec3 p, KINOUT(BodyState) a, KINOUT(BodyState) b) {
+  a.v -= a.im * p;
+  b.v += b.im * p;
+}
+
+void pcontact_rows(uint c, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
+  vec3 n;
+  vec3 t1;
+  vec3 t2;
+  pcontact_frame(c, n, t1, t2);
+  vec4 lam = pcontact_lambda[c];
+  if (kind == KIND_WARM) {
+    pcontact_apply(lam.x * n + lam.y * t1 + lam.z * t2, a, b);
+    return;
+  }
+  vec4 target = pcontact_target[c];
+  float inv_k = 1.0f / (a.im + b.im + target.w);
+  float relax = params.solver.x;
+  if (params.solver.z != 0.0f) {
+    vec3 rel = b.v - a.v;
+    vec2 lt = vec2(row_update(lam.y, target.y, dot(rel, t1), target.w, inv_k, relax),
+                   row_update(lam.z, target.z, dot(rel, t2), target.w, inv_k, relax));
+    if (params.modes.z == VKPHYS_FRICTION_BOX) {
+      float bound = lam.w * reduced_mass(a.im, b.im) * params.contact.y * params.gravity_dt.w;
+      lt = clamp(lt, vec2(-bound), vec2(bound));
+    } else {
+      lt = coulomb_disc(lt, lam.w * lam.x);
+    }
+    pcontact_apply((lt.x - lam.y) * t1 + (lt.y - lam.z) * t2, a, b);
+    lam.y = lt.x;
+    lam.z = lt.y;
+  }
+  float ln = max(row_update(lam.x, target.x, dot(b.v - a.v, n), target.w, inv_k, relax), 0.0f);
+  pcontact_apply((ln - lam.x) * n, a, b);
+  lam.x = ln;
+  pcontact_lambda[c] = lam;
+}
+
+// Newton-Coulomb impact before the solve (seed 001 step 2) when the contact approaches faster
+// than the restitution threshold; the collision matrix of two particles is (1/m_a + 1/m_b) Id.
+void pcontact_impact(uint c, KINOUT(BodyState) a, KINOUT(BodyState) b) {
+  uvec2 ab = pcontact_bodies[c];
+  vec3 n = vec3(pcontact_geom[c]);
+  vec3 rel = b.v - a.v;
+  if (dot(rel, n) >= -params.solver.y) return;
+  vec4 mat = pair_material(ab.x, ab.y);
+  float mu = params.solver.z != 0.0f ? mat.y : 0.0f;
+  vec3 j = newton_coulomb_impulse(n, rel, (a.im + b.im) * mat3(1.0f), mat.x, mu);
+  pcontact_apply(j, a, b);
+}
+
+// ---- commit: this step's contacts become the previous step's (skipped when the step is redone)
+// prev_pcontact_offsets takes the current per-particle offsets (P + 1 entries) and each contact
+// its other body and (lambda_n, world friction impulse).
+void commit_pcontact(uint c) {
+  if (step_undone() || c >= stored_pcontacts()) return;
+  uvec2 ab = pcontact_bodies[c];
+  vec3 n;
+  vec3 t1;
+  vec3 t2;
+  pcontact_frame(c, n, t1, t2);
+  vec4 lam = pcontact_lambda[c];
+  prev_pcontact_other[c] = is_particle(ab.x) ? ab.y : ab.x;
+  prev_pcontact_lambda[c] = vec4(lam.x, lam.y * t1 + lam.z * t2);
+}
+
+void commit_pcontact_offset(uint p) {
+  if (step_undone() || p > params.kinds.y) return;
+  prev_pcontact_offsets[p] = min(pcontact_offsets[p], params.kinds.z);
+}

@@ -1,0 +1,102 @@
+// The world step's stage table: one list from which the C++ stage enum, the stage names, the
+// GPU timestamp labels (host/sim/backend.h) and the shader mode constants (below) all come, so
+// the host and the shaders can never disagree about what a push-constant mode means.
+//
+// Stages are what `vkphys bench` times (a GPU timestamp after each, a clock lap on the CPU):
+//   setup        bounds, sweep keys, world inverse inertia, particle grid keys   (world_bodies)
+//   broadphase   sorts, sweep and prune, particle grid, pair and particle-contact lists
+//   narrowphase  manifolds of the SAP pairs, warm-start matching                (world_narrowphase)
+//   coloring     colours (coloured scheme) or per-body unit lists (Jacobi)      (world_coloring)
+//   predict      applied impulses, forces and fields, kinematic paths, [impacts]
+//   prepare      SPOOK rows of every unit kind
+//   solve        warm start + iterations (+ the split impulse's second solve)
+//   integrate    contact persistence (commit), x += h v, q += h/2 [w, 0] q
+//
+// Shader modes: each world shader is a thin switch over a push-constant mode; the constants are
+// generated here as `const uint` (valid in GLSL and in C++), one per (shader, mode).
+#ifndef VKPHYS_KERNELS_STAGES_H
+#define VKPHYS_KERNELS_STAGES_H
+#include "kernels/common.h"
+
+#define VKPHYS_STAGE_TABLE(STAGE) \
+  STAGE(setup)                    \
+  STAGE(broadphase)               \
+  STAGE(narrowphase)              \
+  STAGE(coloring)                 \
+  STAGE(predict)                  \
+  STAGE(prepare)                  \
+  STAGE(solve)                    \
+  STAGE(integrate)
+
+// (constant, value): shaders/world_body.comp, per body
+#define VKPHYS_BODY_MODES(MODE) \
+  MODE(BODY_SETUP, 0u)          \
+  MODE(BODY_PREDICT, 1u)        \
+  MODE(BODY_PREDICT_AGAIN, 2u)  \
+  MODE(BODY_INTEGRATE, 3u)      \
+  MODE(BODY_SAVE_POS_VEL, 4u)   \
+  MODE(BODY_JACOBI_AVERAGE, 5u)
+
+// shaders/world_grid.comp, per particle (or per sorted grid entry)
+#define VKPHYS_GRID_MODES(MODE) \
+  MODE(GRID_HASH, 0u)           \
+  MODE(GRID_CELL_RANGE, 1u)     \
+  MODE(GRID_COUNT, 2u)          \
+  MODE(GRID_WRITE, 3u)
+
+// shaders/world_sweep.comp, per sorted position
+#define VKPHYS_SWEEP_MODES(MODE) \
+  MODE(SWEEP_COUNT, 0u)          \
+  MODE(SWEEP_WRITE, 1u)
+
+// shaders/world_finalize.comp, one invocation
+#define VKPHYS_FINALIZE_MODES(MODE) \
+  MODE(FINALIZE_LISTS, 0u)          \
+  MODE(FINALIZE_COLORS, 1u)
+
+// shaders/world_color.comp, per unit (incidence modes: per unit side)
+#define VKPHYS_COLOR_MODES(MODE) \
+  MODE(COLOR_INIT, 0u)           \
+  MODE(COLOR_PROPOSE, 1u)        \
+  MODE(COLOR_ASSIGN, 2u)         \
+  MODE(COLOR_KEY, 3u)            \
+  MODE(COLOR_RANGE, 4u)          \
+  MODE(INCIDENCE_KEY, 5u)        \
+  MODE(INCIDENCE_RANGE, 6u)
+
+// shaders/world_unit.comp, per unit
+#define VKPHYS_UNIT_MODES(MODE) \
+  MODE(UNIT_PREPARE, 0u)        \
+  MODE(UNIT_COLOR, 1u)          \
+  MODE(UNIT_OVERFLOW_COLOR, 2u) \
+  MODE(UNIT_JACOBI, 3u)
+
+// shaders/world_commit.comp
+#define VKPHYS_COMMIT_MODES(MODE) \
+  MODE(COMMIT_PAIRS, 0u)          \
+  MODE(COMMIT_HASH_CLEAR, 1u)     \
+  MODE(COMMIT_HASH_INSERT, 2u)    \
+  MODE(COMMIT_PARTICLE_CONTACTS, 3u)
+
+// What one solver sweep does to each unit (kernels/world_units.inl).
+#define VKPHYS_SWEEP_KINDS(MODE) \
+  MODE(KIND_WARM, 0u)            \
+  MODE(KIND_SOLVE, 1u)           \
+  MODE(KIND_VELOCITY, 2u)        \
+  MODE(KIND_IMPACT, 3u)
+
+KERNELS_BEGIN
+
+#define VKPHYS_DEFINE_MODE(name, value) const uint name = value;
+VKPHYS_BODY_MODES(VKPHYS_DEFINE_MODE)
+VKPHYS_GRID_MODES(VKPHYS_DEFINE_MODE)
+VKPHYS_SWEEP_MODES(VKPHYS_DEFINE_MODE)
+VKPHYS_FINALIZE_MODES(VKPHYS_DEFINE_MODE)
+VKPHYS_COLOR_MODES(VKPHYS_DEFINE_MODE)
+VKPHYS_UNIT_MODES(VKPHYS_DEFINE_MODE)
+VKPHYS_COMMIT_MODES(VKPHYS_DEFINE_MODE)
+VKPHYS_SWEEP_KINDS(VKPHYS_DEFINE_MODE)
+#undef VKPHYS_DEFINE_MODE
+
+KERNELS_END
+#endif

@@ -1,0 +1,180 @@
+// Per-body stage functions of the world step: set-up (bounding boxes, sweep keys, world
+// inertia), the velocity update, integration, and how the solver's rows see a body. Included
+// inside an environment that provides the buffers by name (shaders/world_common.glsl on the
+// GPU, host/cpu/world_env.h on the CPU); layouts in kernels/world_layout.h, the rigid-body
+// maths in kernels/rigid_body.h.
+//
+// Two body kinds share the index space: rigid bodies below R = params.kinds.x, particles from
+// R on. A particle is a point mass with a radius: the functions below give it no rotation
+// (its collider is an unrotated sphere, its row state has w = 0 and I^-1 = 0), so every row,
+// pair test and scheme written for rigid bodies serves particles unchanged, and nothing
+// rotational is stored or read for them.
+
+bool is_particle(uint i) { return i >= params.kinds.x; }
+
+bool body_dynamic(uint i) { return body_vel[i].w > 0.0f; }
+
+Collider body_collider(uint i) {
+  Collider c;
+  c.type = body_info[i].x;
+  c.pos = vec3(body_pos[i]);
+  if (is_particle(i)) {
+    c.rot = vec4(0.0f, 0.0f, 0.0f, 1.0f);
+    c.dims = vec4(0.0f, 0.0f, 0.0f, body_pos[i].w);
+  } else {
+    c.rot = rigid_rot[i];
+    c.dims = rigid_dims[i];
+  }
+  return c;
+}
+
+// Rigid bodies the sweep starts from (planes are tested against every body separately;
+// shapeless bodies never collide; particles are found by the sweeps of rigid bodies and by
+// the particle grid, never sweep themselves).
+bool body_sweeps(uint i) {
+  if (is_particle(i)) return false;
+  uint s = body_info[i].x;
+  return s != VKPHYS_SHAPE_PLANE && s != VKPHYS_SHAPE_NONE;
+}
+
+// The body's bounding box, grown by half the contact margin.
+void body_bounds(uint i, KOUT(vec3) lo, KOUT(vec3) hi) {
+  if (is_particle(i)) {
+    vec4 p = body_pos[i];
+    vec3 reach = vec3(p.w + 0.5f * params.contact.x);
+    lo = vec3(p) - reach;
+    hi = vec3(p) + reach;
+  } else {
+    lo = vec3(rigid_aabb[2u * i]);
+    hi = vec3(rigid_aabb[2u * i + 1u]);
+  }
+}
+
+// ---- set-up: AABB, sweep key (sortable min x), world inverse inertia -------------------------
+void body_setup(uint i) {
+  uint key = 0xFFFFFFFFu;  // planes and shapeless bodies sort last and are skipped
+  if (is_particle(i)) {
+    vec4 p = body_pos[i];
+    key = float_sort_key(p.x - p.w - 0.5f * params.contact.x);
+  } else {
+    vec3 lo = vec3(0.0f);
+    vec3 hi = vec3(0.0f);
+    if (body_sweeps(i)) {
+      collider_aabb(body_collider(i), 0.5f * params.contact.x, lo, hi);
+      key = float_sort_key(lo.x);
+    }
+    rigid_aabb[2u * i] = vec4(lo, 0.0f);
+    rigid_aabb[2u * i + 1u] = vec4(hi, 0.0f);
+    mat3 ii = world_inverse_inertia(rigid_rot[i], vec3(rigid_inertia[i]));
+    rigid_iinv[3u * i] = vec4(ii[0], 0.0f);
+    rigid_iinv[3u * i + 1u] = vec4(ii[1], 0.0f);
+    rigid_iinv[3u * i + 2u] = vec4(ii[2], 0.0f);
+  }
+  sort_keys[i] = key;
+  sort_values[i] = i;
+}
+
+mat3 body_world_iinv(uint i) {
+  return mat3(vec3(rigid_iinv[3u * i]), vec3(rigid_iinv[3u * i + 1u]),
+              vec3(rigid_iinv[3u * i + 2u]));
+}
+
+BodyState load_body(uint i) {
+  vec4 v = body_vel[i];
+  BodyState s;
+  s.v = vec3(v);
+  s.im = v.w;
+  if (is_particle(i)) {
+    s.w = vec3(0.0f);
+    s.ii = mat3(0.0f);
+  } else {
+    s.w = vec3(rigid_omega[i]);
+    s.ii = body_world_iinv(i);
+  }
+  return s;
+}
+
+// The body as the solver's rows see it: in the Jacobi scheme a body with n units appears to
+// each with n times its inverse mass and inertia (mass splitting, kernels/world_units.inl), and
+// the rows' effective masses must be computed with those split masses, or every Jacobi update
+// overshoots n-fold.
+BodyState solver_body(uint i) {
+  BodyState s = load_body(i);
+  if (params.modes.x == VKPHYS_SCHEME_JACOBI) {
+    uvec2 r = body_range[i];
+    float share = float(max(r.y - r.x, 1u));
+    s.im *= share;
+    s.ii = share * s.ii;
+  }
+  return s;
+}
+
+// Static bodies are never written: many units may share one in the same colour. `s` must come
+// from load_body (its im is the body's own 1/m).
+void store_body(uint i, BodyState s) {
+  if (s.im <= 0.0f) return;
+  body_vel[i] = vec4(s.v, s.im);
+  if (!is_particle(i)) rigid_omega[i] = vec4(s.w, 0.0f);
+}
+
+// The body's velocities at the start of the step (after an impact pass, if any).
+BodyState start_body(uint i) {
+  BodyState s = load_body(i);
+  s.v = vec3(body_start[i]);
+  if (!is_particle(i)) s.w = vec3(rigid_omega_start[i]);
+  return s;
+}
+
+// ---- velocity update: gravity, drag and the gyroscopic term ------------------------------------
+// save_start: keep v_k, w_k for the row targets first (the second solve of the split impulse
+// re-predicts from the saved values instead).
+void body_predict(uint i, bool save_start) {
+  vec4 vel = body_vel[i];
+  vec3 v = vec3(vel);
+  if (save_start) {
+    body_start[i] = vec4(v, 0.0f);
+  } else {
+    v = vec3(body_start[i]);
+  }
+  float im = vel.w;
+  float h = params.gravity_dt.w;
+  body_vel[i] = vec4(predict_velocity(v, im, vec3(params.gravity_dt), params.contact.w, h), im);
+  if (is_particle(i)) return;
+  vec3 w = vec3(rigid_omega[i]);
+  if (save_start) {
+    rigid_omega_start[i] = vec4(w, 0.0f);
+  } else {
+    w = vec3(rigid_omega_start[i]);
+  }
+  if (im > 0.0f && (params.modes.w & VKPHYS_FLAG_GYROSCOPIC) != 0u) {
+    w = gyroscopic_step(rigid_rot[i], w, vec3(rigid_inertia[i]), h);
+  }
+  rigid_omega[i] = vec4(w, 0.0f);
+}
+
+// ---- integration: x += h v, q += h/2 [w, 0] q (with the split impulse's velocities if on) -----
+void body_integrate(uint i) {
+  vec4 vel = body_vel[i];
+  if (vel.w <= 0.0f) return;
+  vec3 v = vec3(vel);
+  float h = params.gravity_dt.w;
+  if (is_particle(i)) {
+    body_pos[i] = vec4(integrate_position(vec3(body_pos[i]), v, h), body_pos[i].w);
+    return;
+  }
+  vec3 w = vec3(rigid_omega[i]);
+  if ((params.modes.w & VKPHYS_FLAG_SPLIT) != 0u) {
+    v = vec3(rigid_vel_pos[2u * i]);
+    w = vec3(rigid_vel_pos[2u * i + 1u]);
+  }
+  body_pos[i] = vec4(integrate_position(vec3(body_pos[i]), v, h), body_pos[i].w);
+  rigid_rot[i] = quat_integrate(rigid_rot[i], w, h);
+}
+
+// Split impulse: after the position solve, keep its velocities for the integration (rigid
+// bodies only: scenes with particles do not take the split impulse, host/sim/world_setup.cpp).
+void body_save_position_velocity(uint i) {
+  if (is_particle(i)) return;
+  rigid_vel_pos[2u * i] = vec4(vec3(body_vel[i]), 0.0f);
+  rigid_vel_pos[2u * i + 1u] = rigid_omega[i];
+}

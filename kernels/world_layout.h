@@ -1,0 +1,186 @@
+// The world step's data layout, shared by the shaders (shaders/world_*.comp through
+// shaders/world_common.glsl, which gives every buffer below its binding) and the CPU reference
+// (host/cpu/world_env.h): one definition for both, std430, built from 16-byte vectors and
+// scalars.
+//
+// Bodies share one index space, grouped by kind (Newton's kind-prefixed arrays): rigid bodies
+// 0 .. R-1 (the scene's bodies, then one static plane body per scene plane), particles
+// R .. N-1. Each kind stores only what it needs; a particle has no orientation, inertia or
+// angular velocity anywhere.
+//   every body (N):
+//     body_pos[i]     (x, radius)        radius: a particle's; 0 for rigid bodies (rigid_dims)
+//     body_vel[i]     (v, 1/m)           the solver's working velocity; 1/m = 0: static
+//     body_start[i]   (v_k, 0)           velocity at the start of the step
+//     body_info[i]    (shape, material, group, 0)   bodies of one nonzero group never collide;
+//                                        a particle's shape is a sphere
+//     body_color[i], [N+i]   colouring: this pass's claim, and the colour + 1 that took it
+//     body_range[i]   (begin, end) of the body's entries in the sorted incidence list (Jacobi)
+//   rigid bodies (R):
+//     rigid_rot[i]    q (x, y, z, w), body to world
+//     rigid_omega[i]  (w, 0) world frame;  rigid_omega_start[i]: w_k
+//     rigid_iinv[3i..3i+2]   columns of the world inverse inertia R I^-1 R^T (per step)
+//     rigid_inertia[i] (1/Ix, 1/Iy, 1/Iz, 0) body frame, principal axes
+//     rigid_dims[i]   shape sizes (kernels/collider.h)
+//     rigid_aabb[2i], [2i+1]     AABB min, max (expanded by half the contact margin)
+//     rigid_vel_pos[2i], [2i+1]  split impulse: the velocities the positions integrate with
+//   particles (P = N - R, index p = i - R):
+//     grid_keys[p], grid_values[p]   grid cell hash and body index, sorted by cell
+//     cell_start[h], cell_end[h]     each hash bucket's range of sorted entries
+// Contact pairs that involve a rigid body other than a plane (SAP pairs, capacity PC) and
+// their points (4 per pair, slot 4p + k):
+//   pair_offsets[s] the sweep's count, then exclusive scan, per sorted position s (N + 1)
+//   pair_info[p]    (a, b, points, 0)          shape(a) <= shape(b); normal from a to b
+//   pair_normal[p]  (n, 0)
+//   point_geom[4p+k]    (world point, gap)     gap < 0: penetrating
+//   point_lambda[4p+k]  (lambda_n, lambda_t1, lambda_t2, feature id as float bits)
+//   point_prep[4(4p+k) + 0..3]  the prepared rows (kernels/contact_manifold.inl)
+//   prev_pair_info[p], prev_point_lambda[2(4p+k)], [2(4p+k)+1]: last step's pairs and points,
+//     (lambda_n, world friction impulse) and (point in body a's frame, feature id), found through
+//   prev_hash[slot] (open addressing on (a, b), VKPHYS_EMPTY_SLOT when free)
+// Particle contacts (particle-particle and particle-plane, one point each, capacity CC),
+// listed per owning particle (the lower particle index, or the particle of a plane contact):
+//   pcontact_offsets[p]  count, then exclusive scan, per particle (P + 1)
+//   pcontact_bodies[c]   (a, b), normal from a to b: (particle, higher particle) or
+//                        (plane body, particle)
+//   pcontact_geom[c]     (n, gap)
+//   pcontact_target[c]   (T_n, T_t1, T_t2, eps)   kernels/contact_particle.inl
+//   pcontact_lambda[c]   (lambda_n, lambda_t1, lambda_t2, mu)
+//   prev_pcontact_offsets[p], prev_pcontact_other[c], prev_pcontact_lambda[c]: last step's
+//     lists, the other body and (lambda_n, world friction impulse)
+// Joints (J of them, topology fixed for the run), between rigid bodies:
+//   joint_info[j]       (a, b, type, limited)
+//   joint_frames[9j + ...]  anchor_a (w: length), anchor_b, axis_a, axis_b, ref_a, ref_b,
+//                           limit_lo, limit_hi, (k, d, limit k, limit d)
+//   joint_rows[4 (6j + r) + ...] the prepared rows (kernels/joints.inl)
+//   joint_lambda[2j], [2j+1]     six accumulated impulses
+// Units are what the solver sweeps over and the colouring colours: units 0..J-1 are the
+// joints, then the stored SAP pairs (a pair with no points is inactive), then the stored
+// particle contacts; the capacity is J + PC + CC.
+//   unit_color[u]   colour, VKPHYS_UNCOLORED while uncoloured, VKPHYS_INACTIVE_COLOR
+//   unit_dv[...]    Jacobi: the velocity changes of the unit's split copies: joints and pairs
+//                   4 entries (dv_a, dw_a, dv_b, dw_b), particle contacts 2 (dv_a, dv_b)
+//   sort_keys / sort_values  scratch for the radix sort (sweep keys, colours, incidence)
+#ifndef VKPHYS_KERNELS_WORLD_LAYOUT_H
+#define VKPHYS_KERNELS_WORLD_LAYOUT_H
+#include "kernels/common.h"
+#include "kernels/layout.h"
+
+KERNELS_BEGIN
+
+#define VKPHYS_MAX_COLORS 32  // colour slots: max_colors <= 30, + overflow, + inactive
+#define VKPHYS_INACTIVE_COLOR 31u
+#define VKPHYS_UNCOLORED 0xFFFFFFFFu
+#define VKPHYS_EMPTY_SLOT 0xFFFFFFFFu
+#define VKPHYS_JOINT_STRIDE 9u
+#define VKPHYS_JOINT_ROWS 6u
+
+// Solver schemes, restitution and friction models (host/sim/scene.h mirrors them).
+#define VKPHYS_SCHEME_SEQUENTIAL 0u
+#define VKPHYS_SCHEME_COLORED 1u
+#define VKPHYS_SCHEME_JACOBI 2u
+#define VKPHYS_RESTITUTION_BIAS 0u
+#define VKPHYS_RESTITUTION_NEWTON 1u
+#define VKPHYS_FRICTION_CONE 0u
+#define VKPHYS_FRICTION_BOX 1u
+#define VKPHYS_FLAG_SPLIT 1u
+#define VKPHYS_FLAG_GYROSCOPIC 2u
+
+// Joint types (host/sim/scene.h, JointType).
+#define VKPHYS_JOINT_DISTANCE 0u
+#define VKPHYS_JOINT_BALL 1u
+#define VKPHYS_JOINT_HINGE 2u
+
+struct WorldParams {
+  vec4 gravity_dt;  // (gx, gy, gz, h)
+  vec4 solver;      // (relaxation, restitution threshold [m/s], friction on, warm-start factor)
+  vec4 contact;     // (contact margin [m], |g| for the scaled-box friction bound,
+                    //  contact stiffness cap [Hz] (0: none), drag [kg/s])
+  vec4 grid;        // (cell size [m], 1 / cell size, the largest particle reach 2 r_max + margin
+                    //  [m], 0)
+  uvec4 counts;     // (bodies N, joints J, pair capacity PC, hash table size (power of two))
+  uvec4 kinds;      // (rigid bodies R, particles P, particle-contact capacity CC,
+                    //  grid table size (power of two))
+  uvec4 modes;      // (scheme, restitution model, friction model, flags)
+  uvec4 coloring;   // (max colours, sub-passes per colour, planes, unit capacity J + PC + CC)
+  uvec4 plane_bodies[VKPHYS_MAX_PLANES / 4];  // body indices of the plane bodies, 4 per entry
+  vec4 materials[VKPHYS_MAX_MATERIALS];       // (restitution, friction, SPOOK k, SPOOK d)
+};
+
+// GPU-written counters and indirect arguments, read back once per step.
+struct WorldCounters {
+  uint pairs;        // SAP pairs wanted (may exceed the capacity)
+  uint overflow;     // 1 when pairs or particle contacts exceed their capacity: the host
+                     // grows and redoes the step
+  uint pair_groups;  // indirect dispatch over the stored pairs (x, y, z)
+  uint pair_groups_y;
+  uint pair_groups_z;
+  uint unit_groups;  // indirect dispatch over the units J + stored pairs + stored contacts
+  uint unit_groups_y;
+  uint unit_groups_z;
+  uint points;           // contact points in the stored manifolds
+  uint manifolds;        // stored pairs with at least one point
+  uint redo;             // 1 when fewer colours were recorded than the colouring needed
+  uint pcontacts;        // particle contacts wanted (may exceed the capacity)
+  uint pcontact_groups;  // indirect dispatch over the stored particle contacts
+  uint pcontact_groups_y;
+  uint pcontact_groups_z;
+  uint pad0;
+  uint color_start[VKPHYS_MAX_COLORS];
+  uint color_end[VKPHYS_MAX_COLORS];
+  uint color_groups[VKPHYS_MAX_COLORS * 3];  // indirect dispatch per colour (x, y, z)
+};
+
+// Every world buffer after the step constants (binding 0) and the counters (binding 1), once:
+// (binding, element type, name). shaders/world_common.glsl declares them from this table,
+// host/cpu/world_env.h makes them member pointers, the GPU backend binds its buffers by it.
+#define VKPHYS_WORLD_BUFFERS(BUF)      \
+  BUF(2, vec4, body_pos)               \
+  BUF(3, vec4, body_vel)               \
+  BUF(4, vec4, body_start)             \
+  BUF(5, uvec4, body_info)             \
+  BUF(6, uint, body_color)             \
+  BUF(7, uvec2, body_range)            \
+  BUF(8, vec4, rigid_rot)              \
+  BUF(9, vec4, rigid_omega)            \
+  BUF(10, vec4, rigid_omega_start)     \
+  BUF(11, vec4, rigid_iinv)            \
+  BUF(12, vec4, rigid_inertia)         \
+  BUF(13, vec4, rigid_dims)            \
+  BUF(14, vec4, rigid_aabb)            \
+  BUF(15, vec4, rigid_vel_pos)         \
+  BUF(16, uint, sort_keys)             \
+  BUF(17, uint, sort_values)           \
+  BUF(18, uint, pair_offsets)          \
+  BUF(19, uvec4, pair_info)            \
+  BUF(20, vec4, pair_normal)           \
+  BUF(21, vec4, point_geom)            \
+  BUF(22, vec4, point_lambda)          \
+  BUF(23, vec4, point_prep)            \
+  BUF(24, uvec4, prev_pair_info)       \
+  BUF(25, vec4, prev_point_lambda)     \
+  BUF(26, uint, prev_hash)             \
+  BUF(27, uvec4, joint_info)           \
+  BUF(28, vec4, joint_frames)          \
+  BUF(29, vec4, joint_rows)            \
+  BUF(30, vec4, joint_lambda)          \
+  BUF(31, uint, unit_color)            \
+  BUF(32, vec4, unit_dv)               \
+  BUF(33, uint, grid_keys)             \
+  BUF(34, uint, grid_values)           \
+  BUF(35, uint, cell_start)            \
+  BUF(36, uint, cell_end)              \
+  BUF(37, uint, pcontact_offsets)      \
+  BUF(38, uvec2, pcontact_bodies)      \
+  BUF(39, vec4, pcontact_geom)         \
+  BUF(40, vec4, pcontact_target)       \
+  BUF(41, vec4, pcontact_lambda)       \
+  BUF(42, uint, prev_pcontact_offsets) \
+  BUF(43, uint, prev_pcontact_other)   \
+  BUF(44, vec4, prev_pcontact_lambda)
+#define VKPHYS_WORLD_BINDINGS 45u
+
+// The plane body with list index k (k < coloring.z).
+#define WORLD_PLANE_BODY(k) params.plane_bodies[(k) / 4u][int((k) % 4u)]
+
+KERNELS_END
+#endif

@@ -1,0 +1,18 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Per-body stages (kernels/world_bodies.inl, world_units.inl); push.x: VKPHYS_BODY_MODES.
+#include "world_common.glsl"
+
+void main() {
+  uint i = gl_GlobalInvocationID.x;
+  if (i >= params.counts.x) return;
+  switch (push.x) {
+    case BODY_SETUP: body_setup(i); break;
+    case BODY_PREDICT: body_predict(i, true); break;
+    case BODY_PREDICT_AGAIN: body_predict(i, false); break;
+    case BODY_INTEGRATE: body_integrate(i); break;
+    case BODY_SAVE_POS_VEL: body_save_position_velocity(i); break;
+    case BODY_JACOBI_AVERAGE: jacobi_body(i); break;
+    default: break;
+  }
+}

@@ -1,0 +1,22 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Colouring and incidence lists (kernels/world_coloring.inl); push = (mode, colour, pass, 0),
+// mode: VKPHYS_COLOR_MODES, over the unit capacity (incidence modes: over 2 entries per unit).
+#include "world_common.glsl"
+
+void main() {
+  uint k = gl_GlobalInvocationID.x;
+  uint units = params.coloring.w;
+  bool per_side = push.x == INCIDENCE_KEY || push.x == INCIDENCE_RANGE;
+  if (k >= (per_side ? 2u * units : units)) return;
+  switch (push.x) {
+    case COLOR_INIT: color_init(k); break;
+    case COLOR_PROPOSE: color_propose(k, push.y, push.z); break;
+    case COLOR_ASSIGN: color_assign(k, push.y, push.z); break;
+    case COLOR_KEY: color_key(k); break;
+    case COLOR_RANGE: color_range(k); break;
+    case INCIDENCE_KEY: incidence_key(k); break;
+    case INCIDENCE_RANGE: incidence_range(k); break;
+    default: break;
+  }
+}

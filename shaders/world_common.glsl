@@ -1,0 +1,35 @@
+// Common prologue of the world shaders: the shared layout, the step constants at binding 0,
+// every world buffer at a fixed binding (the host binds one table to every world kernel,
+// host/gpu/gpu_world.cpp), the per-dispatch push constants, and the stage functions of
+// kernels/*.inl, which use the buffers by these names. Each world shader is then a thin main():
+// index, bounds check, call one stage function. A kernel's pipeline binds only the buffers its
+// main() reaches (host/vk/spirv_reflect.h), so the table may be longer than a stage may bind.
+#include "kernels/collide.h"
+#include "kernels/grid.h"
+#include "kernels/integrate.h"
+#include "kernels/narrowphase.h"
+#include "kernels/rigid_body.h"
+#include "kernels/rows.h"
+#include "kernels/spook.h"
+#include "kernels/stages.h"
+#include "kernels/world_layout.h"
+
+layout(local_size_x = VKPHYS_GROUP_SIZE) in;
+layout(std140, binding = 0) uniform Params { WorldParams params; };
+layout(std430, binding = 1) buffer Counters { WorldCounters counters; };
+#define VKPHYS_DECLARE_BUFFER(b, T, name) \
+  layout(std430, binding = b) buffer Buffer_##name { T name[]; };
+VKPHYS_WORLD_BUFFERS(VKPHYS_DECLARE_BUFFER)
+
+// (mode, a, b, c): which stage function (kernels/stages.h), and its arguments.
+layout(push_constant) uniform Push { uvec4 push; };
+
+#include "kernels/world_bodies.inl"
+#include "kernels/world_broadphase.inl"
+#include "kernels/particle_grid.inl"
+#include "kernels/world_narrowphase.inl"
+#include "kernels/world_coloring.inl"
+#include "kernels/contact_manifold.inl"
+#include "kernels/contact_particle.inl"
+#include "kernels/joints.inl"
+#include "kernels/world_units.inl"

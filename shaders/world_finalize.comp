@@ -1,0 +1,15 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// One invocation (kernels/world_broadphase.inl, world_coloring.inl); push.x:
+// VKPHYS_FINALIZE_MODES: list totals and indirect sizes after the scans, or per-colour indirect
+// sizes after the colour sort (push.y: colours recorded).
+#include "world_common.glsl"
+
+void main() {
+  if (gl_GlobalInvocationID.x != 0u) return;
+  if (push.x == FINALIZE_LISTS) {
+    finalize_lists();
+  } else {
+    color_groups(push.y);
+  }
+}
