@@ -1,7 +1,7 @@
 // Narrowphase and contact persistence: the manifold of each stored pair, matched against the
 // previous step's manifold of the same pair for warm starting, and the commit that makes this
 // step's manifolds the next step's "previous". Stage functions (environment: see
-// kernels/world_bodies.inl); the pair tests themselves are kernels/collide.h. A pair's body a
+// kernels/world_bodies.inl); the pair tests themselves are kernels/collide*.h. A pair's body a
 // may be a particle (a sphere against a capsule or box): its frame is the world's, unrotated.
 //
 // Matching (warm starting, seed 001 line 265; Box2D and Bullet do the same): last step's pairs
