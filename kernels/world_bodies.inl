@@ -98,11 +98,16 @@ BodyState load_body(uint i) {
 // each with n times its inverse mass and inertia (mass splitting, kernels/world_units.inl), and
 // the rows' effective masses must be computed with those split masses, or every Jacobi update
 // overshoots n-fold.
+float body_share(uint i) {
+  if (params.modes.x != VKPHYS_SCHEME_JACOBI) return 1.0f;
+  uvec2 r = body_range[i];
+  return float(max(r.y - r.x, 1u));
+}
+
 BodyState solver_body(uint i) {
   BodyState s = load_body(i);
   if (params.modes.x == VKPHYS_SCHEME_JACOBI) {
-    uvec2 r = body_range[i];
-    float share = float(max(r.y - r.x, 1u));
+    float share = body_share(i);
     s.im *= share;
     s.ii = share * s.ii;
   }

@@ -17,17 +17,11 @@ void prepare_unit(uint u) {
   }
 }
 
+// Joints and contact manifolds on the bodies' full state (particle contacts: pcontact_sweep).
 void unit_sweep(uint u, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
   uint j = params.counts.y;
-  uint c = pcontact_unit_base();
   if (u < j) {
     if (kind != KIND_IMPACT) joint_rows_sweep(u, kind, a, b);
-  } else if (u >= c) {
-    if (kind == KIND_IMPACT) {
-      pcontact_impact(u - c, a, b);
-    } else {
-      pcontact_rows(u - c, kind, a, b);
-    }
   } else if (kind == KIND_IMPACT) {
     contact_impacts(u - j, a, b);
   } else {
@@ -35,18 +29,19 @@ void unit_sweep(uint u, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
   }
 }
 
-// Jacobi: where unit u keeps its copies' velocity changes (4 entries for joints and manifolds,
-// 2 for particle contacts, which have no angular parts) and how many entries a side takes.
-uint unit_dv_slot(uint u) {
-  uint c = pcontact_unit_base();
-  return u < c ? 4u * u : 4u * c + 2u * (u - c);
-}
-uint unit_dv_side(uint u) { return u < pcontact_unit_base() ? 2u : 1u; }
-
 // Sequential and coloured schemes: read both bodies, sweep the unit's rows, write them back.
 void unit_in_place(uint u, uint kind) {
   if (u == VKPHYS_UNCOLORED || !unit_active(u)) return;
   uvec2 ab = unit_bodies(u);
+  uint c = pcontact_unit_base();
+  if (u >= c) {
+    vec4 va = body_vel[ab.x];
+    vec4 vb = body_vel[ab.y];
+    pcontact_sweep(u - c, kind, va, vb);
+    if (va.w > 0.0f) body_vel[ab.x] = va;
+    if (vb.w > 0.0f) body_vel[ab.y] = vb;
+    return;
+  }
   BodyState a = load_body(ab.x);
   BodyState b = load_body(ab.y);
   unit_sweep(u, kind, a, b);
@@ -57,10 +52,24 @@ void unit_in_place(uint u, uint kind) {
 // ---- Jacobi with mass splitting ------------------------------------------------------------------
 // A body with n units appears to each with n times its inverse mass and inertia; the unit
 // writes its copies' velocity changes and the body adds their average, which is exactly
-// M^-1 sum(G^T dlambda) over its units (Tonge et al. 2012).
+// M^-1 sum(G^T dlambda) over its units (Tonge et al. 2012). Unit u keeps its copies' velocity
+// changes in unit_dv: joints and manifolds at 4u (dv_a, dw_a, dv_b, dw_b), the particle
+// contacts after them at 4c + 2(u - c), 2 entries each (dv_a, dv_b), c the first of them.
 void jacobi_unit(uint u, uint kind) {
   if (!unit_active(u)) return;
   uvec2 ab = unit_bodies(u);
+  uint c = pcontact_unit_base();
+  if (u >= c) {
+    vec4 va = body_vel[ab.x];
+    vec4 vb = body_vel[ab.y];
+    vec4 sa = vec4(vec3(va), va.w * body_share(ab.x));
+    vec4 sb = vec4(vec3(vb), vb.w * body_share(ab.y));
+    pcontact_sweep(u - c, kind, sa, sb);
+    uint slot = 4u * c + 2u * (u - c);
+    unit_dv[slot] = vec4(vec3(sa) - vec3(va), 0.0f);
+    unit_dv[slot + 1u] = vec4(vec3(sb) - vec3(vb), 0.0f);
+    return;
+  }
   BodyState a = solver_body(ab.x);
   BodyState b = solver_body(ab.y);
   vec3 va = a.v;
@@ -68,12 +77,7 @@ void jacobi_unit(uint u, uint kind) {
   vec3 vb = b.v;
   vec3 wb = b.w;
   unit_sweep(u, kind, a, b);
-  uint slot = unit_dv_slot(u);
-  if (unit_dv_side(u) == 1u) {
-    unit_dv[slot] = vec4(a.v - va, 0.0f);
-    unit_dv[slot + 1u] = vec4(b.v - vb, 0.0f);
-    return;
-  }
+  uint slot = 4u * u;
   unit_dv[slot] = vec4(a.v - va, 0.0f);
   unit_dv[slot + 1u] = vec4(a.w - wa, 0.0f);
   unit_dv[slot + 2u] = vec4(b.v - vb, 0.0f);
@@ -85,13 +89,17 @@ void jacobi_body(uint b) {
   if (r.y <= r.x) return;
   vec3 dv = vec3(0.0f);
   vec3 dw = vec3(0.0f);
+  uint c = pcontact_unit_base();
   for (uint s = r.x; s < r.y; ++s) {
     uint e = sort_values[s];
     uint u = e >> 1u;
-    uint side = unit_dv_side(u);
-    uint slot = unit_dv_slot(u) + side * (e & 1u);
-    dv += vec3(unit_dv[slot]);
-    if (side == 2u) dw += vec3(unit_dv[slot + 1u]);
+    if (u >= c) {
+      dv += vec3(unit_dv[4u * c + 2u * (u - c) + (e & 1u)]);
+    } else {
+      uint slot = 4u * u + 2u * (e & 1u);
+      dv += vec3(unit_dv[slot]);
+      dw += vec3(unit_dv[slot + 1u]);
+    }
   }
   float inv_n = 1.0f / float(r.y - r.x);
   vec4 vel = body_vel[b];
