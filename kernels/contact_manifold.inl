@@ -21,7 +21,9 @@
 //   (1/(K_n + eps), 1/(K_t + eps), 1/(K_t + eps), eps) (T_t1, T_t2, box bound, mu)
 //   with K_t the larger of the two friction rows' effective masses (see prepare_contact)
 
-vec4 point_prep_at(uint slot, uint k) { return point_prep[4u * slot + k]; }
+vec4 point_prep_at(uint slot, uint k) {
+  return point_prep[4u * slot + k];
+}
 
 vec3 point_rel_velocity(BodyState a, BodyState b, vec3 ra, vec3 rb) {
   return (b.v + cross(b.w, rb)) - (a.v + cross(a.w, ra));
@@ -45,6 +47,15 @@ float contact_stiffness(float k, float reduced_mass) {
 
 // The SPOOK targets of one contact point with gap g and start-of-step relative velocity
 // u_k = (normal, t1, t2) components, for the pair's combined material and reduced mass.
+// Derivation (seed 001 eqs 26-28, digest B2.5/B2.6): with u_f the change the external forces
+// make, SPOOK's right-hand side is B = -a g - b u_k - u_f. Written against the *current*
+// relative velocity u (which already holds u_f and every impulse so far) the update is
+//     dlambda = (B - (u - u_k - u_f) - eps lambda) / (K + eps) = (T - u - eps lambda) / (K + eps)
+// with the velocity target T = -a g + (1 - b) u_k (row_target, kernels/spook.h). The same form
+// serves resting and penetrating contacts (g <= 0), speculative ones (0 < g < margin: T = -g/h,
+// close the gap and no more), impacts (T = max(T, -e u_k), Newton's law, as seed 000 section
+// 8.2 puts restitution in the bias) and the friction rows (T_t = (1 - b) u_t,k, no position
+// term: digest B2.9, a velocity constraint with the normal row's regulariser).
 // Approaching faster than the restitution threshold, the row keeps the material's own k: a
 // capped, softer row would give back only T - eps lambda of the restitution target (2.86 of
 // 3 m/s for two 1 kg spheres), and bias restitution puts max(T, -e u_n) in the target.
@@ -66,7 +77,9 @@ ContactTargets point_targets(float g, vec3 u_k, vec4 mat, float reduced) {
   return t;
 }
 
-float reduced_mass(float im_a, float im_b) { return im_a + im_b > 0.0f ? 1.0f / (im_a + im_b) : 0.0f; }
+float reduced_mass(float im_a, float im_b) {
+  return im_a + im_b > 0.0f ? 1.0f / (im_a + im_b) : 0.0f;
+}
 
 vec4 pair_material(uint a, uint b) {
   return combine_materials(params.materials[body_info[a].y], params.materials[body_info[b].y]);
@@ -92,8 +105,8 @@ void prepare_contact(uint p) {
     vec3 ra = vec3(geom) - vec3(body_pos[info.x]);
     vec3 rb = vec3(geom) - vec3(body_pos[info.y]);
     vec3 rel = point_rel_velocity(a, b, ra, rb);
-    ContactTargets t = point_targets(geom.w, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat,
-                                     reduced);
+    ContactTargets t =
+        point_targets(geom.w, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat, reduced);
     float kn = row_mass(-n, -cross(ra, n), n, cross(rb, n), sa, sb);
     // The two friction rows share one effective mass, the larger of theirs: the Coulomb disc
     // projection is radial, so the unprojected update must point along the slip (-u_t), which
@@ -108,7 +121,8 @@ void prepare_contact(uint p) {
   }
 }
 
-// ---- contact sweeps ------------------------------------------------------------------------------
+// ---- contact sweeps
+// ------------------------------------------------------------------------------
 void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
   uvec4 info = pair_info[p];
   vec3 n = vec3(pair_normal[p]);

@@ -10,9 +10,9 @@
 // with I^-1 in world coordinates. The SPOOK Gauss-Seidel update of one row is seed 001 eq 28
 // written against the current row velocity u (which holds every impulse applied so far):
 //     dlambda = (T - u - eps lambda) / (K + eps),     lambda <- project(lambda + dlambda)
-// with the row's target T = -a g + (1 - b) u_k (kernels/contact_row.h derives it) and the
+// with the row's target T = -a g + (1 - b) u_k (point_targets, contact_manifold.inl) and the
 // projection applied to the ACCUMULATED lambda (eq 32), never to the increment. row_target,
-// row_update and coulomb_disc are in kernels/spook.h, shared with the particle contacts.
+// row_update and coulomb_disc are in kernels/spook.h.
 #ifndef VKPHYS_KERNELS_ROWS_H
 #define VKPHYS_KERNELS_ROWS_H
 #include "kernels/common.h"
@@ -29,13 +29,14 @@ struct BodyState {
   mat3 ii;   // world inverse inertia
 };
 
-// The SPOOK velocity targets of one contact point (kernels/contact_row.h derives them).
+// The SPOOK velocity targets of one contact point (point_targets, kernels/contact_manifold.inl,
+// derives them).
 struct ContactTargets {
   float normal;           // T_n = -a g + (1 - b) u_n,k (or -g / h when open, restitution)
   float normal_velocity;  // the same without the position term (split impulse)
   float t1;               // friction targets (1 - b) u_t,k
   float t2;
-  float eps;              // the rows' regulariser
+  float eps;  // the rows' regulariser
 };
 
 // Effective inverse mass of a row with parts (la, aa) on body a and (lb, ab) on body b.
@@ -56,8 +57,8 @@ KFN void row_apply(vec3 la, vec3 aa, vec3 lb, vec3 ab, float dlambda, KINOUT(Bod
   b.w += b.ii * (dlambda * ab);
 }
 
-// The matrix [r]x M^-1-weighted: K = (1/m_a + 1/m_b) Id - [r_a]x I_a^-1 [r_a]x - [r_b]x I_b^-1 [r_b]x,
-// the "collision matrix" mapping an impulse at the contact to the relative velocity change
+// The matrix [r]x M^-1-weighted: K = (1/m_a + 1/m_b) Id - [r_a]x I_a^-1 [r_a]x - [r_b]x I_b^-1
+// [r_b]x, the "collision matrix" mapping an impulse at the contact to the relative velocity change
 // (digest B2.1; symmetric positive definite when either body moves).
 KFN mat3 collision_matrix(vec3 ra, vec3 rb, BodyState a, BodyState b) {
   mat3 sa = mat3(vec3(0.0f, ra.z, -ra.y), vec3(-ra.z, 0.0f, ra.x), vec3(ra.y, -ra.x, 0.0f));

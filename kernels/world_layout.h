@@ -63,7 +63,7 @@
 #ifndef VKPHYS_KERNELS_WORLD_LAYOUT_H
 #define VKPHYS_KERNELS_WORLD_LAYOUT_H
 #include "kernels/common.h"
-#include "kernels/layout.h"
+#include "kernels/limits.h"
 
 KERNELS_BEGIN
 

@@ -1,7 +1,7 @@
 // Scan, step 2 of each level: adds the scanned block sums back, data[i] += sums[i / BLOCK].
 #version 450
 #extension GL_GOOGLE_include_directive : require
-#include "kernels/layout.h"
+#include "kernels/limits.h"
 #include "kernels/radix.h"
 
 #define GROUP VKPHYS_GROUP_SIZE

@@ -3,7 +3,7 @@
 // Values wrap modulo 2^32 like the CPU twin.
 #version 450
 #extension GL_GOOGLE_include_directive : require
-#include "kernels/layout.h"
+#include "kernels/limits.h"
 #include "kernels/radix.h"
 
 #define GROUP VKPHYS_GROUP_SIZE

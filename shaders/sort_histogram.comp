@@ -3,7 +3,7 @@
 // array gives every (digit, block) its first output position, in stable order.
 #version 450
 #extension GL_GOOGLE_include_directive : require
-#include "kernels/layout.h"
+#include "kernels/limits.h"
 #include "kernels/radix.h"
 
 #define GROUP VKPHYS_GROUP_SIZE

@@ -7,7 +7,7 @@
 // each run in order therefore keeps equal digits in input order: block, run, element.
 #version 450
 #extension GL_GOOGLE_include_directive : require
-#include "kernels/layout.h"
+#include "kernels/limits.h"
 #include "kernels/radix.h"
 
 #define GROUP VKPHYS_GROUP_SIZE

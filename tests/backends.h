@@ -1,12 +1,13 @@
-// Backend parameterisation for the physics tests: every physics test runs on the CPU reference
-// and on the Vulkan backend (with validation on). Vulkan-less machines skip the GPU instances
-// unless VKPHYS_REQUIRE_GPU=1.
+// Parameterisation of the world tests over backend and solver scheme: the CPU reference with
+// all three schemes, the Vulkan backend with the two it runs (with validation on). Vulkan-less
+// machines skip the GPU cases unless VKPHYS_REQUIRE_GPU=1.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 
 #include "host/sim/backend.h"
@@ -14,40 +15,59 @@
 
 namespace vkphys::test {
 
-// Returns the backend, or nullopt after GTEST_SKIP / FAIL when the GPU is unavailable.
-inline std::unique_ptr<Backend> open_backend(const std::string& which) {
-  if (which == "cpu") return make_cpu_backend();
-  std::string why;
-  vk::Context* ctx = gpu_context_or_null(&why);
-  if (!ctx) return nullptr;
-  return make_gpu_backend(*ctx);
+struct Case {
+  std::string backend;  // "cpu" or "gpu"
+  SolverScheme scheme;
+};
+
+inline void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.backend << "/" << scheme_name(c.scheme);
 }
 
-class BackendTest : public ::testing::TestWithParam<std::string> {
+inline std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return info.param.backend + "_" + scheme_name(info.param.scheme);
+}
+
+class WorldTest : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    backend_ = open_backend(GetParam());
-    if (!backend_) {
-      std::string why;
-      gpu_context_or_null(&why);
+    if (GetParam().backend == "cpu") {
+      backend_ = make_cpu_backend();
+      return;
+    }
+    std::string why;
+    vk::Context* ctx = gpu_context_or_null(&why);
+    if (!ctx) {
       if (gpu_required()) FAIL() << why;
       GTEST_SKIP() << why;
     }
-    if (GetParam() == "gpu") guard_.emplace(*gpu_context_or_null(nullptr));
+    guard_.emplace(*ctx);
+    backend_ = make_gpu_backend(*ctx);
   }
   void TearDown() override { guard_.reset(); }
-  Backend& backend() { return *backend_; }
+  // Loads the scene with this case's scheme.
+  Backend& load(Scene scene, std::uint32_t pair_capacity = 0, std::uint32_t contact_capacity = 0) {
+    scene.settings.solver.scheme = GetParam().scheme;
+    backend_->load(scene, pair_capacity, contact_capacity);
+    return *backend_;
+  }
+  WorldState run(std::uint32_t steps) {
+    for (std::uint32_t s = 0; s < steps; ++s) backend_->step();
+    WorldState st;
+    backend_->read(st);
+    return st;
+  }
   std::unique_ptr<Backend> backend_;
   std::optional<ValidationGuard> guard_;
 };
 
-inline std::string backend_name(const ::testing::TestParamInfo<std::string>& info) {
-  return info.param;
+inline auto all_cases() {
+  return ::testing::Values(Case{"cpu", SolverScheme::sequential},
+                           Case{"cpu", SolverScheme::colored}, Case{"cpu", SolverScheme::jacobi},
+                           Case{"gpu", SolverScheme::colored}, Case{"gpu", SolverScheme::jacobi});
 }
 
 }  // namespace vkphys::test
 
-#define VKPHYS_ON_BOTH_BACKENDS(Suite)                                                \
-  INSTANTIATE_TEST_SUITE_P(Backends, Suite,                                           \
-                           ::testing::Values(std::string("cpu"), std::string("gpu")), \
-                           vkphys::test::backend_name)
+#define VKPHYS_ON_ALL_CASES(Suite) \
+  INSTANTIATE_TEST_SUITE_P(World, Suite, vkphys::test::all_cases(), vkphys::test::case_name)

@@ -1,4 +1,4 @@
-// Analytic physics checks of the particle step, on both backends.
+// Analytic physics checks of particles in the world, on both backends and every scheme.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,31 +12,31 @@
 namespace vkphys {
 namespace {
 
-using test::BackendTest;
+using test::WorldTest;
 
 // One particle above a floor plane whose material is effectively rigid, so the contact's
-// combined spring constant (two springs in series) is the particle's own k.
+// combined spring constant (two springs in series) is the particle's own k. No stiffness cap
+// (solver.contact_hertz = 0): these tests check the material's own k.
 Scene one_particle(float height, float radius, float mass, Material particle_mat) {
   Scene s;
   s.settings.gravity = {0.0f, -10.0f, 0.0f};
   s.settings.time_step = 1.0f / 60.0f;
   s.settings.contact_margin = 0.0f;
+  s.settings.solver.contact_hertz = 0.0f;
   s.materials = {particle_mat, Material{"floor", 0.0f, particle_mat.friction, 1.0e30f, 0.0f}};
   s.planes.push_back({{0.0f, 1.0f, 0.0f}, 0.0f, 1});
   s.particles.add({0.0f, height, 0.0f}, glm::vec3(0.0f), radius, mass, 0);
   return s;
 }
 
-class ParticlePhysics : public BackendTest {};
+class ParticlePhysics : public WorldTest {};
 
 // Digest A4.1: leapfrog free fall, g = -10, h = 1/60, 60 steps: dy = g h^2 n (n + 1) / 2.
 TEST_P(ParticlePhysics, FreeFallMatchesLeapfrogClosedForm) {
   Scene s = one_particle(100.0f, 0.1f, 1.0f, Material{});
   s.planes.clear();
-  backend().load(s);
-  for (int k = 0; k < 60; ++k) backend().step();
-  Particles out;
-  backend().read(out);
+  load(s);
+  const Particles out = run(60).particles;
   const double expected = 100.0 - 10.0 / 3600.0 * 60.0 * 61.0 / 2.0;  // 94.916667
   EXPECT_NEAR(out.pos_radius[0].y, expected, 2e-5);
   EXPECT_NEAR(out.vel_invmass[0].y, -10.0, 2e-5);
@@ -48,10 +48,8 @@ TEST_P(ParticlePhysics, LinearDragReachesTerminalVelocity) {
   Scene s = one_particle(1000.0f, 0.1f, 2.0f, Material{});
   s.planes.clear();
   s.settings.drag = 4.0f;  // c/m = 2 /s, terminal speed g m / c = 5 m/s
-  backend().load(s);
-  for (int k = 0; k < 600; ++k) backend().step();
-  Particles out;
-  backend().read(out);
+  load(s);
+  const Particles out = run(600).particles;
   EXPECT_NEAR(out.vel_invmass[0].y, -5.0, 1e-4);
 }
 
@@ -62,12 +60,14 @@ TEST_P(ParticlePhysics, SingleContactImpulseMatchesSpookClosedForm) {
   Scene s = one_particle(0.5f - 0.001f, 0.5f, 2.0f, m);
   s.settings.gravity = {0.0f, -9.81f, 0.0f};
   s.settings.solver.iterations = 1;
-  backend().load(s);
+  load(s);
   StepTrace trace;
-  backend().step(&trace);
-  ASSERT_EQ(trace.contact_lambda.size(), 1u);
-  EXPECT_NEAR(trace.contact_lambda[0].x, 0.3493174, 2e-6);
-  EXPECT_NEAR(trace.vel[0].y, 0.011159, 2e-6);
+  backend_->step(&trace);
+  ASSERT_EQ(trace.pcontact_lambda.size(), 1u);
+  EXPECT_NEAR(trace.pcontact_lambda[0].x, 0.3493174, 2e-6);
+  WorldState st;
+  backend_->read(st);
+  EXPECT_NEAR(st.particles.vel_invmass[0].y, 0.011159, 2e-6);
   glm::vec3 abe = kern::spook_coefficients(1.0e5f, 4.0f, 1.0f / 60.0f);
   EXPECT_NEAR(abe.x, 14.11765, 1e-4);
   EXPECT_NEAR(abe.y, 0.9411765, 1e-6);
@@ -79,10 +79,8 @@ TEST_P(ParticlePhysics, RestingParticleSettlesAtHookePenetration) {
   for (float k : {1.0e4f, 1.0e5f}) {
     Material m{"ball", 0.0f, 0.0f, k, 4.0f};
     Scene s = one_particle(0.1f, 0.1f, 2.0f, m);
-    backend().load(s);
-    for (int step = 0; step < 600; ++step) backend().step();
-    Particles out;
-    backend().read(out);
+    load(s);
+    const Particles out = run(600).particles;
     const double penetration = 0.1 - double(out.pos_radius[0].y);
     const double expected = 2.0 * 10.0 / double(k);  // 2 mm and 0.2 mm
     EXPECT_NEAR(penetration, expected, 0.01 * expected) << "k = " << k;
@@ -90,10 +88,8 @@ TEST_P(ParticlePhysics, RestingParticleSettlesAtHookePenetration) {
   }
   // A stiff contact: penetration below a micrometre.
   Scene stiff = one_particle(0.1f, 0.1f, 2.0f, Material{"ball", 0.0f, 0.0f, 1.0e9f, 4.0f});
-  backend().load(stiff);
-  for (int step = 0; step < 600; ++step) backend().step();
-  Particles out;
-  backend().read(out);
+  load(stiff);
+  const Particles out = run(600).particles;
   EXPECT_LT(std::abs(0.1 - double(out.pos_radius[0].y)), 1e-6);
 }
 
@@ -104,13 +100,11 @@ TEST_P(ParticlePhysics, BounceHeightIsRestitutionSquared) {
     Scene s = one_particle(1.0f + 0.05f, 0.05f, 1.0f, m);
     s.settings.time_step = 1.0f / 1000.0f;
     s.settings.contact_margin = 0.001f;
-    backend().load(s);
-    Particles out;
+    load(s);
     bool bounced = false;
     double apex = 0.0;
     for (int step = 0; step < 4000; ++step) {
-      backend().step();
-      backend().read(out);
+      const Particles out = run(1).particles;
       double y = double(out.pos_radius[0].y) - 0.05;
       double vy = out.vel_invmass[0].y;
       if (vy > 0.0) bounced = true;
@@ -134,16 +128,19 @@ TEST_P(ParticlePhysics, FrictionlessCollisionsConserveMomentum) {
     s.particles.add({pos(rng), pos(rng), pos(rng)}, {vel(rng), vel(rng), vel(rng)}, 0.04f,
                     mass(rng), 0);
   }
-  backend().load(s);
-  Metrics before = measure(s, s.particles);
+  load(s);
+  WorldState start;
+  backend_->read(start);
+  const Metrics before = measure(s, start);
   std::uint32_t contacts = 0;
-  Particles out;
   for (int k = 0; k < 60; ++k) {
-    backend().step();
-    contacts += backend().stats().contacts;
+    backend_->step();
+    contacts += backend_->stats().particle_contacts;
   }
-  backend().read(out);
-  Metrics after = measure(s, out);
+  WorldState end;
+  backend_->read(end);
+  const Metrics after = measure(s, end);
+  const Particles& out = end.particles;
   EXPECT_GT(contacts, 100u) << "the scene must actually collide";
   double scale = 0.0;
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -157,22 +154,21 @@ TEST_P(ParticlePhysics, FrictionlessCollisionsConserveMomentum) {
 // A pile of 5,000 particles in a box settles: slow, and barely overlapping.
 TEST_P(ParticlePhysics, PileOf5000Settles) {
   Scene s = particle_box_scene(5000, 3);
-  backend().load(s);
-  Particles out;
-  for (int k = 0; k < 150; ++k) backend().step();
-  backend().read(out);
-  Metrics m = measure(s, out);
-  EXPECT_TRUE(m.finite);
+  load(s);
+  const WorldState st = run(150);
+  const Particles& out = st.particles;
+  const Metrics m = measure(s, st);
+  EXPECT_FALSE(m.nonfinite_particle.has_value());
   // Bounds: mean kinetic energy per particle < 1e-4 J (a 1 kg particle slower than 1.4 cm/s)
   // and no overlap deeper than 2% of the radius (1 mm).
-  EXPECT_LT(m.kinetic / 5000.0, 1e-4) << "total kinetic " << m.kinetic;
+  EXPECT_LT(m.kinetic() / 5000.0, 1e-4) << "total kinetic " << m.kinetic();
   EXPECT_LT(m.max_penetration, 0.001);
   for (const glm::vec4& p : out.pos_radius) {
     ASSERT_GT(p.y, 0.04f);  // nothing fell through the floor
   }
 }
 
-VKPHYS_ON_BOTH_BACKENDS(ParticlePhysics);
+VKPHYS_ON_ALL_CASES(ParticlePhysics);
 
 }  // namespace
 }  // namespace vkphys

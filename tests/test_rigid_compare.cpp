@@ -1,4 +1,4 @@
-// Rigid-body backend comparison (host/sim/rigid_compare.h) on synthetic states: the orientation
+// Rigid-body backend comparison (host/sim/compare.h) on synthetic states: the orientation
 // angle (q and -q alike), per-step maxima and means, the worst body, NaN handling, and a run of
 // two identical CPU backends.
 #include <gtest/gtest.h>
@@ -7,15 +7,15 @@
 #include <limits>
 #include <numbers>
 
-#include "host/sim/rigid_compare.h"
+#include "host/sim/compare.h"
 #include "kernels/quat.h"
 #include "tests/rigid_scene_helpers.h"
 
 namespace vkphys::test {
 namespace {
 
-RigidState resting_state(std::size_t n) {
-  RigidState st;
+WorldState resting_state(std::size_t n) {
+  WorldState st;
   for (std::size_t i = 0; i < n; ++i) {
     st.pos.emplace_back(float(i), 0.0f, 0.0f, 1.0f);
     st.rot.emplace_back(0.0f, 0.0f, 0.0f, 1.0f);
@@ -47,7 +47,7 @@ TEST(RigidCompare, OrientationErrorIsTheRelativeRotationAngle) {
 }
 
 TEST(RigidCompare, StateErrorMaxMeanAndWorstBody) {
-  RigidState a = resting_state(4), b = resting_state(4);
+  WorldState a = resting_state(4), b = resting_state(4);
   b.pos[1] += glm::vec4(0.0f, 0.3f, 0.4f, 0.0f);  // |dx| = 0.5
   b.pos[2] += glm::vec4(0.1f, 0.0f, 0.0f, 0.0f);  // |dx| = 0.1
   b.rot[3] = axis_angle({0.0f, 0.0f, 1.0f}, 0.2f);
@@ -55,7 +55,7 @@ TEST(RigidCompare, StateErrorMaxMeanAndWorstBody) {
   b.vel[2] = glm::vec4(0.0f, -2.0f, 0.0f, 0.0f);
   b.omega[0] = glm::vec4(1.0f, 0.0f, 0.0f, 0.0f);
   b.omega[1] = glm::vec4(0.0f, 3.0f, 0.0f, 0.0f);
-  const RigidStepError e = rigid_state_error(a, b);
+  const StepError e = state_error(a, b);
   EXPECT_NEAR(e.max_pos, 0.5, 1e-6);
   EXPECT_NEAR(e.mean_pos, 0.6 / 4.0, 1e-6);
   EXPECT_EQ(e.worst_body, 1u);
@@ -67,7 +67,7 @@ TEST(RigidCompare, StateErrorMaxMeanAndWorstBody) {
   EXPECT_NEAR(e.mean_omega, 1.0, 1e-12);
 
   // Only the first two bodies (e.g. the scene's, not the plane bodies after them).
-  const RigidStepError first2 = rigid_state_error(a, b, 2);
+  const StepError first2 = state_error(a, b, 2);
   EXPECT_NEAR(first2.max_pos, 0.5, 1e-6);
   EXPECT_NEAR(first2.mean_pos, 0.25, 1e-6);
   EXPECT_EQ(first2.max_rot, 0.0);
@@ -76,37 +76,37 @@ TEST(RigidCompare, StateErrorMaxMeanAndWorstBody) {
 }
 
 TEST(RigidCompare, ToleranceNamesWhatIsPastIt) {
-  RigidStepError e;
-  RigidTolerance tol;  // 1e-3 m, 1e-3 rad, 1e-2 m/s, 1e-2 rad/s
-  EXPECT_EQ(rigid_past_tolerance(e, tol), "");
+  StepError e;
+  Tolerance tol;  // 1e-3 m, 1e-3 rad, 1e-2 m/s, 1e-2 rad/s
+  EXPECT_EQ(past_tolerance(e, tol), "");
   e.max_pos = 1e-3;  // at the tolerance is within it
-  EXPECT_EQ(rigid_past_tolerance(e, tol), "");
+  EXPECT_EQ(past_tolerance(e, tol), "");
   e.max_rot = 2e-3;
   e.max_omega = 0.5;
-  EXPECT_EQ(rigid_past_tolerance(e, tol), "rotation, angular velocity");
+  EXPECT_EQ(past_tolerance(e, tol), "rotation, angular velocity");
   e = {};
   e.max_vel = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_EQ(rigid_past_tolerance(e, tol), "velocity");
+  EXPECT_EQ(past_tolerance(e, tol), "velocity");
 }
 
 TEST(RigidCompare, NanMakesTheMaximaNan) {
-  RigidState a = resting_state(3), b = resting_state(3);
+  WorldState a = resting_state(3), b = resting_state(3);
   b.pos[1].x = std::numeric_limits<float>::quiet_NaN();
   b.vel[2].y = 5.0f;  // a larger error after the NaN must not hide it
-  const RigidStepError e = rigid_state_error(a, b);
+  const StepError e = state_error(a, b);
   EXPECT_TRUE(std::isnan(e.max_pos));
   EXPECT_EQ(e.worst_body, 1u);
   EXPECT_NEAR(e.max_vel, 5.0, 1e-12);
-  EXPECT_EQ(rigid_past_tolerance(e, RigidTolerance{1.0, 1.0, 10.0, 10.0}), "position");
+  EXPECT_EQ(past_tolerance(e, Tolerance{1.0, 1.0, 10.0, 10.0}), "position");
 }
 
 TEST(RigidCompare, RejectsMismatchedStates) {
-  RigidState a = resting_state(3), b = resting_state(2);
-  EXPECT_THROW(rigid_state_error(a, b), std::invalid_argument);
-  EXPECT_THROW(rigid_state_error(a, a, 4), std::invalid_argument);
-  RigidState c = resting_state(3);
+  WorldState a = resting_state(3), b = resting_state(2);
+  EXPECT_THROW(state_error(a, b), std::invalid_argument);
+  EXPECT_THROW(state_error(a, a, 4), std::invalid_argument);
+  WorldState c = resting_state(3);
   c.omega.pop_back();
-  EXPECT_THROW(rigid_state_error(a, c), std::invalid_argument);
+  EXPECT_THROW(state_error(a, c), std::invalid_argument);
 }
 
 // Two CPU backends are deterministic: no difference at any step. A different scheme on one side
@@ -119,16 +119,16 @@ TEST(RigidCompare, CpuAgainstItself) {
     b.orientation = axis_angle({0.0f, 1.0f, 0.0f}, 0.2f * float(i));
     s.bodies.push_back(b);
   }
-  auto a = make_cpu_rigid_backend(), b = make_cpu_rigid_backend();
+  auto a = make_cpu_backend(), b = make_cpu_backend();
   a->load(s);
   b->load(s);
   std::uint32_t calls = 0;
-  RigidCompareResult same = compare_rigid_backends(*a, *b, 30, RigidTolerance{}, s.bodies.size(),
-                                                   [&calls](std::uint32_t) { ++calls; });
+  CompareResult same = compare_backends(*a, *b, 30, Tolerance{}, s.bodies.size(),
+                                        [&calls](std::uint32_t) { ++calls; });
   EXPECT_EQ(calls, 30u);
   ASSERT_EQ(same.steps.size(), 30u);
   EXPECT_FALSE(same.first_bad.has_value());
-  for (const RigidStepError& e : same.steps) {
+  for (const StepError& e : same.steps) {
     EXPECT_EQ(e.max_pos, 0.0);
     EXPECT_EQ(e.max_rot, 0.0);
     EXPECT_EQ(e.max_vel, 0.0);
@@ -141,14 +141,14 @@ TEST(RigidCompare, CpuAgainstItself) {
   jacobi.settings.solver.scheme = SolverScheme::jacobi;
   a->load(s);
   b->load(jacobi);
-  const RigidTolerance tight{1e-9, 1e-9, 1e-9, 1e-9};
-  RigidCompareResult differ = compare_rigid_backends(*a, *b, 30, tight, s.bodies.size());
+  const Tolerance tight{1e-9, 1e-9, 1e-9, 1e-9};
+  CompareResult differ = compare_backends(*a, *b, 30, tight, s.bodies.size());
   ASSERT_TRUE(differ.first_bad.has_value());
   EXPECT_FALSE(differ.first_bad_what.empty());
-  const RigidStepError& bad = differ.steps[*differ.first_bad - 1u];
-  EXPECT_FALSE(rigid_past_tolerance(bad, tight).empty());
+  const StepError& bad = differ.steps[*differ.first_bad - 1u];
+  EXPECT_FALSE(past_tolerance(bad, tight).empty());
   if (*differ.first_bad > 1u) {
-    EXPECT_TRUE(rigid_past_tolerance(differ.steps[*differ.first_bad - 2u], tight).empty());
+    EXPECT_TRUE(past_tolerance(differ.steps[*differ.first_bad - 2u], tight).empty());
   }
 }
 

@@ -1,12 +1,12 @@
-// Rigid-body metrics (host/sim/rigid_metrics.h): energies and momenta checked against sums done
+// Rigid-body metrics (host/sim/metrics.h): energies and momenta checked against sums done
 // by hand, static and plane bodies left out, and the first non-finite body found.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "host/sim/rigid_backend.h"
-#include "host/sim/rigid_metrics.h"
+#include "host/sim/backend.h"
+#include "host/sim/metrics.h"
 #include "kernels/quat.h"
 #include "tests/rigid_scene_helpers.h"
 
@@ -14,8 +14,8 @@ namespace vkphys::test {
 namespace {
 
 // The state a backend would read right after loading `scene` (no plane bodies).
-RigidState state_of(const Scene& scene) {
-  RigidState st;
+WorldState state_of(const Scene& scene) {
+  WorldState st;
   for (const Body& b : scene.bodies) {
     st.pos.emplace_back(b.position, b.mass > 0.0f ? 1.0f / b.mass : 0.0f);
     st.rot.push_back(b.orientation);
@@ -27,7 +27,7 @@ RigidState state_of(const Scene& scene) {
 
 // A box of edges 1 x 2 x 3 m and 2 kg, turned about an oblique axis, spinning with
 // body-frame angular velocity (0.3, -1.2, 2.0) rad/s.
-TEST(RigidMetrics, SpinningBoxRotationalEnergyIsHalfOmegaIOmega) {
+TEST(Metrics, SpinningBoxRotationalEnergyIsHalfOmegaIOmega) {
   Scene s = empty_rigid_scene(0.0f);
   Body b = make_box({0.0f, 0.0f, 0.0f}, {0.5f, 1.0f, 1.5f}, 2.0f);
   b.orientation = axis_angle({1.0f, 2.0f, 3.0f}, 0.7f);
@@ -39,7 +39,7 @@ TEST(RigidMetrics, SpinningBoxRotationalEnergyIsHalfOmegaIOmega) {
   const double by_hand = 0.5 * (inertia.x * wb.x * wb.x + inertia.y * wb.y * wb.y +
                                 inertia.z * wb.z * wb.z);  // = 0.0975 + 1.2 + 5/3 J
   EXPECT_NEAR(by_hand, 0.0975 + 1.2 + 5.0 / 3.0, 1e-12);
-  const RigidMetrics m = measure_rigid(s, state_of(s));
+  const Metrics m = measure(s, state_of(s));
   EXPECT_FALSE(m.nonfinite_body.has_value());
   EXPECT_NEAR(m.kinetic_rotational, by_hand, 1e-5);
   EXPECT_EQ(m.kinetic_linear, 0.0);
@@ -56,20 +56,19 @@ TEST(RigidMetrics, SpinningBoxRotationalEnergyIsHalfOmegaIOmega) {
 }
 
 // A sphere's inertia is isotropic: E = 1/2 (2/5 m r^2) |w|^2 for every orientation.
-TEST(RigidMetrics, SphereRotationalEnergyIgnoresOrientation) {
+TEST(Metrics, SphereRotationalEnergyIgnoresOrientation) {
   Scene s = empty_rigid_scene(0.0f);
   Body b = make_sphere({0.0f, 0.0f, 0.0f}, 0.5f, 4.0f);
   b.angular_velocity = {1.0f, 2.0f, -2.0f};  // |w| = 3
   for (float angle : {0.0f, 0.4f, 2.5f}) {
     b.orientation = axis_angle({0.0f, 1.0f, 1.0f}, angle);
     s.bodies = {b};
-    EXPECT_NEAR(measure_rigid(s, state_of(s)).kinetic_rotational, 0.5 * (0.4 * 4.0 * 0.25) * 9.0,
-                1e-5);
+    EXPECT_NEAR(measure(s, state_of(s)).kinetic_rotational, 0.5 * (0.4 * 4.0 * 0.25) * 9.0, 1e-5);
   }
 }
 
 // Unnormalised quaternions are normalised first.
-TEST(RigidMetrics, RotationalEnergyNormalisesTheQuaternion) {
+TEST(Metrics, RotationalEnergyNormalisesTheQuaternion) {
   const glm::dvec3 inertia(1.0, 2.0, 3.0);
   const glm::dvec4 q(0.0, 0.0, std::sin(0.5), std::cos(0.5));  // 1 rad about z
   const glm::dvec3 w(1.0, 0.0, 0.0);
@@ -81,14 +80,14 @@ TEST(RigidMetrics, RotationalEnergyNormalisesTheQuaternion) {
 
 // Two moving bodies, no spin: linear momentum, angular momentum about the origin, kinetic and
 // potential energy, all by hand.
-TEST(RigidMetrics, TwoBodiesMomentumAndEnergy) {
+TEST(Metrics, TwoBodiesMomentumAndEnergy) {
   Scene s = empty_rigid_scene(-10.0f);
   Body a = make_box({1.0f, 2.0f, 0.0f}, glm::vec3(0.5f), 1.0f);
   a.velocity = {0.0f, 0.0f, 3.0f};
   Body b = make_sphere({-2.0f, 0.5f, 1.0f}, 0.5f, 3.0f);
   b.velocity = {1.0f, -1.0f, 0.0f};
   s.bodies = {a, b};
-  const RigidMetrics m = measure_rigid(s, state_of(s));
+  const Metrics m = measure(s, state_of(s));
   // p = 1 (0, 0, 3) + 3 (1, -1, 0)
   EXPECT_NEAR(m.momentum.x, 3.0, 1e-12);
   EXPECT_NEAR(m.momentum.y, -3.0, 1e-12);
@@ -107,7 +106,7 @@ TEST(RigidMetrics, TwoBodiesMomentumAndEnergy) {
 
 // Static bodies (mass 0) and the plane bodies after the scene's count for nothing, even with a
 // (meaningless) velocity.
-TEST(RigidMetrics, StaticAndPlaneBodiesAreLeftOut) {
+TEST(Metrics, StaticAndPlaneBodiesAreLeftOut) {
   Scene s = empty_rigid_scene(-10.0f);
   Body moving = make_box({0.0f, 1.0f, 0.0f}, glm::vec3(0.5f), 2.0f);
   moving.velocity = {1.0f, 0.0f, 0.0f};
@@ -115,46 +114,46 @@ TEST(RigidMetrics, StaticAndPlaneBodiesAreLeftOut) {
   fixed.velocity = {7.0f, 7.0f, 7.0f};
   fixed.angular_velocity = {1.0f, 1.0f, 1.0f};
   s.bodies = {moving, fixed};
-  RigidState st = state_of(s);
+  WorldState st = state_of(s);
   st.pos.emplace_back(0.0f, 0.0f, 0.0f, 0.0f);  // a plane body
   st.rot.emplace_back(0.0f, 0.0f, 0.0f, 1.0f);
   st.vel.emplace_back(9.0f, 0.0f, 0.0f, 0.0f);
   st.omega.emplace_back(0.0f);
-  const RigidMetrics m = measure_rigid(s, st);
+  const Metrics m = measure(s, st);
   EXPECT_NEAR(m.kinetic(), 1.0, 1e-12);
   EXPECT_NEAR(m.potential, 20.0, 1e-12);
   EXPECT_NEAR(m.momentum.x, 2.0, 1e-12);
   EXPECT_NEAR(glm::length(m.angular_momentum), 2.0, 1e-12);  // (0, 1, 0) x (2, 0, 0) = -2 z
 }
 
-TEST(RigidMetrics, FindsTheFirstNonFiniteBody) {
+TEST(Metrics, FindsTheFirstNonFiniteBody) {
   Scene s = empty_rigid_scene();
   for (int i = 0; i < 4; ++i)
     s.bodies.push_back(make_box({0.0f, float(i), 0.0f}, {0.5f, 0.5f, 0.5f}, 1.0f));
-  RigidState st = state_of(s);
-  EXPECT_FALSE(measure_rigid(s, st).nonfinite_body.has_value());
+  WorldState st = state_of(s);
+  EXPECT_FALSE(measure(s, st).nonfinite_body.has_value());
   st.omega[3].z = std::numeric_limits<float>::infinity();
   st.rot[2].w = std::numeric_limits<float>::quiet_NaN();
-  const RigidMetrics m = measure_rigid(s, st);
+  const Metrics m = measure(s, st);
   ASSERT_TRUE(m.nonfinite_body.has_value());
   EXPECT_EQ(*m.nonfinite_body, 2u);
 }
 
-TEST(RigidMetrics, RejectsAStateSmallerThanTheScene) {
+TEST(Metrics, RejectsAStateSmallerThanTheScene) {
   Scene s = empty_rigid_scene();
   s.bodies.push_back(make_box({0.0f, 0.0f, 0.0f}, {0.5f, 0.5f, 0.5f}, 1.0f));
   s.bodies.push_back(make_box({0.0f, 2.0f, 0.0f}, {0.5f, 0.5f, 0.5f}, 1.0f));
-  RigidState st = state_of(s);
+  WorldState st = state_of(s);
   st.pos.pop_back();
-  EXPECT_THROW(measure_rigid(s, st), std::invalid_argument);
+  EXPECT_THROW(measure(s, st), std::invalid_argument);
   st.rot.pop_back();
   st.vel.pop_back();
   st.omega.pop_back();
-  EXPECT_THROW(measure_rigid(s, st), std::invalid_argument);
+  EXPECT_THROW(measure(s, st), std::invalid_argument);
 }
 
 // What the CPU backend reads back after load is the scene's state, plus plane bodies at rest.
-TEST(RigidMetrics, MatchesTheCpuBackendsInitialState) {
+TEST(Metrics, MatchesTheCpuBackendsInitialState) {
   Scene s = empty_rigid_scene(-10.0f);
   s.planes.push_back(Plane{});
   Body b = make_box({0.0f, 3.0f, 0.0f}, {0.5f, 1.0f, 1.5f}, 2.0f);
@@ -162,13 +161,13 @@ TEST(RigidMetrics, MatchesTheCpuBackendsInitialState) {
   b.velocity = {1.0f, 0.0f, 0.0f};
   b.angular_velocity = {0.0f, 2.0f, 0.0f};
   s.bodies.push_back(b);
-  auto backend = make_cpu_rigid_backend();
+  auto backend = make_cpu_backend();
   backend->load(s);
-  RigidState st;
+  WorldState st;
   backend->read(st);
   ASSERT_EQ(st.pos.size(), 2u);  // the box and the floor's plane body
-  const RigidMetrics from_backend = measure_rigid(s, st);
-  const RigidMetrics from_scene = measure_rigid(s, state_of(s));
+  const Metrics from_backend = measure(s, st);
+  const Metrics from_scene = measure(s, state_of(s));
   EXPECT_NEAR(from_backend.kinetic(), from_scene.kinetic(), 1e-6);
   EXPECT_NEAR(from_backend.potential, 60.0, 1e-5);
   EXPECT_NEAR(glm::length(from_backend.angular_momentum - from_scene.angular_momentum), 0.0, 1e-6);

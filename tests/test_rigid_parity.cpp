@@ -27,7 +27,7 @@
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/splitmix.h"
 #include "kernels/world_layout.h"
-#include "tests/rigid_backends.h"
+#include "tests/backends.h"
 #include "tests/rigid_scene_helpers.h"
 
 namespace vkphys::test {
@@ -164,10 +164,10 @@ Scene rain_scene(std::uint32_t n) {
 // The scene after `steps` CPU steps, as a scene: the bodies' state replaced by the run's. A
 // fresh load of it has no warm-start history, so both backends start from identical data.
 Scene advanced(Scene s, std::uint32_t steps) {
-  std::unique_ptr<RigidBackend> cpu = make_cpu_rigid_backend();
+  std::unique_ptr<Backend> cpu = make_cpu_backend();
   cpu->load(s);
   for (std::uint32_t k = 0; k < steps; ++k) cpu->step();
-  RigidState st;
+  WorldState st;
   cpu->read(st);
   for (std::size_t i = 0; i < s.bodies.size(); ++i) {
     Body& b = s.bodies[i];
@@ -381,7 +381,7 @@ struct StateDiff {
 };
 
 // Largest differences over all bodies: |dx|, rotation angle, |dv|, |dw|. NaN propagates.
-StateDiff state_diff(const RigidState& a, const RigidState& b) {
+StateDiff state_diff(const WorldState& a, const WorldState& b) {
   StateDiff d;
   auto worst = [](double m, double x) { return std::isnan(x) || x > m ? x : m; };
   for (std::size_t i = 0; i < a.pos.size(); ++i) {
@@ -397,7 +397,7 @@ bool within(const StateDiff& d, const StateDiff& tol) {
   return d.pos <= tol.pos && d.rot <= tol.rot && d.vel <= tol.vel && d.omega <= tol.omega;
 }
 
-bool all_finite(const RigidState& st) {
+bool all_finite(const WorldState& st) {
   for (const auto* v : {&st.pos, &st.rot, &st.vel, &st.omega}) {
     for (const glm::vec4& x : *v) {
       if (!std::isfinite(x.x) || !std::isfinite(x.y) || !std::isfinite(x.z) ||
@@ -409,14 +409,14 @@ bool all_finite(const RigidState& st) {
   return true;
 }
 
-bool same_state(const RigidState& a, const RigidState& b) {
+bool same_state(const WorldState& a, const WorldState& b) {
   return same_bits(a.pos, b.pos) && same_bits(a.rot, b.rot) && same_bits(a.vel, b.vel) &&
          same_bits(a.omega, b.omega);
 }
 
 // ---- 1. broadphase against brute force ----------------------------------------------------------
 
-class RigidBroadphase : public RigidTest {};
+class RigidBroadphase : public WorldTest {};
 
 // One step of 1,237 bodies (not a multiple of 64) of mixed shapes and sizes at rest with no
 // gravity: the stored pairs are exactly the brute-force pair set, each once, in canonical order.
@@ -430,8 +430,8 @@ TEST_P(RigidBroadphase, MatchesBruteForceOracle) {
   for (const Case& c : {Case{1, 12.0f, 0.0f}, Case{2, 11.0f, 0.3f}}) {
     SCOPED_TRACE("seed " + std::to_string(c.seed));
     const Scene s = random_mixed_scene(1237, c.seed, c.half, c.margin);
-    RigidBackend& b = load(s);
-    RigidTrace t;
+    Backend& b = load(s);
+    StepTrace t;
     b.step(&t);
     EXPECT_EQ(b.stats().pairs, t.pairs.size());
 
@@ -467,9 +467,9 @@ TEST_P(RigidBroadphase, MatchesBruteForceOracle) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rigid, RigidBroadphase,
-                         ::testing::Values(RigidCase{"cpu", SolverScheme::colored},
-                                           RigidCase{"gpu", SolverScheme::colored}),
-                         rigid_case_name);
+                         ::testing::Values(Case{"cpu", SolverScheme::colored},
+                                           Case{"gpu", SolverScheme::colored}),
+                         case_name);
 
 // ---- 2. GPU versus CPU ------------------------------------------------------------------------
 
@@ -497,11 +497,11 @@ class RigidGpuVsCpu : public ::testing::Test {
   // One step of `s` on both backends from identical inputs, every stage's output compared.
   void compare_one_step(const Scene& s, const char* what, std::size_t min_pairs) {
     SCOPED_TRACE(std::string(what) + " / " + scheme_name(s.settings.solver.scheme));
-    std::unique_ptr<RigidBackend> gpu = make_gpu_rigid_backend(*ctx_);
-    std::unique_ptr<RigidBackend> cpu = make_cpu_rigid_backend();
+    std::unique_ptr<Backend> gpu = make_gpu_backend(*ctx_);
+    std::unique_ptr<Backend> cpu = make_cpu_backend();
     gpu->load(s);
     cpu->load(s);
-    RigidTrace g, c;
+    StepTrace g, c;
     gpu->step(&g);
     cpu->step(&c);
     // Predict: v* = v + h g exactly the same sum on both; w* through the gyroscopic term's
@@ -552,7 +552,7 @@ class RigidGpuVsCpu : public ::testing::Test {
     // State after the step: velocities within 1e-3 m/s and 1e-2 rad/s (the impulse tolerance
     // over masses of ~1 kg and lever arms of ~0.1 m), and that over one step of 1/60 s for the
     // positions (2e-5 m) and orientations (2e-4 rad).
-    RigidState gs, cs;
+    WorldState gs, cs;
     gpu->read(gs);
     cpu->read(cs);
     const StateDiff d = state_diff(gs, cs);
@@ -576,18 +576,18 @@ class RigidGpuVsCpu : public ::testing::Test {
   // passes, one that computes something else (a wrong row, a lost warm start) does not.
   void compare_run(const Scene& s, std::uint32_t steps, const StateDiff& tol, const char* what) {
     SCOPED_TRACE(std::string(what) + " / " + scheme_name(s.settings.solver.scheme));
-    std::unique_ptr<RigidBackend> gpu = make_gpu_rigid_backend(*ctx_);
-    std::unique_ptr<RigidBackend> cpu = make_cpu_rigid_backend();
+    std::unique_ptr<Backend> gpu = make_gpu_backend(*ctx_);
+    std::unique_ptr<Backend> cpu = make_cpu_backend();
     gpu->load(s);
     cpu->load(s);
-    std::vector<std::unique_ptr<RigidBackend>> nudge;
+    std::vector<std::unique_ptr<Backend>> nudge;
     for (int axis = 0; axis < 3; ++axis) {
-      nudge.push_back(make_cpu_rigid_backend());
+      nudge.push_back(make_cpu_backend());
       nudge.back()->load(nudged(s, axis, axis != 2));
     }
     StateDiff worst, envelope, at_bad;
     std::optional<std::uint32_t> first_bad;
-    RigidState gs, cs, ns;
+    WorldState gs, cs, ns;
     for (std::uint32_t k = 1; k <= steps; ++k) {
       gpu->step();
       cpu->step();
@@ -660,7 +660,7 @@ TEST_F(RigidGpuVsCpu, RagdollOver100Steps) {
 // The sequential scheme is CPU-only: the GPU backend refuses it at load, saying why.
 TEST(RigidGpuBackend, RejectsSequentialScheme) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
-  std::unique_ptr<RigidBackend> gpu = make_gpu_rigid_backend(ctx);
+  std::unique_ptr<Backend> gpu = make_gpu_backend(ctx);
   const Scene s = with_scheme(pyramid_scene(3), SolverScheme::sequential);
   try {
     gpu->load(s);
@@ -676,17 +676,17 @@ TEST(RigidGpuBackend, RejectsSequentialScheme) {
 
 // ---- 3. determinism ---------------------------------------------------------------------------
 
-class RigidDeterminism : public RigidTest {};
+class RigidDeterminism : public WorldTest {};
 
 // Two runs of the same scene on one backend are bit-identical: no float atomics, a fixed pair
 // order, and a colouring whose result does not depend on thread timing.
 TEST_P(RigidDeterminism, TwoRunsAreBitIdentical) {
   const Scene s = mixed_drop_scene(32, 11);
   load(s);
-  const RigidState a = run(100);
+  const WorldState a = run(100);
   const std::uint32_t points = backend_->stats().points;
   load(s);
-  const RigidState b = run(100);
+  const WorldState b = run(100);
   EXPECT_GT(points, 20u) << "the bodies should have landed";
   EXPECT_EQ(backend_->stats().points, points);
   EXPECT_TRUE(all_finite(a));
@@ -696,14 +696,14 @@ TEST_P(RigidDeterminism, TwoRunsAreBitIdentical) {
   EXPECT_EQ(first_difference(a.omega, b.omega), -1) << "angular velocities";
 }
 
-VKPHYS_ON_RIGID_CASES(RigidDeterminism);
+VKPHYS_ON_ALL_CASES(RigidDeterminism);
 
 // ---- 4. pair-capacity overflow --------------------------------------------------------------
 
-class RigidCapacity : public RigidTest {
+class RigidCapacity : public WorldTest {
  protected:
   // Compares two traces of the same step bit for bit.
-  void expect_same_trace(const RigidTrace& a, const RigidTrace& b) {
+  void expect_same_trace(const StepTrace& a, const StepTrace& b) {
     EXPECT_EQ(first_difference(a.pairs, b.pairs), -1) << "pairs";
     EXPECT_EQ(first_difference(a.normals, b.normals), -1) << "normals";
     EXPECT_EQ(first_difference(a.points, b.points), -1) << "points";
@@ -721,21 +721,21 @@ class RigidCapacity : public RigidTest {
 TEST_P(RigidCapacity, OverflowGrowsAndLosesNothing) {
   const Scene s = pyramid_scene(10);
   load(s);
-  RigidTrace roomy;
+  StepTrace roomy;
   backend_->step(&roomy);
   EXPECT_EQ(backend_->stats().regrows, 0u);
-  RigidState roomy_state;
+  WorldState roomy_state;
   backend_->read(roomy_state);
 
   load(s, 16);
-  RigidTrace tight;
+  StepTrace tight;
   backend_->step(&tight);
   EXPECT_GE(backend_->stats().regrows, 1u);
   EXPECT_GE(backend_->stats().pair_capacity, roomy.pairs.size());
   EXPECT_GT(roomy.pairs.size(), 100u);
   ASSERT_EQ(tight.pairs.size(), roomy.pairs.size());
   expect_same_trace(tight, roomy);
-  RigidState tight_state;
+  WorldState tight_state;
   backend_->read(tight_state);
   EXPECT_TRUE(same_state(tight_state, roomy_state));
 }
@@ -748,8 +748,8 @@ TEST_P(RigidCapacity, OverflowGrowsAndLosesNothing) {
 TEST_P(RigidCapacity, SmallStartingCapacityMatchesRoomyRunOver100Steps) {
   const Scene s = rain_scene(100);
   const std::uint32_t steps = 100;
-  std::vector<RigidState> roomy(steps);
-  RigidTrace roomy_trace;
+  std::vector<WorldState> roomy(steps);
+  StepTrace roomy_trace;
   load(s);
   for (std::uint32_t k = 0; k < steps; ++k) {
     backend_->step(k + 1 == steps ? &roomy_trace : nullptr);
@@ -761,11 +761,11 @@ TEST_P(RigidCapacity, SmallStartingCapacityMatchesRoomyRunOver100Steps) {
   load(s, 16);
   std::vector<std::uint32_t> regrown_at;
   std::optional<std::uint32_t> first_bad;
-  RigidTrace tight_trace;
+  StepTrace tight_trace;
   for (std::uint32_t k = 0; k < steps; ++k) {
     backend_->step(k + 1 == steps ? &tight_trace : nullptr);
     if (backend_->stats().regrows > 0) regrown_at.push_back(k + 1);
-    RigidState st;
+    WorldState st;
     backend_->read(st);
     if (!first_bad && !same_state(st, roomy[k])) first_bad = k + 1;
   }
@@ -782,15 +782,15 @@ TEST_P(RigidCapacity, SmallStartingCapacityMatchesRoomyRunOver100Steps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rigid, RigidCapacity,
-                         ::testing::Values(RigidCase{"cpu", SolverScheme::colored},
-                                           RigidCase{"cpu", SolverScheme::jacobi},
-                                           RigidCase{"gpu", SolverScheme::colored},
-                                           RigidCase{"gpu", SolverScheme::jacobi}),
-                         rigid_case_name);
+                         ::testing::Values(Case{"cpu", SolverScheme::colored},
+                                           Case{"cpu", SolverScheme::jacobi},
+                                           Case{"gpu", SolverScheme::colored},
+                                           Case{"gpu", SolverScheme::jacobi}),
+                         case_name);
 
 // ---- 5. colouring invariants ------------------------------------------------------------------
 
-class RigidColoring : public RigidTest {
+class RigidColoring : public WorldTest {
  protected:
   struct Summary {
     std::uint32_t colors = 0;            // colours in use below the overflow colour
@@ -800,11 +800,11 @@ class RigidColoring : public RigidTest {
   };
 
   // One step of `s` with a trace; checks the colouring's invariants on the trace.
-  Summary check_coloring(Scene s, RigidState& after) {
+  Summary check_coloring(Scene s, WorldState& after) {
     s.settings.solver.scheme = SolverScheme::colored;
     const std::uint32_t max_colors = s.settings.solver.max_colors;
     backend_->load(s);
-    RigidTrace t;
+    StepTrace t;
     backend_->step(&t);
     backend_->read(after);
     const auto joints = static_cast<std::uint32_t>(s.joints.size());
@@ -865,7 +865,7 @@ class RigidColoring : public RigidTest {
 };
 
 TEST_P(RigidColoring, NoColourSharesADynamicBody) {
-  RigidState st;
+  WorldState st;
   for (const Scene& s :
        {pyramid_scene(10), ragdoll_scene(), advanced(mixed_drop_scene(48, 7), 75)}) {
     SCOPED_TRACE(s.name);
@@ -882,7 +882,7 @@ TEST_P(RigidColoring, NoColourSharesADynamicBody) {
 // 30 Hz contacts take up the load over the first steps).
 TEST_P(RigidColoring, OverflowColourIsSolved) {
   Scene s = pyramid_scene(10);
-  auto sag = [&](const RigidState& st) {
+  auto sag = [&](const WorldState& st) {
     double drop = 0.0, speed = 0.0;
     for (std::size_t i = 0; i < s.bodies.size(); ++i) {
       drop = std::max(drop, static_cast<double>(s.bodies[i].position.y - st.pos[i].y));
@@ -890,7 +890,7 @@ TEST_P(RigidColoring, OverflowColourIsSolved) {
     }
     return std::make_pair(drop, speed);
   };
-  RigidState all, two;
+  WorldState all, two;
   const Summary ref = check_coloring(s, all);
   EXPECT_EQ(ref.overflow, 0u);
   s.settings.solver.max_colors = 2;
@@ -913,9 +913,9 @@ TEST_P(RigidColoring, OverflowColourIsSolved) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Rigid, RigidColoring,
-                         ::testing::Values(RigidCase{"cpu", SolverScheme::colored},
-                                           RigidCase{"gpu", SolverScheme::colored}),
-                         rigid_case_name);
+                         ::testing::Values(Case{"cpu", SolverScheme::colored},
+                                           Case{"gpu", SolverScheme::colored}),
+                         case_name);
 
 }  // namespace
 }  // namespace vkphys::test

@@ -1,12 +1,12 @@
 // Rigid-body physics against analytic results, on every backend and scheme
-// (tests/rigid_backends.h).
+// (tests/backends.h).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numbers>
 
 #include "kernels/quat.h"
-#include "tests/rigid_backends.h"
+#include "tests/backends.h"
 #include "tests/rigid_scene_helpers.h"
 
 namespace vkphys::test {
@@ -14,7 +14,7 @@ namespace {
 
 constexpr float kPi = std::numbers::pi_v<float>;
 
-class RigidPhysics : public RigidTest {};
+class RigidPhysics : public WorldTest {};
 
 // Seed 001 eq 26 (digest B4.1): a 2 kg sphere 1 mm into a plane, at rest, h = 1/60, d = 4,
 // k = 1e5, g = 9.81: one Gauss-Seidel iteration gives lambda = B / (n^T K n + eps) exactly.
@@ -35,13 +35,13 @@ TEST_P(RigidPhysics, SingleContactImpulseMatchesSeed001ClosedForm) {
   s.planes.push_back(floor);
   s.bodies.push_back(make_sphere({0.0f, 0.5f - 0.001f, 0.0f}, 0.5f, 2.0f));
   load(s);
-  RigidTrace trace;
+  StepTrace trace;
   backend_->step(&trace);
   ASSERT_EQ(trace.pairs.size(), 1u);
   ASSERT_EQ(trace.pairs[0].z, 1u);
   EXPECT_NEAR(trace.points[0].w, -0.001f, 1e-6f);
   EXPECT_NEAR(trace.lambdas[0].x, 0.3493174f, 2e-6f);
-  RigidState st;
+  WorldState st;
   backend_->read(st);
   EXPECT_NEAR(st.vel[0].y, 0.011159f, 2e-5f);
 }
@@ -53,7 +53,7 @@ TEST_P(RigidPhysics, RestingBoxNormalImpulsesSumToWeight) {
   s.planes.push_back(Plane{});
   s.bodies.push_back(make_box({0.0f, 0.5f, 0.0f}, glm::vec3(0.5f), 3.0f));
   load(s);
-  RigidTrace trace;
+  StepTrace trace;
   for (int i = 0; i < 60; ++i) backend_->step();
   backend_->step(&trace);
   ASSERT_EQ(trace.pairs.size(), 1u);
@@ -85,9 +85,9 @@ TEST_P(RigidPhysics, BoxOnInclineSticksBelowFrictionAngle) {
   const float mu = 0.5f;
   const float theta = 0.9f * std::atan(mu);  // tan = 0.45 < 0.5
   load(incline_scene(theta, mu));
-  RigidState st0;
+  WorldState st0;
   backend_->read(st0);
-  RigidState st = run(120);
+  WorldState st = run(120);
   EXPECT_LT(glm::length(glm::vec3(st.pos[0]) - glm::vec3(st0.pos[0])), 5e-3f);
   EXPECT_LT(glm::length(glm::vec3(st.vel[0])), 1e-2f);
 }
@@ -97,7 +97,7 @@ TEST_P(RigidPhysics, BoxOnInclineSlidesWithCoulombAcceleration) {
   const float theta = 30.0f * kPi / 180.0f;  // tan = 0.577 > 0.3
   load(incline_scene(theta, mu));
   const glm::vec3 up_slope(std::cos(theta), std::sin(theta), 0.0f);
-  RigidState st = run(30);
+  WorldState st = run(30);
   const float v1 = -glm::dot(glm::vec3(st.vel[0]), up_slope);
   st = run(60);
   const float v2 = -glm::dot(glm::vec3(st.vel[0]), up_slope);
@@ -119,7 +119,7 @@ TEST_P(RigidPhysics, HeadOnElasticSpheresExchangeVelocities) {
     b.velocity = {-3.0f, 0.0f, 0.0f};
     s.bodies = {a, b};
     load(s);
-    RigidState st = run(40);
+    WorldState st = run(40);
     SCOPED_TRACE(model == RestitutionModel::bias ? "bias" : "newton");
     EXPECT_NEAR(st.vel[0].x, -3.0f, 0.03f);
     EXPECT_NEAR(st.vel[1].x, 3.0f, 0.03f);
@@ -148,7 +148,7 @@ TEST_P(RigidPhysics, NewtonCoulombImpactMatchesSeed001) {
     ball.velocity = {3.0f, -4.0f, 0.0f};
     s.bodies.push_back(ball);
     load(s);
-    RigidState st = run(1);
+    WorldState st = run(1);
     EXPECT_NEAR(st.vel[0].x, c.v.x, 1e-4f);
     EXPECT_NEAR(st.vel[0].y, c.v.y, 1e-4f);
     EXPECT_NEAR(st.omega[0].z, c.w.z, 1e-4f);
@@ -166,7 +166,7 @@ TEST_P(RigidPhysics, ScaledBoxFrictionSticksWhereTheConeSlides) {
     Scene s = incline_scene(theta, 0.5f);
     s.settings.solver.friction_model = model;
     load(s);
-    RigidState st = run(90);
+    WorldState st = run(90);
     const float speed = glm::length(glm::vec3(st.vel[0]));
     if (model == FrictionModel::cone) {
       // a = g (sin - mu cos) = 0.281 m/s^2: 0.42 m/s after 1.5 s
@@ -202,7 +202,7 @@ TEST_P(RigidPhysics, HingeTurnsOnlyAboutItsAxisAndStopsAtItsLimit) {
   s.joints.push_back(j);
   load(s);
   float max_angle = 0.0f;
-  RigidState st;
+  WorldState st;
   for (int k = 0; k < 90; ++k) {  // the limit is reached after 0.26 s
     st = run(1);
     const glm::vec3 dir = kern::quat_rotate(st.rot[1], {1.0f, 0.0f, 0.0f});
@@ -255,7 +255,7 @@ TEST_P(RigidPhysics, PendulumPeriodAndConstraintError) {
   for (int i = 1; i <= steps; ++i) {
     backend_->step();
     if (i > window && i % 10 != 0) continue;
-    RigidState st;
+    WorldState st;
     backend_->read(st);
     const glm::vec3 x(st.pos[1]);
     max_err = std::max(max_err, std::abs(glm::length(x - glm::vec3(0, 2, 0)) - length));
@@ -271,7 +271,7 @@ TEST_P(RigidPhysics, PendulumPeriodAndConstraintError) {
   EXPECT_LT(max_err, 1e-3f);
 }
 
-VKPHYS_ON_RIGID_CASES(RigidPhysics);
+VKPHYS_ON_ALL_CASES(RigidPhysics);
 
 }  // namespace
 }  // namespace vkphys::test

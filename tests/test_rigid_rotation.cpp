@@ -7,13 +7,13 @@
 
 #include "host/sim/mass_properties.h"
 #include "kernels/quat.h"
-#include "tests/rigid_backends.h"
+#include "tests/backends.h"
 #include "tests/rigid_scene_helpers.h"
 
 namespace vkphys::test {
 namespace {
 
-class RigidRotation : public RigidTest {};
+class RigidRotation : public WorldTest {};
 
 // A free box with principal moments I = m/12 (b^2 + c^2, ...) for edges 1, 2, 3.
 Scene spinning_box_scene(glm::vec3 omega_body, bool gyroscopic, float hz) {
@@ -33,7 +33,7 @@ struct Spin {
   glm::vec3 omega_body;
 };
 
-Spin spin_of(const RigidState& st, const Body& body) {
+Spin spin_of(const WorldState& st, const Body& body) {
   const glm::dvec3 inertia = principal_inertia(body);
   const glm::vec3 i(inertia);
   const glm::vec4 q = st.rot[0];
@@ -44,7 +44,7 @@ Spin spin_of(const RigidState& st, const Body& body) {
 TEST_P(RigidRotation, TorqueFreeBoxConservesMomentumAndEnergy) {
   Scene s = spinning_box_scene({1.0f, 1.0f, 1.0f}, true, 120.0f);
   load(s);
-  RigidState st;
+  WorldState st;
   backend_->read(st);
   const Spin start = spin_of(st, s.bodies[0]);
   float worst_l = 0.0f, worst_dir = 0.0f, worst_e = 0.0f;
@@ -75,7 +75,7 @@ TEST_P(RigidRotation, IntermediateAxisFlipNeedsTheGyroscopicTerm) {
     // Up to 10 s, stopping at the flip; without the term 5 s on the GPU (slow on lavapipe).
     const int checks = !gyro && GetParam().backend == "gpu" ? 20 : 40;
     for (int k = 0; k < checks && min_wy > -1.5f; ++k) {
-      RigidState st = run(30);
+      WorldState st = run(30);
       min_wy = std::min(min_wy, spin_of(st, s.bodies[0]).omega_body.y);
     }
     if (gyro) {
@@ -86,7 +86,7 @@ TEST_P(RigidRotation, IntermediateAxisFlipNeedsTheGyroscopicTerm) {
   }
 }
 
-VKPHYS_ON_RIGID_CASES(RigidRotation);
+VKPHYS_ON_ALL_CASES(RigidRotation);
 
 // Seed 000 eq 3.2.4 with normalisation (digest A4 item 2): a constant w = 2 pi rad/s about z,
 // h = 1/60, turns by 2 atan(|w| h / 2) = 0.1046242 rad per step, and keeps |q| = 1.

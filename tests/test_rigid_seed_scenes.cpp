@@ -8,14 +8,14 @@
 
 #include "host/sim/rigid_scenes.h"
 #include "kernels/quat.h"
-#include "tests/rigid_backends.h"
+#include "tests/backends.h"
 
 namespace vkphys::test {
 namespace {
 
 // The stack stands while the top cube is above the others: within half an edge (1.2 m) of the
 // bottom cube horizontally and at least 4 edges up.
-bool stack_stands(const RigidState& st, std::size_t count) {
+bool stack_stands(const WorldState& st, std::size_t count) {
   const glm::vec3 bottom(st.pos[0]);
   const glm::vec3 top(st.pos[count - 1]);
   const float lateral = std::hypot(top.x - bottom.x, top.z - bottom.z);
@@ -23,8 +23,8 @@ bool stack_stands(const RigidState& st, std::size_t count) {
 }
 
 // Seconds the 5-cube stack stands, checked every second, up to `limit` seconds.
-float stack_standing_time(RigidBackend& b, float limit) {
-  RigidState st;
+float stack_standing_time(Backend& b, float limit) {
+  WorldState st;
   for (int s = 1; s <= int(limit); ++s) {
     for (int k = 0; k < 60; ++k) b.step();
     b.read(st);
@@ -37,7 +37,7 @@ float stack_standing_time(RigidBackend& b, float limit) {
 // Baumgarte 0.235 against the paper's 0.2): the paper's stack fell after about 85 s. Ours
 // falls after roughly the same time (measured: between 60 and 120 s on the CPU reference).
 TEST(RigidSeedScenes, StackWithoutWarmStartFallsAfterAboutAMinute) {
-  auto b = make_cpu_rigid_backend();
+  auto b = make_cpu_backend();
   Scene s = stack_scene(5, false);
   s.settings.solver.scheme = SolverScheme::sequential;
   ASSERT_EQ(s.settings.solver.warm_start, 0.0f);
@@ -53,16 +53,16 @@ TEST(RigidSeedScenes, StackWithoutWarmStartFallsAfterAboutAMinute) {
 TEST(RigidSeedScenes, StackWithWarmStartStandsTenMinutes) {
   for (SolverScheme scheme : {SolverScheme::sequential, SolverScheme::colored}) {
     SCOPED_TRACE(scheme_name(scheme));
-    auto b = make_cpu_rigid_backend();
+    auto b = make_cpu_backend();
     Scene s = stack_scene(5, false);
     s.settings.solver.scheme = scheme;
     s.settings.solver.warm_start = 1.0f;
     b->load(s);
     for (int k = 0; k < 180; ++k) b->step();  // the cubes fall 0.6 m onto each other
-    RigidState landed;
+    WorldState landed;
     b->read(landed);
     EXPECT_EQ(stack_standing_time(*b, 600.0f), 600.0f);
-    RigidState st;
+    WorldState st;
     b->read(st);
     EXPECT_LT(glm::length(glm::vec3(st.pos[4]) - glm::vec3(landed.pos[4])), 0.01f);
     EXPECT_LT(glm::length(glm::vec3(st.vel[4])), 1e-3f);
@@ -74,12 +74,12 @@ TEST(RigidSeedScenes, StackWithWarmStartStandsTenMinutes) {
 // are still flying apart. With the split impulse (section 8.1) the correction moves positions
 // only, and the cubes stop once separated.
 float top_speed_after_separation(bool split, SolverScheme scheme) {
-  auto b = make_cpu_rigid_backend();
+  auto b = make_cpu_backend();
   Scene s = stack_scene(5, true);
   s.settings.solver.split_impulse = split;
   s.settings.solver.scheme = scheme;
   b->load(s);
-  RigidState st;
+  WorldState st;
   float speed = 0.0f;
   for (int k = 0; k < 60; ++k) {  // 1 s; the overlap is gone within 0.5 s
     b->step();
@@ -105,7 +105,7 @@ TEST(RigidSeedScenes, IntersectingStackSplitImpulseStopsTheCubes) {
 // from where it started (the pile settles by compressing its soft contacts: measured 1.3 cm on
 // the CPU reference for Gauss-Seidel). Jacobi carries load down one contact per iteration, so it
 // runs with 64 iterations and the contact stiffness cap at 15 Hz (measured 5 cm).
-class RigidPyramid : public RigidTest {};
+class RigidPyramid : public WorldTest {};
 
 TEST_P(RigidPyramid, BaseTwentyStandsTenSeconds) {
   Scene s = pyramid_scene(20, 1);
@@ -116,12 +116,12 @@ TEST_P(RigidPyramid, BaseTwentyStandsTenSeconds) {
     bound = 0.1f;
   }
   load(s);
-  RigidState start;
+  WorldState start;
   backend_->read(start);
   const int seconds = GetParam().backend == "gpu" ? 4 : 10;  // lavapipe: ~40 ms per step
   float worst = 0.0f, fastest = 0.0f;
   for (int k = 0; k < seconds; ++k) {
-    RigidState st = run(60);
+    WorldState st = run(60);
     for (std::size_t i = 0; i < s.bodies.size(); ++i) {
       worst = std::max(worst, glm::length(glm::vec3(st.pos[i]) - glm::vec3(start.pos[i])));
       if (k == seconds - 1) fastest = std::max(fastest, glm::length(glm::vec3(st.vel[i])));
@@ -133,7 +133,7 @@ TEST_P(RigidPyramid, BaseTwentyStandsTenSeconds) {
   EXPECT_LT(fastest, 0.1f);
 }
 
-VKPHYS_ON_RIGID_CASES(RigidPyramid);
+VKPHYS_ON_ALL_CASES(RigidPyramid);
 
 }  // namespace
 }  // namespace vkphys::test
@@ -142,7 +142,7 @@ namespace vkphys::test {
 namespace {
 
 // Largest distance between the two world anchors of any ball joint.
-float max_pin_gap(const Scene& s, const RigidState& st) {
+float max_pin_gap(const Scene& s, const WorldState& st) {
   float gap = 0.0f;
   for (const Joint& j : s.joints) {
     if (j.type != JointType::ball) continue;
@@ -157,7 +157,7 @@ float max_pin_gap(const Scene& s, const RigidState& st) {
 
 // Largest excess of a ball joint's relative rotation past its Table 1 limits [rad], measured as
 // the limit rows measure it: theta_i = 2 asin(v_i) of conj(q_a) q_b.
-float max_limit_excess(const Scene& s, const RigidState& st) {
+float max_limit_excess(const Scene& s, const WorldState& st) {
   float excess = 0.0f;
   for (const Joint& j : s.joints) {
     if (j.type != JointType::ball || !j.limited) continue;
@@ -173,14 +173,14 @@ float max_limit_excess(const Scene& s, const RigidState& st) {
 
 // Seed 004's rag-doll (18 bodies, 17 pins with Table 1's angle limits) dropped from 1 m: it comes
 // to rest on the floor, its pins hold and its joints stay within their limits.
-class RigidRagdoll : public RigidTest {};
+class RigidRagdoll : public WorldTest {};
 
 TEST_P(RigidRagdoll, DropComesToRestWithPinsAndLimitsHeld) {
   Scene s = ragdoll_scene();
   load(s);
   const int seconds = GetParam().backend == "gpu" ? 3 : 10;
   float worst_gap = 0.0f, worst_excess = 0.0f, lowest = 1e9f;
-  RigidState st;
+  WorldState st;
   for (int k = 0; k < seconds * 6; ++k) {
     st = run(10);
     worst_gap = std::max(worst_gap, max_pin_gap(s, st));
@@ -194,8 +194,8 @@ TEST_P(RigidRagdoll, DropComesToRestWithPinsAndLimitsHeld) {
   std::printf(
       "ragdoll (%s): pin gap %.4f m, limit excess %.3f rad, lowest centre %.3f m, "
       "final max speed %.3f m/s\n",
-      scheme_name(GetParam().scheme), double(worst_gap), double(worst_excess),
-      double(lowest), double(fastest));
+      scheme_name(GetParam().scheme), double(worst_gap), double(worst_excess), double(lowest),
+      double(fastest));
   EXPECT_LT(worst_gap, 0.02f);
   // Limits are velocity rows: a brief overshoot on impact (measured 0.02 rad for Gauss-Seidel,
   // 0.07 for Jacobi).
@@ -207,19 +207,19 @@ TEST_P(RigidRagdoll, DropComesToRestWithPinsAndLimitsHeld) {
   }
 }
 
-VKPHYS_ON_RIGID_CASES(RigidRagdoll);
+VKPHYS_ON_ALL_CASES(RigidRagdoll);
 
 // A chain of 20 capsule links on ball joints, pinned at one end and released horizontally: the
 // pins hold while it swings and whips (the scene runs at 240 Hz for that: see chain_scene), and
 // the energy does not grow (constraint stabilisation only removes energy).
 TEST(RigidSeedScenes, ChainSwingsWithPinsHeldAndNoEnergyGain) {
-  auto b = make_cpu_rigid_backend();
+  auto b = make_cpu_backend();
   Scene s = chain_scene(20);
   s.settings.solver.scheme = SolverScheme::sequential;
   b->load(s);
-  RigidState st;
+  WorldState st;
   b->read(st);
-  auto energy = [&](const RigidState& x) {
+  auto energy = [&](const WorldState& x) {
     double e = 0.0;
     for (std::size_t i = 0; i < s.bodies.size(); ++i) {
       if (s.bodies[i].mass <= 0.0f) continue;
@@ -249,7 +249,7 @@ TEST(RigidSeedScenes, ChainSwingsWithPinsHeldAndNoEnergyGain) {
 // 2 pi sqrt(L / g) (1 + theta0^2 / 16) for the 15-degree release, within 0.5%; the bars keep
 // their length within 2 mm and the total energy within 0.1%.
 TEST(RigidSeedScenes, PendulumWavePeriodsMatchTheirLengths) {
-  auto b = make_cpu_rigid_backend();
+  auto b = make_cpu_backend();
   Scene s = pendulum_wave_scene(50);
   s.settings.solver.scheme = SolverScheme::sequential;
   b->load(s);
@@ -257,7 +257,7 @@ TEST(RigidSeedScenes, PendulumWavePeriodsMatchTheirLengths) {
   const float theta0 = 15.0f * 3.14159265f / 180.0f;
   std::vector<float> prev_x(50), first(50, -1.0f), last(50, -1.0f);
   std::vector<int> crossings(50, 0);
-  RigidState st;
+  WorldState st;
   b->read(st);
   for (std::size_t k = 0; k < 50; ++k) prev_x[k] = st.pos[k].x;
   float worst_bar = 0.0f;
@@ -297,12 +297,12 @@ TEST(RigidSeedScenes, PendulumWavePeriodsMatchTheirLengths) {
 // Seed 000 section 10.3: 20 balls dropped into a funnel of four inclined planes come to rest
 // in it ("reasonably stable" in the paper, without contact caching as there).
 TEST(RigidSeedScenes, FunnelBallsComeToRest) {
-  auto b = make_cpu_rigid_backend();
+  auto b = make_cpu_backend();
   Scene s = funnel_scene();
   s.settings.solver.scheme = SolverScheme::sequential;
   b->load(s);
   for (int k = 0; k < 600; ++k) b->step();
-  RigidState st;
+  WorldState st;
   b->read(st);
   float fastest = 0.0f, lowest = 1e9f;
   for (std::size_t i = 0; i < 20; ++i) {
@@ -319,12 +319,12 @@ TEST(RigidSeedScenes, FunnelBallsComeToRest) {
 // hold boxes dropped on top. After 10 s the three boxes still lie on the balls and the bars
 // keep their length within 1 cm.
 TEST(RigidSeedScenes, PendulumGridHoldsBoxesOnTop) {
-  auto b = make_cpu_rigid_backend();
+  auto b = make_cpu_backend();
   Scene s = pendulum_grid_scene(5);
   s.settings.solver.scheme = SolverScheme::sequential;
   b->load(s);
   float worst_bar = 0.0f;
-  RigidState st;
+  WorldState st;
   for (int k = 0; k < 600; ++k) {
     b->step();
     b->read(st);

@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
-#include "tests/rigid_backends.h"
+#include "tests/backends.h"
 
 namespace vkphys::test {
 namespace {
 
-class RigidSmoke : public RigidTest {};
+class RigidSmoke : public WorldTest {};
 
 TEST_P(RigidSmoke, BoxSettlesOnPlane) {
   Scene s;
@@ -20,13 +20,13 @@ TEST_P(RigidSmoke, BoxSettlesOnPlane) {
   s.bodies.push_back(b);
   s.settings.solver.iterations = 10;
   load(s);
-  RigidState st = run(120);
+  WorldState st = run(120);
   EXPECT_NEAR(st.pos[0].y, 0.5f, 2e-3f);
   EXPECT_NEAR(glm::length(glm::vec3(st.vel[0])), 0.0f, 1e-2f);
   EXPECT_EQ(backend_->stats().points, 4u);
 }
 
-VKPHYS_ON_RIGID_CASES(RigidSmoke);
+VKPHYS_ON_ALL_CASES(RigidSmoke);
 
 }  // namespace
 }  // namespace vkphys::test

@@ -1,21 +1,83 @@
-// `vkphys bench particles`: ms/step per stage for particle boxes of several sizes.
+// `vkphys bench [WORKLOAD]`: ms/step per stage of the world step, for every workload through the
+// one world.
 //
-// Each size runs a warm-up (the block falls and compresses into a pile), then `steps` timed
-// steps. Stage times come from GPU timestamps on the GPU backend and from the host clock on the
-// CPU backend; "wall" is the host-measured time of the whole step including submit and wait.
-// Output is a Markdown table for docs/benchmarks.md.
+//   particles a block of particles falling into a closed box (particle_box_scene), --sizes =
+//             particle counts (default 1000,10000,100000; 1000,10000 on lavapipe)
+//   pyramid   one pyramid of boxes (pyramid_scene), --sizes = base rows   (default 20,40)
+//   pyramids  base-10 pyramids side by side, --sizes = copies               (default 10)
+//   boxes     box_rain_scene, --sizes = box counts (default 10000,100000 on a GPU; smaller where
+//             the GPU sizes would take many minutes on a small machine: 1000,10000 on the CPU
+//             backend, 1000,4000 on a CPU Vulkan driver such as lavapipe)
+//   rigid     pyramid, pyramids and boxes;   all: every workload (the default)
+//
+// Each workload/size/backend/scheme first runs --warmup steps (default 30 for the particles,
+// which fall and compress into a pile; 60 for the pyramids, which settle; 120 for the box rain,
+// long enough for the top layer to land from 5.5 m and the pile to settle), then times --steps
+// steps. Stage times come from GPU timestamps on the GPU backend and
+// from the host clock on the CPU backend; "wall" is the host-measured time of the whole step
+// including submit and wait. Counts (pairs, points, rows, colours, overflow) are the last timed
+// step's. Output is a Markdown table for docs/benchmarks.md; progress goes to stderr.
 #include <fmt/format.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 
 #include "host/sim/backend.h"
+#include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
 #include "host/vk/context.h"
 #include "tools/commands.h"
+#include "tools/progress.h"
 
 namespace vkphys::tools {
+
+namespace {
+
+struct Workload {
+  const char* name;
+  std::vector<std::uint32_t> gpu_sizes;         // default sizes on a GPU
+  std::vector<std::uint32_t> cpu_sizes;         // ... on the CPU backend
+  std::vector<std::uint32_t> cpu_driver_sizes;  // ... on a CPU Vulkan driver (lavapipe)
+  std::uint32_t warmup;
+};
+
+const std::array<Workload, 4>& workloads() {
+  static const std::array<Workload, 4> w{{
+      {"particles", {1000, 10000, 100000}, {1000, 10000, 100000}, {1000, 10000}, 30},
+      {"pyramid", {20, 40}, {20, 40}, {20, 40}, 60},
+      {"pyramids", {10}, {10}, {10}, 60},
+      {"boxes", {10000, 100000}, {1000, 10000}, {1000, 4000}, 120},
+  }};
+  return w;
+}
+
+Scene build(const std::string& workload, std::uint32_t size) {
+  if (workload == "particles") return particle_box_scene(size, 7);
+  if (workload == "pyramid") return pyramid_scene(size, 1);
+  if (workload == "pyramids") return pyramid_scene(10, size);
+  return box_rain_scene(size);
+}
+
+// 12345 -> "12,345".
+std::string thousands(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return out;
+}
+
+bool chosen_by(const std::string& asked, const char* workload) {
+  if (asked == "all" || asked == workload) return true;
+  return asked == "rigid" && std::string(workload) != "particles";
+}
+
+}  // namespace
 
 std::vector<std::string> open_bench_backends(const Options& opt, std::unique_ptr<vk::Context>& ctx,
                                              const char* rows_marked) {
@@ -41,42 +103,120 @@ std::vector<std::string> open_bench_backends(const Options& opt, std::unique_ptr
 }
 
 int cmd_bench(const Options& opt) {
+  std::vector<SolverScheme> schemes;
+  if (opt.scheme.empty() || opt.scheme == "colored") {
+    schemes = {SolverScheme::colored};
+  } else if (opt.scheme == "all") {
+    schemes = {SolverScheme::colored, SolverScheme::jacobi, SolverScheme::sequential};
+  } else {
+    schemes = {parse_scheme(opt.scheme)};
+  }
+  if (opt.backend == "gpu" && schemes == std::vector{SolverScheme::sequential}) {
+    throw std::runtime_error(
+        "--scheme sequential runs on the CPU backend only: use --backend cpu or both");
+  }
+  if (opt.steps == 0) throw std::runtime_error("--steps must be at least 1");
+  std::vector<const Workload*> chosen;
+  for (const Workload& w : workloads()) {
+    if (chosen_by(opt.workload, w.name)) chosen.push_back(&w);
+  }
+
   std::unique_ptr<vk::Context> ctx;
-  const std::vector<std::string> backends = open_bench_backends(opt, ctx, "");
-  std::printf("\n| backend | particles | contacts | dispatches | ");
-  for (std::size_t s = 0; s < kStageCount; ++s)
+  const std::vector<std::string> backends = open_bench_backends(opt, ctx, "gpu*");
+  const bool cpu_driver = ctx && ctx->info().type == "cpu";
+  std::printf(
+      "\n| workload | size | bodies | particles | backend | scheme | pairs | points | particle "
+      "contacts | rows | colours | overflow | dispatches | ");
+  for (std::size_t s = 0; s < kStageCount; ++s) {
     std::printf("%s | ", stage_name(static_cast<Stage>(s)));
+  }
   std::printf("stages sum | wall ms/step | steps/s |\n|");
-  for (std::size_t s = 0; s < kStageCount + 7; ++s) std::printf("---|");
+  for (std::size_t s = 0; s < kStageCount + 16; ++s) std::printf("---|");
   std::printf("\n");
-  constexpr std::uint32_t kWarmup = 30;
-  for (std::uint32_t n : opt.sizes) {
-    Scene scene = particle_box_scene(n, 7);
+  std::fflush(stdout);
+
+  std::uint32_t regrow_rows = 0;
+  for (const Workload* w : chosen) {
+    const std::uint32_t warmup = opt.warmup_given ? opt.warmup : w->warmup;
     for (const std::string& which : backends) {
-      std::unique_ptr<Backend> backend =
-          which == "cpu" ? make_cpu_backend() : make_gpu_backend(*ctx);
-      backend->load(scene);
-      for (std::uint32_t k = 0; k < kWarmup; ++k) backend->step();
-      std::array<double, kStageCount> stage_sum{};
-      double wall = 0.0;
-      for (std::uint32_t k = 0; k < opt.steps; ++k) {
-        auto t0 = std::chrono::steady_clock::now();
-        backend->step();
-        wall += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                    .count();
-        for (std::size_t s = 0; s < kStageCount; ++s) stage_sum[s] += backend->stats().stage_ms[s];
+      const std::vector<std::uint32_t>& sizes = opt.sizes_given  ? opt.sizes
+                                                : which == "cpu" ? w->cpu_sizes
+                                                : cpu_driver     ? w->cpu_driver_sizes
+                                                                 : w->gpu_sizes;
+      for (std::uint32_t size : sizes) {
+        Scene scene = build(w->name, size);
+        const auto bodies = static_cast<std::uint32_t>(scene.bodies.size());
+        const auto particles = static_cast<std::uint32_t>(scene.particles.size());
+        const auto joints = static_cast<std::uint32_t>(scene.joints.size());
+        for (SolverScheme scheme : schemes) {
+          if (which == "gpu" && scheme == SolverScheme::sequential) {
+            if (opt.scheme != "all") std::printf("(sequential: CPU backend only, GPU skipped)\n");
+            continue;
+          }
+          scene.settings.solver.scheme = scheme;
+          std::unique_ptr<Backend> backend =
+              which == "cpu" ? make_cpu_backend() : make_gpu_backend(*ctx);
+          std::fprintf(stderr,
+                       "%s %u (%u bodies, %u particles), %s, %s: %u warm-up + %u timed steps\n",
+                       w->name, size, bodies, particles, which.c_str(), scheme_name(scheme), warmup,
+                       opt.steps);
+          backend->load(scene);
+          Progress progress(std::uint64_t{warmup} + opt.steps);
+          for (std::uint32_t k = 0; k < warmup; ++k) {
+            backend->step();
+            progress.update(k + 1u);
+          }
+          std::array<double, kStageCount> stage_sum{};
+          double wall = 0.0;
+          std::uint32_t regrows = 0;
+          for (std::uint32_t k = 0; k < opt.steps; ++k) {
+            const auto t0 = std::chrono::steady_clock::now();
+            backend->step();
+            wall += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                        .count();
+            const StepStats& st = backend->stats();
+            for (std::size_t s = 0; s < kStageCount; ++s) stage_sum[s] += st.stage_ms[s];
+            regrows += st.regrows;
+            progress.update(std::uint64_t{warmup} + k + 1u);
+          }
+          progress.finish();
+          const StepStats& st = backend->stats();
+          const double steps = opt.steps;
+          const std::uint32_t units = joints + st.manifolds + st.particle_contacts;
+          const bool colored = scheme == SolverScheme::colored;
+          std::string colours = colored ? std::to_string(st.colors) : "—";
+          std::string overflow =
+              !colored ? "—"
+                       : fmt::format("{:.2f}%", units ? 100.0 * st.overflow_units / units : 0.0);
+          std::string dispatches = which == "gpu" ? std::to_string(st.dispatches) : "—";
+          std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ",
+                      w->name, thousands(size).c_str(), thousands(bodies).c_str(),
+                      thousands(particles).c_str(),
+                      which == "gpu" ? (cpu_driver ? "gpu*" : "gpu") : "cpu", scheme_name(scheme),
+                      thousands(st.pairs).c_str(), thousands(st.points).c_str(),
+                      thousands(st.particle_contacts).c_str(), thousands(st.rows).c_str(),
+                      colours.c_str(), overflow.c_str(), dispatches.c_str());
+          double total = 0.0;
+          for (double ms : stage_sum) {
+            std::printf("%.3f | ", ms / steps);
+            total += ms / steps;
+          }
+          std::printf("%.3f | %.3f | %.1f |\n", total, wall / steps, 1000.0 * steps / wall);
+          if (regrows) ++regrow_rows;
+          std::fflush(stdout);
+        }
       }
-      const double steps = opt.steps;
-      double total = 0.0;
-      std::printf("| %s | %u | %u | %u | ", which.c_str(), n, backend->stats().contacts,
-                  backend->stats().dispatches);
-      for (double ms : stage_sum) {
-        std::printf("%.3f | ", ms / steps);
-        total += ms / steps;
-      }
-      std::printf("%.3f | %.3f | %.1f |\n", total, wall / steps, 1000.0 * steps / wall);
-      std::fflush(stdout);
     }
+  }
+  if (regrow_rows) {
+    std::printf(
+        "\nnote: %u row(s) include steps redone after a pair or contact overflow (regrows) in "
+        "the timed steps; raise --warmup\n",
+        regrow_rows);
+  }
+  if (cpu_driver) {
+    std::printf("\ngpu*: the GPU backend on %s, a CPU Vulkan driver: not GPU timings\n",
+                ctx->info().name.c_str());
   }
   return 0;
 }

@@ -1,5 +1,5 @@
-// The `vkphys` subcommands other than bench (tools/bench.cpp, tools/bench_rigid.cpp). Scenes
-// with rigid bodies go on to tools/rigid_commands.cpp.
+// The `vkphys` subcommands other than bench (tools/bench.cpp) and export-scene
+// (tools/export_scene.cpp): info, run and compare, for every scene the world runs.
 #include "tools/commands.h"
 
 #include <fmt/format.h>
@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "host/io/output.h"
@@ -44,93 +45,158 @@ int cmd_info(const Options&) {
   return 0;
 }
 
+SolverScheme parse_scheme(const std::string& name) {
+  if (name == "sequential") return SolverScheme::sequential;
+  if (name == "colored") return SolverScheme::colored;
+  if (name == "jacobi") return SolverScheme::jacobi;
+  throw std::runtime_error(
+      fmt::format("--scheme {}: expected sequential, colored or jacobi", name));
+}
+
 namespace {
 
-struct BackendHandle {
-  std::unique_ptr<vk::Context> ctx;
-  std::unique_ptr<Backend> backend;
-};
-
-BackendHandle open_backend(const std::string& which, const Options& opt) {
-  BackendHandle h;
-  if (which == "cpu") {
-    h.backend = make_cpu_backend();
-  } else {
-    h.ctx = vk::Context::create({opt.device, opt.validation});
-    h.backend = make_gpu_backend(*h.ctx);
+// "body 12 (box)", for the static bodies after the scene's "plane body 14 (scene plane 0)".
+std::string describe_body(const Scene& scene, std::uint32_t i) {
+  if (i < scene.bodies.size()) {
+    return fmt::format("body {} ({})", i, shape_name(scene.bodies[i].shape));
   }
-  return h;
+  return fmt::format("plane body {} (scene plane {})", i, i - scene.bodies.size());
+}
+
+// The body or particle a NaN was found in, or empty if the metrics saw none.
+std::string describe_nonfinite(const Scene& scene, const Metrics& m) {
+  if (m.nonfinite_body) return describe_body(scene, *m.nonfinite_body);
+  if (m.nonfinite_particle) return fmt::format("particle {}", *m.nonfinite_particle);
+  return {};
 }
 
 }  // namespace
 
 int cmd_run(const Options& opt) {
   Scene scene = io::load_scene(opt.scene);
-  if (!scene.bodies.empty()) return cmd_run_rigid(opt, std::move(scene));
-  if (!opt.scheme.empty()) {
-    throw std::runtime_error(fmt::format(
-        "--scheme applies to rigid-body scenes only; {} is a particle scene", opt.scene));
+  SolverSettings& solver = scene.settings.solver;
+  if (!opt.scheme.empty()) solver.scheme = parse_scheme(opt.scheme);
+  if (opt.backend == "gpu" && solver.scheme == SolverScheme::sequential) {
+    throw std::runtime_error(
+        opt.scheme.empty()
+            ? fmt::format("{} uses solver.scheme \"sequential\", which only the CPU backend runs: "
+                          "use --backend cpu, or --scheme colored|jacobi on the GPU",
+                          opt.scene)
+            : "--scheme sequential runs on the CPU backend only: use --backend cpu, or --scheme "
+              "colored|jacobi on the GPU");
   }
-  BackendHandle h = open_backend(opt.backend, opt);
-  std::printf("%s\nbackend: %s\n", io::scene_summary(scene).c_str(), h.backend->name().c_str());
-  h.backend->load(scene);
+  std::unique_ptr<vk::Context> ctx;
+  std::unique_ptr<Backend> backend;
+  if (opt.backend == "cpu") {
+    backend = make_cpu_backend();
+  } else {
+    ctx = vk::Context::create({opt.device, opt.validation});
+    backend = make_gpu_backend(*ctx);
+  }
+  std::printf("%s\nbackend: %s, scheme %s\n", io::scene_summary(scene).c_str(),
+              backend->name().c_str(), scheme_name(solver.scheme));
+  if (ctx && ctx->info().type == "cpu") {
+    std::printf("(a CPU Vulkan driver: step times are not GPU timings)\n");
+  }
+  backend->load(scene);
   io::RunWriter writer(opt.out);
-  Particles state = scene.particles;
-  writer.frame(0, state);
-  writer.metrics(0, 0.0, measure(scene, state), h.backend->stats(), 0.0);
+  const MassTable masses = mass_table(scene);
+  WorldState prev, cur;  // prev: the last finite state
+  backend->read(prev);
+  Metrics m = measure(masses, scene, prev);
+  if (std::string bad = describe_nonfinite(scene, m); !bad.empty()) {
+    throw std::runtime_error(fmt::format("step 0: {} starts with a NaN or infinite value", bad));
+  }
+  writer.frame(0, scene, prev);
+  writer.metrics(0, 0.0, m, backend->stats(), 0.0);
+  std::uint64_t last_frame = 0;
   Progress progress(opt.steps);
-  const double h_step = static_cast<double>(scene.settings.time_step);
+  const double h = static_cast<double>(scene.settings.time_step);
   for (std::uint32_t k = 1; k <= opt.steps; ++k) {
-    auto t0 = std::chrono::steady_clock::now();
-    h.backend->step();
-    double ms =
+    const auto t0 = std::chrono::steady_clock::now();
+    backend->step();
+    const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    h.backend->read(state);
-    Metrics m = measure(scene, state);
-    if (!m.finite) {
+    backend->read(cur);
+    m = measure(masses, scene, cur);
+    if (std::string bad = describe_nonfinite(scene, m); !bad.empty()) {
+      if (last_frame != k - 1u) writer.frame(k - 1u, scene, prev);
+      progress.finish();
       throw std::runtime_error(fmt::format(
-          "step {}: a position or velocity became NaN or infinite; stopping (last good frame "
-          "written; check time_step, spook_k and masses)",
-          k));
+          "step {}: {} has a NaN or infinite position, orientation or velocity; stopping "
+          "(frame_{:06d}.csv holds the last finite state; check time_step, spook_k and masses)",
+          k, bad, k - 1u));
     }
-    writer.metrics(k, h_step * k, m, h.backend->stats(), ms);
-    if ((opt.every && k % opt.every == 0) || k == opt.steps) writer.frame(k, state);
+    writer.metrics(k, h * k, m, backend->stats(), ms);
+    if ((opt.every && k % opt.every == 0) || k == opt.steps) {
+      writer.frame(k, scene, cur);
+      last_frame = k;
+    }
+    std::swap(prev, cur);
     progress.update(k);
   }
   progress.finish();
-  Metrics last = measure(scene, state);
-  std::printf("%u steps: kinetic %.6g J, max penetration %.4g m, %u contacts; output in %s\n",
-              opt.steps, last.kinetic, last.max_penetration, h.backend->stats().contacts,
-              opt.out.c_str());
+  const StepStats& st = backend->stats();
+  std::printf(
+      "%u steps: kinetic %.6g J (rotational %.6g J), potential %.6g J, max penetration %.4g m, "
+      "%u pairs, %u contact points, %u particle contacts, %u rows; output in %s\n",
+      opt.steps, m.kinetic(), m.kinetic_rotational, m.potential, m.max_penetration, st.pairs,
+      st.points, st.particle_contacts, st.rows, opt.out.c_str());
   return 0;
 }
 
 int cmd_compare(const Options& opt) {
   Scene scene = io::load_scene(opt.scene);
-  if (!scene.bodies.empty()) return cmd_compare_rigid(opt, std::move(scene));
-  if (!opt.scheme.empty() || opt.rot_tol_given) {
-    throw std::runtime_error(fmt::format(
-        "--scheme and --rot-tol apply to rigid-body scenes only; {} is a particle scene",
-        opt.scene));
+  SolverSettings& solver = scene.settings.solver;
+  if (!opt.scheme.empty()) {
+    solver.scheme = parse_scheme(opt.scheme);
+    if (solver.scheme == SolverScheme::sequential) {
+      throw std::runtime_error(
+          "--scheme sequential runs on the CPU backend only, so there is no GPU run to compare "
+          "it with: use --scheme colored or jacobi");
+    }
+  } else if (solver.scheme == SolverScheme::sequential) {
+    std::printf(
+        "%s uses solver.scheme \"sequential\" (CPU backend only): comparing with "
+        "colored\n",
+        opt.scene.c_str());
+    solver.scheme = SolverScheme::colored;
   }
-  BackendHandle gpu = open_backend("gpu", opt);
-  BackendHandle cpu = open_backend("cpu", opt);
-  gpu.backend->load(scene);
-  cpu.backend->load(scene);
-  std::printf("%s\ncomparing %s against %s, tolerance %.3g m / %.3g m/s\n",
-              io::scene_summary(scene).c_str(), gpu.backend->name().c_str(),
-              cpu.backend->name().c_str(), opt.pos_tol, opt.vel_tol);
-  CompareResult r =
-      compare_backends(*gpu.backend, *cpu.backend, opt.steps, {opt.pos_tol, opt.vel_tol});
-  std::printf("%6s %12s %12s %12s %12s %9s %9s\n", "step", "max|dx|", "mean|dx|", "max|dv|",
-              "mean|dv|", "contacts", "(cpu)");
+  std::unique_ptr<vk::Context> ctx = vk::Context::create({opt.device, opt.validation});
+  std::unique_ptr<Backend> gpu = make_gpu_backend(*ctx);
+  std::unique_ptr<Backend> cpu = make_cpu_backend();
+  gpu->load(scene);
+  cpu->load(scene);
+  Tolerance tol;
+  tol.position = opt.pos_tol;
+  tol.rotation = opt.rot_tol;
+  tol.velocity = opt.vel_tol;
+  tol.angular_velocity = opt.vel_tol;
+  std::printf(
+      "%s\ncomparing %s against %s, scheme %s, tolerance %.3g m / %.3g rad / %.3g m/s and "
+      "rad/s\n",
+      io::scene_summary(scene).c_str(), gpu->name().c_str(), cpu->name().c_str(),
+      scheme_name(solver.scheme), tol.position, tol.rotation, tol.velocity);
+  Progress progress(opt.steps);
+  CompareResult r = compare_backends(*gpu, *cpu, opt.steps, tol, scene.bodies.size(),
+                                     [&progress](std::uint32_t k) { progress.update(k); });
+  progress.finish();
+  std::printf("%6s %11s %11s %11s %11s %11s %11s %11s %11s %6s %7s %7s\n", "step", "max|dx|",
+              "mean|dx|", "max angle", "mean angle", "max|dv|", "mean|dv|", "max|dw|", "mean|dw|",
+              "worst", "points", "(cpu)");
   for (std::size_t k = 0; k < r.steps.size(); ++k) {
     const StepError& e = r.steps[k];
-    std::printf("%6zu %12.4g %12.4g %12.4g %12.4g %9u %9u\n", k + 1, e.max_pos, e.mean_pos,
-                e.max_vel, e.mean_vel, e.contacts_a, e.contacts_b);
+    std::printf("%6zu %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %5s%u %7u %7u\n",
+                k + 1, e.max_pos, e.mean_pos, e.max_rot, e.mean_rot, e.max_vel, e.mean_vel,
+                e.max_omega, e.mean_omega, e.worst_is_particle ? "p" : "b", e.worst_body,
+                e.points_a, e.points_b);
   }
+  std::printf(
+      "(worst: the body bN or particle pN with the largest position difference; points: manifold "
+      "points + particle contacts; angles in rad)\n");
   if (r.first_bad) {
-    std::printf("FAIL: first step past tolerance: %u\n", *r.first_bad);
+    std::printf("FAIL: first step past tolerance: %u (%s)\n", *r.first_bad,
+                r.first_bad_what.c_str());
     return 1;
   }
   std::printf("OK: all %u steps within tolerance\n", opt.steps);

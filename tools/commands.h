@@ -20,14 +20,12 @@ struct Options {
   std::uint32_t every = 10;
   double pos_tol = 1e-3;
   double vel_tol = 1e-2;
-  double rot_tol = 1e-3;       // compare, rigid bodies: orientation tolerance [rad]
-  bool rot_tol_given = false;  // --rot-tol was on the command line
-  std::string scheme;          // rigid bodies: sequential|colored|jacobi|all; empty = default
-  std::string workload = "particles";
-  std::string rigid_workload = "all";  // bench rigid: pyramid|pyramids|boxes|all
+  double rot_tol = 1e-3;         // compare, rigid bodies: orientation tolerance [rad]
+  std::string scheme;            // sequential|colored|jacobi (bench: or all); empty = default
+  std::string workload = "all";  // bench: particles|pyramid|pyramids|boxes|rigid|all
   std::vector<std::uint32_t> sizes{1000, 10000, 100000};
   bool sizes_given = false;   // --sizes was on the command line
-  std::uint32_t warmup = 0;   // bench rigid: warm-up steps
+  std::uint32_t warmup = 0;   // bench: warm-up steps
   bool warmup_given = false;  // --warmup was on the command line
   std::uint32_t size = 0;     // export-scene: count/base parameter, 0 = the builder's default
   std::string export_out;     // export-scene: output file, empty = stdout
@@ -37,12 +35,6 @@ int cmd_info(const Options& opt);
 int cmd_run(const Options& opt);
 int cmd_compare(const Options& opt);
 int cmd_bench(const Options& opt);
-
-// Rigid-body scenes (tools/rigid_commands.cpp): `run` and `compare` hand a scene with bodies to
-// these; `bench rigid` is tools/bench_rigid.cpp.
-int cmd_run_rigid(const Options& opt, Scene scene);
-int cmd_compare_rigid(const Options& opt, Scene scene);
-int cmd_bench_rigid(const Options& opt);
 
 // The backends `--backend cpu|gpu|both` asks `bench` for, in that order. Opens the Vulkan
 // context into `ctx` for "gpu" (a missing device prints one line and drops "gpu") and prints

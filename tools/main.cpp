@@ -5,21 +5,22 @@
 //                    [--scheme sequential|colored|jacobi]
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
 //                        [--rot-tol RAD] [--scheme colored|jacobi]
-//   vkphys bench particles [--sizes 1000,10000] [--backend gpu|cpu|both] [--steps N]
-//   vkphys bench rigid [pyramid|pyramids|boxes|all] [--sizes N,...] [--backend gpu|cpu|both]
-//                      [--scheme colored|jacobi|sequential|all] [--warmup N] [--steps N]
-//   vkphys export-scene NAME [--size N] [--out FILE]   a built-in rigid-body scene as JSON
+//   vkphys bench [particles|pyramid|pyramids|boxes|rigid|all] [--sizes N,...]
+//                [--backend gpu|cpu|both] [--scheme colored|jacobi|sequential|all] [--warmup N]
+//                [--steps N]
+//   vkphys export-scene NAME [--size N] [--out FILE]   a built-in scene as JSON
 //
-// run and compare take particle scenes and rigid-body scenes (scenes with "bodies"); --scheme
-// (overriding the scene's solver.scheme) and --rot-tol apply to rigid-body scenes only. The
-// sequential scheme runs on the CPU backend only. compare runs both backends with one scheme:
-// --scheme, else the scene's (colored if the scene asks for sequential).
+// run and compare take every scene (rigid bodies, planes, joints and particles in any mix);
+// --scheme overrides the scene's solver.scheme. The sequential scheme runs on the CPU backend
+// only. compare runs both backends with one scheme: --scheme, else the scene's (colored if the
+// scene asks for sequential).
 //
-// bench rigid workloads (default: all three): pyramid (--sizes = base rows, default 20,40),
-// pyramids (base-10 pyramids side by side, --sizes = copies, default 10), boxes (box rain,
-// --sizes = box counts, default 10000,100000 on a GPU, 1000,10000 on the CPU backend and 1000,4000
-// on a CPU Vulkan driver such as lavapipe). --warmup defaults to 60 steps (pyramids) and 120
-// (boxes); --steps to 20.
+// bench workloads (default: all): particles (--sizes = particle counts, default
+// 1000,10000,100000), pyramid (--sizes = base rows, default 20,40), pyramids (base-10 pyramids
+// side by side, --sizes = copies, default 10), boxes (box rain, --sizes = box counts, default
+// 10000,100000 on a GPU, 1000,10000 on the CPU backend and 1000,4000 on a CPU Vulkan driver such
+// as lavapipe); rigid = pyramid, pyramids and boxes. --warmup defaults to 30 steps (particles),
+// 60 (pyramids) and 120 (boxes); --steps to 20.
 //
 // --device N|NAME picks the Vulkan device for the GPU backend (default: discrete GPU first,
 // otherwise any Vulkan device, e.g. lavapipe).
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
   run->add_option("--steps", opt.steps, "number of steps");
   run->add_option("--out", opt.out, "output folder");
   run->add_option("--every", opt.every, "write a frame every K steps (0: first and last only)");
-  run->add_option("--scheme", opt.scheme, "rigid bodies: solver scheme (overrides the scene's)")
+  run->add_option("--scheme", opt.scheme, "solver scheme (overrides the scene's)")
       ->check(CLI::IsMember({"sequential", "colored", "jacobi"}));
 
   auto* cmp = app.add_subcommand("compare", "run both backends and report their differences");
@@ -57,31 +58,27 @@ int main(int argc, char** argv) {
   cmp->add_option("--vel-tol", opt.vel_tol,
                   "velocity tolerance [m/s] (rigid bodies: also angular velocity [rad/s])");
   cmp->add_option("--rot-tol", opt.rot_tol, "rigid bodies: orientation tolerance [rad]");
-  cmp->add_option("--scheme", opt.scheme,
-                  "rigid bodies: solver scheme for both backends (default: the scene's)")
+  cmp->add_option("--scheme", opt.scheme, "solver scheme for both backends (default: the scene's)")
       ->check(CLI::IsMember({"sequential", "colored", "jacobi"}));
 
   auto* bench = app.add_subcommand("bench", "time the pipeline per stage");
-  bench->add_option("workload", opt.workload, "workload: particles or rigid")
-      ->check(CLI::IsMember({"particles", "rigid"}));
   bench
-      ->add_option("rigid-workload", opt.rigid_workload,
-                   "rigid: pyramid, pyramids, boxes or all (default)")
-      ->check(CLI::IsMember({"pyramid", "pyramids", "boxes", "all"}));
+      ->add_option("workload", opt.workload,
+                   "particles, pyramid, pyramids, boxes, rigid (the three rigid ones) or all")
+      ->check(CLI::IsMember({"particles", "pyramid", "pyramids", "boxes", "rigid", "all"}));
   bench
       ->add_option("--sizes", opt.sizes,
-                   "particles: counts; rigid: pyramid bases, pyramid copies or box counts")
+                   "particle counts, pyramid bases, pyramid copies or box counts")
       ->delimiter(',');
-  bench->add_option("--scheme", opt.scheme, "rigid: solver scheme (default colored)")
+  bench->add_option("--scheme", opt.scheme, "solver scheme (default colored)")
       ->check(CLI::IsMember({"colored", "jacobi", "sequential", "all"}));
   bench->add_option("--warmup", opt.warmup,
-                    "rigid: warm-up steps before timing (default 60 pyramids, 120 boxes)");
+                    "warm-up steps before timing (default 30 particles, 60 pyramids, 120 boxes)");
   bench->add_option("--backend", opt.backend, "gpu, cpu or both")
       ->check(CLI::IsMember({"gpu", "cpu", "both"}));
   bench->add_option("--steps", opt.steps, "timed steps per size");
 
-  auto* export_cmd =
-      app.add_subcommand("export-scene", "write a built-in rigid-body scene as JSON");
+  auto* export_cmd = app.add_subcommand("export-scene", "write a built-in scene as JSON");
   export_cmd->add_option("name", opt.scene, "scene name")
       ->required()
       ->check(CLI::IsMember(vkphys::tools::export_scene_names()));
@@ -92,20 +89,13 @@ int main(int argc, char** argv) {
   try {
     if (info->parsed()) return vkphys::tools::cmd_info(opt);
     if (run->parsed()) return vkphys::tools::cmd_run(opt);
-    if (cmp->parsed()) {
-      opt.rot_tol_given = cmp->count("--rot-tol") > 0;
-      return vkphys::tools::cmd_compare(opt);
-    }
+    if (cmp->parsed()) return vkphys::tools::cmd_compare(opt);
     if (export_cmd->parsed()) return vkphys::tools::cmd_export_scene(opt);
     if (bench->parsed()) {
       if (opt.backend == "gpu" && !bench->count("--backend")) opt.backend = "both";
       if (!bench->count("--steps")) opt.steps = 20;
       opt.sizes_given = bench->count("--sizes") > 0;
       opt.warmup_given = bench->count("--warmup") > 0;
-      if (opt.workload == "rigid") return vkphys::tools::cmd_bench_rigid(opt);
-      if (bench->count("rigid-workload") || bench->count("--scheme") || opt.warmup_given) {
-        throw std::runtime_error("a rigid workload, --scheme and --warmup apply to bench rigid");
-      }
       return vkphys::tools::cmd_bench(opt);
     }
   } catch (const std::exception& e) {

@@ -1,15 +1,19 @@
-// The CPU reference backend: the particle step's stages as plain loops over the same kernel
-// functions the shaders call (host/cpu/particle_env.h), in the same order, with the CPU twins of
-// the GPU sort and scan. Single-threaded on purpose: it is the ground truth, and its loops
-// visit elements in index order so every run is bit-identical.
+// The CPU reference backend of the world step: the stages of host/sim/backend.h as plain
+// loops over the kernel functions the shaders call (host/cpu/world_env.h), in the same order,
+// with the CPU twins of the GPU sort and scan. Single-threaded: every run is bit-identical, and
+// the coloured scheme replays the GPU's colouring exactly (same passes, same priorities).
+//
+// Unlike the GPU, the CPU knows the pair and contact counts before it writes them, so an
+// overflow grows the buffers and restarts the step at once; the result is the same as the GPU's
+// undo-and-redo.
+#include <algorithm>
 #include <bit>
 #include <chrono>
-#include <utility>
+#include <stdexcept>
 
-#include "host/cpu/particle_env.h"
 #include "host/cpu/primitives.h"
-#include "host/sim/backend.h"
-#include "host/sim/step_params.h"
+#include "host/cpu/world_env.h"
+#include "host/sim/world_setup.h"
 
 namespace vkphys {
 namespace {
@@ -20,24 +24,186 @@ class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
 
-  void load(const Scene& scene, std::uint32_t contact_capacity) override {
+  void load(const Scene& scene, std::uint32_t pair_capacity,
+            std::uint32_t contact_capacity) override {
     scene_ = scene;
-    state_ = scene.particles;
-    capacity_ = contact_capacity ? contact_capacity : default_contact_capacity(state_.size());
-    stats_ = {};
-    prev_offsets_.assign(state_.size() + 1, 0u);
-    prev_bodies_.clear();
+    world_ = build_world(scene);
+    const std::size_t n = world_.bodies(), r = world_.rigid, p = world_.particles();
+    cap_ = default_capacities(world_);
+    if (pair_capacity) cap_.pairs = pair_capacity;
+    if (contact_capacity) cap_.contacts = contact_capacity;
+    params_ = make_world_params(scene_, world_, cap_);  // validates before allocating
+    start_.assign(n, glm::vec4(0.0f));
+    color_.assign(2 * n, 0u);
+    range_.assign(n, glm::uvec2(0u));
+    omega_start_.assign(r, glm::vec4(0.0f));
+    iinv_.assign(3 * r, glm::vec4(0.0f));
+    aabb_.assign(2 * r, glm::vec4(0.0f));
+    vel_pos_.assign(2 * r, glm::vec4(0.0f));
+    joint_rows_.assign(4 * VKPHYS_JOINT_ROWS * world_.joints(), glm::vec4(0.0f));
+    joint_lambda_.assign(2 * world_.joints(), glm::vec4(0.0f));
+    grid_keys_.assign(p, 0u);
+    grid_values_.assign(p, 0u);
+    cell_start_.assign(params_.kinds.w, VKPHYS_EMPTY_CELL);
+    cell_end_.assign(params_.kinds.w, 0u);
+    pc_offsets_.assign(p + 1, 0u);
+    prev_pc_offsets_.assign(p + 1, 0u);
+    prev_info_.clear();
     prev_lambda_.clear();
+    prev_pc_other_.clear();
+    prev_pc_lambda_.clear();
+    allocate_lists();
+    stats_ = {};
   }
 
   void step(StepTrace* trace) override {
-    const std::size_t n = state_.size();
-    StepParams params = make_step_params(scene_, capacity_);
     stats_.regrows = 0;
-    kern::ParticleEnv env;
-    env.pos_radius = state_.pos_radius.data();
-    env.vel_invmass = state_.vel_invmass.data();
-    env.material = state_.material.data();
+    while (!try_step(trace)) {
+      ++stats_.regrows;
+      allocate_lists();
+    }
+  }
+
+  void read(WorldState& out) const override {
+    world_state(scene_, world_.rigid, world_.pos, world_.vel, world_.rot, world_.omega, out);
+  }
+
+  const StepStats& stats() const override { return stats_; }
+
+ private:
+  // Grows the pair and contact lists; last step's pairs keep their slots (the hash table is
+  // rebuilt), last step's particle contacts their places.
+  void allocate_lists() {
+    params_ = make_world_params(scene_, world_, cap_);
+    const std::size_t pairs = cap_.pairs, contacts = cap_.contacts;
+    const std::size_t units = params_.coloring.w;
+    pair_info_.assign(pairs, glm::uvec4(0u));
+    pair_normal_.assign(pairs, glm::vec4(0.0f));
+    point_geom_.assign(4 * pairs, glm::vec4(0.0f));
+    point_lambda_.assign(4 * pairs, glm::vec4(0.0f));
+    point_prep_.assign(16 * pairs, glm::vec4(0.0f));
+    prev_info_.resize(pairs, glm::uvec4(0u));
+    prev_lambda_.resize(8 * pairs, glm::vec4(0.0f));
+    hash_.assign(params_.counts.w, VKPHYS_EMPTY_SLOT);
+    pc_bodies_.assign(contacts, glm::uvec2(0u));
+    pc_geom_.assign(contacts, glm::vec4(0.0f));
+    pc_target_.assign(contacts, glm::vec4(0.0f));
+    pc_lambda_.assign(contacts, glm::vec4(0.0f));
+    prev_pc_other_.resize(contacts, 0u);
+    prev_pc_lambda_.resize(contacts, glm::vec4(0.0f));
+    unit_color_.assign(units, 0u);
+    unit_dv_.assign(4 * (world_.joints() + pairs) + 2 * contacts, glm::vec4(0.0f));
+    const std::size_t sort = std::max<std::size_t>(world_.bodies(), 2 * units);
+    keys_.assign(sort, 0u);
+    values_.assign(sort, 0u);
+    offsets_.assign(world_.bodies() + 1, 0u);
+    kern::WorldEnv env = make_env();
+    for (std::uint32_t q = 0; q < cap_.pairs; ++q) env.hash_insert_pair(q, true);
+  }
+
+  kern::WorldEnv make_env() {
+    kern::WorldEnv e;
+    e.params = params_;
+    e.body_pos = world_.pos.data();
+    e.body_vel = world_.vel.data();
+    e.body_start = start_.data();
+    e.body_info = world_.info.data();
+    e.body_color = color_.data();
+    e.body_range = range_.data();
+    e.rigid_rot = world_.rot.data();
+    e.rigid_omega = world_.omega.data();
+    e.rigid_omega_start = omega_start_.data();
+    e.rigid_iinv = iinv_.data();
+    e.rigid_inertia = world_.inertia.data();
+    e.rigid_dims = world_.dims.data();
+    e.rigid_aabb = aabb_.data();
+    e.rigid_vel_pos = vel_pos_.data();
+    e.sort_keys = keys_.data();
+    e.sort_values = values_.data();
+    e.pair_offsets = offsets_.data();
+    e.pair_info = pair_info_.data();
+    e.pair_normal = pair_normal_.data();
+    e.point_geom = point_geom_.data();
+    e.point_lambda = point_lambda_.data();
+    e.point_prep = point_prep_.data();
+    e.prev_pair_info = prev_info_.data();
+    e.prev_point_lambda = prev_lambda_.data();
+    e.prev_hash = hash_.data();
+    e.joint_info = world_.joint_info.data();
+    e.joint_frames = world_.joint_frames.data();
+    e.joint_rows = joint_rows_.data();
+    e.joint_lambda = joint_lambda_.data();
+    e.unit_color = unit_color_.data();
+    e.unit_dv = unit_dv_.data();
+    e.grid_keys = grid_keys_.data();
+    e.grid_values = grid_values_.data();
+    e.cell_start = cell_start_.data();
+    e.cell_end = cell_end_.data();
+    e.pcontact_offsets = pc_offsets_.data();
+    e.pcontact_bodies = pc_bodies_.data();
+    e.pcontact_geom = pc_geom_.data();
+    e.pcontact_target = pc_target_.data();
+    e.pcontact_lambda = pc_lambda_.data();
+    e.prev_pcontact_offsets = prev_pc_offsets_.data();
+    e.prev_pcontact_other = prev_pc_other_.data();
+    e.prev_pcontact_lambda = prev_pc_lambda_.data();
+    return e;
+  }
+
+  // One sweep of every unit, in the scheme's order.
+  void sweep(kern::WorldEnv& e, std::uint32_t kind) {
+    const std::uint32_t units = e.unit_count();
+    switch (scene_.settings.solver.scheme) {
+      case SolverScheme::sequential:
+        for (std::uint32_t u = 0; u < units; ++u) e.unit_in_place(u, kind);
+        break;
+      case SolverScheme::colored:
+        for (std::uint32_t c = 0; c <= params_.coloring.x; ++c) {
+          for (std::uint32_t s = e.counters.color_start[c]; s < e.counters.color_end[c]; ++s) {
+            e.unit_in_place(values_[s], kind);
+          }
+        }
+        break;
+      case SolverScheme::jacobi:
+        for (std::uint32_t u = 0; u < units; ++u) e.jacobi_unit(u, kind);
+        for (std::uint32_t b = 0; b < world_.bodies(); ++b) e.jacobi_body(b);
+        break;
+    }
+  }
+
+  void solve(kern::WorldEnv& e, std::uint32_t kind) {
+    sweep(e, kern::KIND_WARM);
+    for (std::uint32_t it = 0; it < scene_.settings.solver.iterations; ++it) sweep(e, kind);
+  }
+
+  // The sweep over rigid bodies sorted by min x: pair counts, then (after the scan) the pairs.
+  void sweep_and_prune(kern::WorldEnv& e) {
+    const std::uint32_t n = world_.bodies();
+    std::fill(offsets_.begin(), offsets_.end(), 0u);
+    if (world_.sweepers == 0) return;
+    cpu::radix_sort(std::span(keys_).first(n), std::span(values_).first(n), 32);
+    for (std::uint32_t s = 0; s < n; ++s) e.sweep_count(s);
+    cpu::exclusive_scan(offsets_);
+  }
+
+  // The particle grid: cells, contact counts, then (after the scan) the contacts.
+  void particle_grid(kern::WorldEnv& e) {
+    const std::uint32_t p = world_.particles();
+    std::fill(pc_offsets_.begin(), pc_offsets_.end(), 0u);
+    if (p == 0) return;
+    for (std::uint32_t k = 0; k < p; ++k) e.grid_hash_particle(k);
+    const auto bits = static_cast<std::uint32_t>(std::bit_width(params_.kinds.w - 1u));
+    cpu::radix_sort(std::span(grid_keys_), std::span(grid_values_), bits);
+    std::fill(cell_start_.begin(), cell_start_.end(), VKPHYS_EMPTY_CELL);
+    for (std::uint32_t k = 0; k < p; ++k) e.grid_cell_range(k);
+    for (std::uint32_t k = 0; k < p; ++k) e.grid_count(k);
+    cpu::exclusive_scan(pc_offsets_);
+  }
+
+  // Returns false (having changed nothing but the capacities) when a list does not fit.
+  bool try_step(StepTrace* trace) {
+    const std::uint32_t n = world_.bodies();
+    kern::WorldEnv e = make_env();
     auto t = Clock::now();
     auto lap = [&](Stage s) {
       auto now = Clock::now();
@@ -45,129 +211,111 @@ class CpuBackend final : public Backend {
           std::chrono::duration<double, std::milli>(now - t).count();
       t = now;
     };
-
-    vel_start_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      glm::vec4 v = state_.vel_invmass[i];
-      vel_start_[i] = v;
-      state_.vel_invmass[i] =
-          glm::vec4(kern::predict_velocity(glm::vec3(v), v.w, glm::vec3(params.gravity_dt),
-                                           params.grid.w, params.gravity_dt.w),
-                    v.w);
-    }
-    if (trace) trace->predicted_vel = state_.vel_invmass;
-    lap(Stage::predict);
-
-    keys_.resize(n);
-    values_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      keys_[i] = kern::grid_hash(kern::grid_cell(glm::vec3(state_.pos_radius[i]), params.grid.y),
-                                 params.counts.z);
-      values_[i] = static_cast<std::uint32_t>(i);
-    }
-    lap(Stage::hash);
-    cpu::radix_sort(keys_, values_, static_cast<std::uint32_t>(std::countr_zero(params.counts.z)));
-    lap(Stage::sort);
-
-    cell_start_.assign(params.counts.z, VKPHYS_EMPTY_CELL);
-    cell_end_.assign(params.counts.z, VKPHYS_EMPTY_CELL);
-    env.params = params;
-    env.sort_keys = keys_.data();
-    env.sort_values = values_.data();
-    env.cell_start = cell_start_.data();
-    env.cell_end = cell_end_.data();
-    for (std::uint32_t k = 0; k < n; ++k) env.find_cell_range(k);
-    lap(Stage::cell_ranges);
-
-    offsets_.assign(n + 1, 0u);
-    for (std::uint32_t i = 0; i < n; ++i) offsets_[i] = env.particle_contacts(i, false, 0u);
-    lap(Stage::count_contacts);
-    std::uint32_t total = cpu::exclusive_scan(offsets_);
-    // The CPU knows the total before writing, so it grows before the write instead of redoing.
-    if (total > capacity_) {
-      capacity_ = grown_contact_capacity(total);
-      stats_.regrows = 1;
-      params.counts.w = capacity_;
-      env.params = params;
-    }
-    lap(Stage::scan);
-
-    bodies_.resize(total);
-    geom_.resize(total);
-    target_.resize(total);
-    lambda_.resize(total);
-    env.contact_offset = offsets_.data();
-    env.contact_bodies = bodies_.data();
-    env.contact_geom = geom_.data();
-    env.contact_target = target_.data();
-    env.contact_lambda = lambda_.data();
-    for (std::uint32_t i = 0; i < n; ++i) env.particle_contacts(i, true, offsets_[i]);
-    lap(Stage::write_contacts);
-
-    env.vel_start = vel_start_.data();
-    env.prev_contact_offset = prev_offsets_.data();
-    env.prev_contact_bodies = prev_bodies_.data();
-    env.prev_contact_lambda = prev_lambda_.data();
-    for (std::uint32_t c = 0; c < total; ++c) env.prepare_contact(c);
-    lap(Stage::prepare);
-
-    // Pass 0 applies the warm-start impulses, passes 1..iterations are Jacobi sweeps; each
-    // reads one velocity array and writes the other, as on the GPU.
-    scratch_.resize(n);
-    for (std::uint32_t pass = 0; pass <= scene_.settings.solver.iterations; ++pass) {
-      env.vel_invmass = state_.vel_invmass.data();
-      env.vel_out = scratch_.data();
-      for (std::uint32_t b = 0; b < n; ++b) {
-        if (pass == 0) {
-          env.warm_start_body(b);
-        } else {
-          env.solve_body(b);
-        }
+    for (std::uint32_t i = 0; i < n; ++i) e.body_setup(i);
+    lap(Stage::setup);
+    sweep_and_prune(e);
+    particle_grid(e);
+    e.finalize_lists();
+    if (e.counters.overflow) {
+      if (e.counters.pairs > cap_.pairs) cap_.pairs = grown_capacity(e.counters.pairs, "pairs");
+      if (e.counters.pcontacts > cap_.contacts) {
+        cap_.contacts = grown_capacity(e.counters.pcontacts, "particle contacts");
       }
-      std::swap(state_.vel_invmass, scratch_);
+      return false;
+    }
+    if (world_.sweepers > 0) {
+      for (std::uint32_t s = 0; s < n; ++s) e.sweep_write(s);
+    }
+    for (std::uint32_t k = 0; k < world_.particles(); ++k) e.grid_write(k);
+    lap(Stage::broadphase);
+    const std::uint32_t pairs = e.stored_pairs();
+    for (std::uint32_t q = 0; q < pairs; ++q) e.narrowphase_pair(q);
+    lap(Stage::narrowphase);
+    color_or_incidence(e);
+    lap(Stage::coloring);
+    if (scene_.settings.solver.restitution == RestitutionModel::newton) {
+      sweep(e, kern::KIND_IMPACT);
+    }
+    for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
+    if (trace) {
+      trace->predicted_vel = world_.vel;
+      trace->predicted_omega = world_.omega;
+    }
+    lap(Stage::predict);
+    const std::uint32_t units = e.unit_count();
+    for (std::uint32_t u = 0; u < units; ++u) e.prepare_unit(u);
+    lap(Stage::prepare);
+    solve(e, kern::KIND_SOLVE);
+    if (scene_.settings.solver.split_impulse) {
+      for (std::uint32_t i = 0; i < n; ++i) e.body_save_position_velocity(i);
+      for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, false);
+      solve(e, kern::KIND_VELOCITY);
     }
     lap(Stage::solve);
-
-    for (std::size_t i = 0; i < n; ++i) {
-      glm::vec4 p = state_.pos_radius[i];
-      state_.pos_radius[i] =
-          glm::vec4(kern::integrate_position(glm::vec3(p), glm::vec3(state_.vel_invmass[i]),
-                                             params.gravity_dt.w),
-                    p.w);
-    }
+    for (std::uint32_t q = 0; q < cap_.pairs; ++q) e.commit_pair(q);
+    for (std::uint32_t s = 0; s < params_.counts.w; ++s) e.hash_clear(s, false);
+    for (std::uint32_t q = 0; q < cap_.pairs; ++q) e.hash_insert_pair(q, false);
+    const std::uint32_t contacts = e.stored_pcontacts();
+    for (std::uint32_t c = 0; c < contacts; ++c) e.commit_pcontact(c);
+    for (std::uint32_t k = 0; k <= world_.particles(); ++k) e.commit_pcontact_offset(k);
+    for (std::uint32_t i = 0; i < n; ++i) e.body_integrate(i);
+    if (trace) fill_trace(*trace, pairs, contacts);
     lap(Stage::integrate);
+    fill_world_stats(e.counters, scene_, world_, cap_, stats_);
+    return true;
+  }
 
-    prev_offsets_ = offsets_;
-    prev_bodies_ = bodies_;
-    prev_lambda_ = lambda_;
-    stats_.contacts = total;
-    stats_.contact_capacity = capacity_;
-    if (trace) {
-      trace->sorted_keys = keys_;
-      trace->sorted_values = values_;
-      trace->cell_start = cell_start_;
-      trace->cell_end = cell_end_;
-      trace->contact_offset = offsets_;
-      trace->contact_bodies = bodies_;
-      trace->contact_geom = geom_;
-      trace->contact_target = target_;
-      trace->contact_lambda = lambda_;
-      trace->vel = state_.vel_invmass;
-      trace->pos = state_.pos_radius;
+  void color_or_incidence(kern::WorldEnv& e) {
+    const std::uint32_t units = params_.coloring.w;
+    const SolverScheme scheme = scene_.settings.solver.scheme;
+    if (scheme == SolverScheme::colored) {
+      std::fill(color_.begin(), color_.end(), 0u);
+      for (std::uint32_t u = 0; u < units; ++u) e.color_init(u);
+      const std::uint32_t sub = params_.coloring.y;
+      for (std::uint32_t c = 0; c < params_.coloring.x; ++c) {
+        for (std::uint32_t k = 0; k < sub; ++k) {
+          const std::uint32_t pass = c * sub + k + 1;
+          for (std::uint32_t u = 0; u < units; ++u) e.color_propose(u, c, pass);
+          for (std::uint32_t u = 0; u < units; ++u) e.color_assign(u, c, pass);
+        }
+      }
+      for (std::uint32_t u = 0; u < units; ++u) e.color_key(u);
+      cpu::radix_sort(std::span(keys_).first(units), std::span(values_).first(units), 5);
+      for (std::uint32_t s = 0; s < units; ++s) e.color_range(s);
+      e.color_groups(params_.coloring.x);
+    } else if (scheme == SolverScheme::jacobi) {
+      for (std::uint32_t k = 0; k < 2 * units; ++k) e.incidence_key(k);
+      const auto bits = static_cast<std::uint32_t>(std::bit_width(world_.bodies()));
+      cpu::radix_sort(std::span(keys_).first(2 * units), std::span(values_).first(2 * units), bits);
+      std::fill(range_.begin(), range_.end(), glm::uvec2(0u));
+      for (std::uint32_t s = 0; s < 2 * units; ++s) e.incidence_range(s);
     }
   }
 
-  void read(Particles& out) const override { out = state_; }
-  const StepStats& stats() const override { return stats_; }
+  void fill_trace(StepTrace& t, std::uint32_t pairs, std::uint32_t contacts) const {
+    t.pairs.assign(pair_info_.begin(), pair_info_.begin() + pairs);
+    t.normals.assign(pair_normal_.begin(), pair_normal_.begin() + pairs);
+    t.points.assign(point_geom_.begin(), point_geom_.begin() + 4 * pairs);
+    t.lambdas.assign(point_lambda_.begin(), point_lambda_.begin() + 4 * pairs);
+    t.colors.assign(unit_color_.begin(), unit_color_.begin() + world_.joints() + pairs + contacts);
+    t.joint_lambda = joint_lambda_;
+    t.pcontact_bodies.assign(pc_bodies_.begin(), pc_bodies_.begin() + contacts);
+    t.pcontact_geom.assign(pc_geom_.begin(), pc_geom_.begin() + contacts);
+    t.pcontact_lambda.assign(pc_lambda_.begin(), pc_lambda_.begin() + contacts);
+  }
 
- private:
   Scene scene_;
-  Particles state_;
-  std::uint32_t capacity_ = 0;
+  WorldArrays world_;
+  kern::WorldParams params_{};
+  Capacities cap_;
   StepStats stats_;
-  std::vector<glm::vec4> vel_start_, scratch_, geom_, target_, lambda_, prev_lambda_;
-  std::vector<std::uint32_t> keys_, values_, cell_start_, cell_end_, offsets_, prev_offsets_;
-  std::vector<glm::uvec2> bodies_, prev_bodies_;
+  std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, pair_normal_, point_geom_,
+      point_lambda_, point_prep_, prev_lambda_, joint_rows_, joint_lambda_, unit_dv_, pc_geom_,
+      pc_target_, pc_lambda_, prev_pc_lambda_;
+  std::vector<glm::uvec4> pair_info_, prev_info_;
+  std::vector<glm::uvec2> range_, pc_bodies_;
+  std::vector<std::uint32_t> color_, keys_, values_, offsets_, hash_, unit_color_, grid_keys_,
+      grid_values_, cell_start_, cell_end_, pc_offsets_, prev_pc_offsets_, prev_pc_other_;
 };
 
 }  // namespace

@@ -1,34 +1,35 @@
-// The Vulkan backend: the particle step as compute dispatches, recorded once into a command
-// buffer and replayed every step (host/sim/stages.h lists the stages; each shader in shaders/
-// is a thin wrapper around a kernel function shared with the CPU backend).
+// The Vulkan backend of the world step: the stages of host/sim/backend.h as compute
+// dispatches, recorded once into a command buffer and replayed every step. Every world shader
+// declares the same buffer table (kernels/world_layout.h, VKPHYS_WORLD_BUFFERS); each kernel's
+// pipeline binds the part of it its main() uses (host/vk/spirv_reflect.h), and a push constant
+// picks the stage function (kernels/stages.h).
 //
-// Per step the host does one submit and one fence wait, then reads the 32-byte counter block
-// (mapped memory): the contact total and the overflow flag. The contact stages after the scan run
-// over a GPU-written count with vkCmdDispatchIndirect, so nothing is read back mid-step. When the
-// contacts did not fit, the host restores the step-start state (positions are copied to a backup
-// at the start of every step, velocities by the predict stage), grows the contact buffers to 1.5x
-// what was needed, re-records and redoes the step: no contact is ever dropped.
+// Per step: one submit, one fence wait, and a read of the counter block (mapped memory):
+// pair and contact counts, overflow flag, points, colour ranges. Stages over GPU-counted work
+// (narrowphase, row preparation, each colour, Jacobi units) are indirect dispatches whose sizes
+// the GPU writes, so nothing is read back mid-step. When a list did not fit, the host restores
+// the step-start state (copied aside at the start of every step), grows the list to 1.5x what
+// was needed, rebuilds the warm-start table, re-records and redoes the step.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 
-#include "cell_range.spv.h"
-#include "contacts_commit.spv.h"
-#include "contacts_count.spv.h"
-#include "contacts_finalize.spv.h"
-#include "contacts_prepare.spv.h"
-#include "contacts_write.spv.h"
-#include "hash.spv.h"
 #include "host/gpu/primitives.h"
-#include "host/sim/backend.h"
-#include "host/sim/step_params.h"
+#include "host/sim/world_setup.h"
 #include "host/vk/kernel.h"
-#include "integrate.spv.h"
-#include "predict.spv.h"
-#include "solve.spv.h"
-#include "warm_start.spv.h"
+#include "kernels/stages.h"
+#include "world_body.spv.h"
+#include "world_color.spv.h"
+#include "world_commit.spv.h"
+#include "world_finalize.spv.h"
+#include "world_grid.spv.h"
+#include "world_narrowphase.spv.h"
+#include "world_sweep.spv.h"
+#include "world_unit.spv.h"
 
 namespace vkphys {
 namespace {
@@ -39,27 +40,30 @@ std::span<const std::uint32_t> words(const std::uint32_t (&spv)[N]) {
 }
 
 constexpr std::uint32_t kGroup = VKPHYS_GROUP_SIZE;
+constexpr std::uint32_t kPush = 16;
 
-struct Kernels {
-  vk::Kernel predict, hash, cell_range, count, finalize, write, prepare, warm_start, solve,
-      integrate, commit;
-  explicit Kernels(const vk::Context& c)
-      : predict(c, "predict", words(predict_spv)),
-        hash(c, "hash", words(hash_spv)),
-        cell_range(c, "cell_range", words(cell_range_spv)),
-        count(c, "contacts_count", words(contacts_count_spv)),
-        finalize(c, "contacts_finalize", words(contacts_finalize_spv)),
-        write(c, "contacts_write", words(contacts_write_spv)),
-        prepare(c, "contacts_prepare", words(contacts_prepare_spv)),
-        warm_start(c, "warm_start", words(warm_start_spv)),
-        solve(c, "solve", words(solve_spv)),
-        integrate(c, "integrate", words(integrate_spv)),
-        commit(c, "contacts_commit", words(contacts_commit_spv)) {}
-  void reset_sets() {
-    for (vk::Kernel* k : {&predict, &hash, &cell_range, &count, &finalize, &write, &prepare,
-                          &warm_start, &solve, &integrate, &commit}) {
-      k->reset_sets();
-    }
+// Binding numbers by buffer name: b_body_pos, b_rigid_rot, ...
+enum Binding : std::uint32_t {
+  b_params = 0,
+  b_counters = 1,
+#define VKPHYS_BINDING_NAME(b, T, name) b_##name = b,
+  VKPHYS_WORLD_BUFFERS(VKPHYS_BINDING_NAME)
+#undef VKPHYS_BINDING_NAME
+};
+
+struct WorldKernels {
+  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit;
+  explicit WorldKernels(const vk::Context& c)
+      : body(c, "world_body", words(world_body_spv), kPush),
+        grid(c, "world_grid", words(world_grid_spv), kPush),
+        sweep(c, "world_sweep", words(world_sweep_spv), kPush),
+        finalize(c, "world_finalize", words(world_finalize_spv), kPush),
+        narrowphase(c, "world_narrowphase", words(world_narrowphase_spv), kPush),
+        color(c, "world_color", words(world_color_spv), kPush),
+        unit(c, "world_unit", words(world_unit_spv), kPush),
+        commit(c, "world_commit", words(world_commit_spv), kPush) {}
+  std::array<vk::Kernel*, 8> all() {
+    return {&body, &grid, &sweep, &finalize, &narrowphase, &color, &unit, &commit};
   }
 };
 
@@ -68,236 +72,414 @@ class GpuBackend final : public Backend {
   explicit GpuBackend(vk::Context& ctx)
       : ctx_(ctx), kernels_(ctx), timestamps_(ctx, kStageCount + 1) {}
 
-  ~GpuBackend() override { free_command_buffers(); }
+  ~GpuBackend() override { free_command_buffer(); }
 
   std::string name() const override { return "gpu (" + ctx_.info().name + ")"; }
 
-  void load(const Scene& scene, std::uint32_t contact_capacity) override {
+  void load(const Scene& scene, std::uint32_t pair_capacity,
+            std::uint32_t contact_capacity) override {
+    if (scene.settings.solver.scheme == SolverScheme::sequential) {
+      throw std::invalid_argument(
+          "solver.scheme = \"sequential\" runs on the CPU backend only (use colored or jacobi "
+          "on the GPU)");
+    }
     scene_ = scene;
-    n_ = static_cast<std::uint32_t>(scene.particles.size());
-    capacity_ = contact_capacity ? contact_capacity : default_contact_capacity(n_);
-    // Validates planes and materials before any upload, and sizes the hash table.
-    table_ = make_step_params(scene_, capacity_).counts.z;
-    const Particles& p = scene.particles;
-    const VkDeviceSize vec4s = VkDeviceSize{n_} * sizeof(glm::vec4);
-    const VkDeviceSize uints = VkDeviceSize{n_} * sizeof(std::uint32_t);
-    params_ = vk::Buffer(ctx_, sizeof(StepParams), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true);
-    counters_ = vk::Buffer(ctx_, sizeof(StepCounters), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, true);
-    pos_ = make_storage(vec4s, "particle positions");
-    vel_ = make_storage(vec4s, "particle velocities");
-    vel_start_ = make_storage(vec4s, "step-start velocities");
-    vel_tmp_ = make_storage(vec4s, "solver velocities");
-    pos_backup_ = make_storage(vec4s, "position backup");
-    pred_trace_ = make_storage(vec4s, "predicted-velocity trace");
-    material_ = make_storage(uints, "particle materials");
-    keys_ = make_storage(uints, "sort keys");
-    values_ = make_storage(uints, "sort values");
-    offsets_ = make_storage(uints + sizeof(std::uint32_t), "contact offsets");
-    prev_offsets_ = make_storage(uints + sizeof(std::uint32_t), "previous contact offsets");
-    ctx_.run_once([&](VkCommandBuffer cb) { prev_offsets_.fill(cb, 0u); });
-    prev_bodies_ = vk::Buffer();
-    prev_lambda_ = vk::Buffer();
-    pos_.upload(std::span<const glm::vec4>(p.pos_radius));
-    vel_.upload(std::span<const glm::vec4>(p.vel_invmass));
-    material_.upload(std::span<const std::uint32_t>(p.material));
-    cell_start_ = make_storage(VkDeviceSize{table_} * sizeof(std::uint32_t), "grid cell starts");
-    cell_end_ = make_storage(VkDeviceSize{table_} * sizeof(std::uint32_t), "grid cell ends");
-    scan_ = std::make_unique<gpu::Scan>(ctx_, n_ + 1);
-    sort_ = std::make_unique<gpu::RadixSort>(ctx_, std::max(n_, 1u));
+    world_ = build_world(scene);
+    n_ = world_.bodies();
+    r_ = world_.rigid;
+    p_ = world_.particles();
+    j_ = world_.joints();
+    cap_ = default_capacities(world_);
+    if (pair_capacity) cap_.pairs = pair_capacity;
+    if (contact_capacity) cap_.contacts = contact_capacity;
+    const kern::WorldParams params = make_world_params(scene_, world_, cap_);  // validates first
+    const VkDeviceSize v4 = sizeof(glm::vec4), u4 = sizeof(glm::uvec4), u1 = sizeof(std::uint32_t);
+    const VkDeviceSize n = n_, r = r_, p = p_, j = j_;
+    buf_[b_params] =
+        vk::Buffer(ctx_, sizeof(kern::WorldParams), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true);
+    buf_[b_counters] =
+        vk::Buffer(ctx_, sizeof(kern::WorldCounters), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, true);
+    buf_[b_body_pos] = storage(n * v4, "body positions");
+    buf_[b_body_vel] = storage(n * v4, "body velocities");
+    buf_[b_body_start] = storage(n * v4, "step-start velocities");
+    buf_[b_body_info] = storage(n * u4, "body shapes and materials");
+    buf_[b_body_color] = storage(2 * n * u1, "colouring claims");
+    buf_[b_body_range] = storage(n * sizeof(glm::uvec2), "body unit ranges");
+    buf_[b_rigid_rot] = storage(r * v4, "rigid-body orientations");
+    buf_[b_rigid_omega] = storage(r * v4, "rigid-body angular velocities");
+    buf_[b_rigid_omega_start] = storage(r * v4, "step-start angular velocities");
+    buf_[b_rigid_iinv] = storage(3 * r * v4, "world inverse inertia");
+    buf_[b_rigid_inertia] = storage(r * v4, "rigid-body inertia");
+    buf_[b_rigid_dims] = storage(r * v4, "rigid-body sizes");
+    buf_[b_rigid_aabb] = storage(2 * r * v4, "bounding boxes");
+    buf_[b_rigid_vel_pos] = storage(2 * r * v4, "split-impulse velocities");
+    buf_[b_pair_offsets] = storage((n + 1) * u1, "pair offsets");
+    buf_[b_joint_info] = storage(j * u4, "joint bodies");
+    buf_[b_joint_frames] = storage(j * VKPHYS_JOINT_STRIDE * v4, "joint frames");
+    buf_[b_joint_rows] = storage(j * 4 * VKPHYS_JOINT_ROWS * v4, "joint rows");
+    buf_[b_joint_lambda] = storage(j * 2 * v4, "joint impulses");
+    buf_[b_grid_keys] = storage(p * u1, "particle cell keys");
+    buf_[b_grid_values] = storage(p * u1, "particle cell values");
+    buf_[b_cell_start] = storage(VkDeviceSize{params.kinds.w} * u1, "grid cell starts");
+    buf_[b_cell_end] = storage(VkDeviceSize{params.kinds.w} * u1, "grid cell ends");
+    buf_[b_pcontact_offsets] = storage((p + 1) * u1, "particle contact offsets");
+    buf_[b_prev_pcontact_offsets] = storage((p + 1) * u1, "previous particle contact offsets");
+    backup_ = storage((2 * n + 2 * r) * v4 + j * 2 * v4, "step-start backup");
+    predicted_ = storage((n + r) * v4, "predicted-velocity trace");
+    buf_[b_body_pos].upload(std::span<const glm::vec4>(world_.pos));
+    buf_[b_body_vel].upload(std::span<const glm::vec4>(world_.vel));
+    buf_[b_body_info].upload(std::span<const glm::uvec4>(world_.info));
+    buf_[b_rigid_rot].upload(std::span<const glm::vec4>(world_.rot));
+    buf_[b_rigid_omega].upload(std::span<const glm::vec4>(world_.omega));
+    buf_[b_rigid_inertia].upload(std::span<const glm::vec4>(world_.inertia));
+    buf_[b_rigid_dims].upload(std::span<const glm::vec4>(world_.dims));
+    buf_[b_joint_info].upload(std::span<const glm::uvec4>(world_.joint_info));
+    buf_[b_joint_frames].upload(std::span<const glm::vec4>(world_.joint_frames));
+    ctx_.run_once([&](VkCommandBuffer cb) {
+      buf_[b_joint_lambda].fill(cb, 0u);
+      buf_[b_body_start].fill(cb, 0u);
+      buf_[b_rigid_omega_start].fill(cb, 0u);
+      buf_[b_rigid_vel_pos].fill(cb, 0u);
+      buf_[b_prev_pcontact_offsets].fill(cb, 0u);
+    });
+    scan_ = std::make_unique<gpu::Scan>(ctx_, std::max(n_, p_) + 1);
+    colors_recorded_ = scene_.settings.solver.max_colors;
+    buf_[b_prev_pair_info] = vk::Buffer();
+    buf_[b_prev_point_lambda] = vk::Buffer();
+    buf_[b_prev_pcontact_other] = vk::Buffer();
+    buf_[b_prev_pcontact_lambda] = vk::Buffer();
     stats_ = {};
-    allocate_contacts();  // records the step, which counts its dispatches into stats_
+    allocate_lists();
   }
 
   void step(StepTrace* trace) override {
     stats_.regrows = 0;
+    kern::WorldCounters counters;
     for (;;) {
-      ctx_.submit_and_wait(trace ? traced_cb() : cb_);
-      StepCounters counters;
-      std::memcpy(&counters, counters_.mapped(), sizeof counters);
-      if (!counters.overflow) {
-        stats_.contacts = counters.contacts;
-        break;
+      ctx_.submit_and_wait(cb_);
+      std::memcpy(&counters, buf_[b_counters].mapped(), sizeof counters);
+      if (counters.overflow) {
+        restore_step_start();
+        if (counters.pairs > cap_.pairs) cap_.pairs = grown_capacity(counters.pairs, "pairs");
+        if (counters.pcontacts > cap_.contacts) {
+          cap_.contacts = grown_capacity(counters.pcontacts, "particle contacts");
+        }
+        ++stats_.regrows;
+        allocate_lists();
+        continue;
       }
-      // Too many contacts: undo the step, grow, redo. The solve saw a truncated contact set.
-      ctx_.run_once([&](VkCommandBuffer c) {
-        vk::copy(c, pos_backup_, pos_, pos_.size());
-        vk::copy(c, vel_start_, vel_, vel_.size());
-      });
-      capacity_ = grown_contact_capacity(counters.contacts);
-      ++stats_.regrows;
-      allocate_contacts();
+      fill_world_stats(counters, scene_, world_, cap_, stats_);
+      if (counters.redo) {
+        // Fewer colours were recorded than the colouring needed: redo with all of them.
+        restore_step_start();
+        colors_recorded_ = scene_.settings.solver.max_colors;
+        rerecord();
+        continue;
+      }
+      break;
     }
-    stats_.contact_capacity = capacity_;
+    // Record only the colours in use, plus headroom: a colour with no units still costs a
+    // dispatch and a barrier per sweep. The colouring passes stop there too; if units are left
+    // over, the step above is redone with every colour, so the result never depends on this.
+    if (scene_.settings.solver.scheme == SolverScheme::colored &&
+        stats_.colors + 2 < colors_recorded_) {
+      colors_recorded_ = stats_.colors + 2;
+      rerecord();
+    }
     std::vector<double> ms = timestamps_.read_intervals_ms();
     for (std::size_t s = 0; s < ms.size() && s < kStageCount; ++s) stats_.stage_ms[s] = ms[s];
-    if (trace) fill_trace(*trace);
+    if (trace) {
+      fill_trace(*trace, std::min(counters.pairs, cap_.pairs),
+                 std::min(counters.pcontacts, cap_.contacts));
+    }
   }
 
-  void read(Particles& out) const override {
-    out.pos_radius = pos_.download<glm::vec4>(n_);
-    out.vel_invmass = vel_.download<glm::vec4>(n_);
-    out.material = material_.download<std::uint32_t>(n_);
+  void read(WorldState& out) const override {
+    world_state(scene_, r_, buf_[b_body_pos].download<glm::vec4>(n_),
+                buf_[b_body_vel].download<glm::vec4>(n_), buf_[b_rigid_rot].download<glm::vec4>(r_),
+                buf_[b_rigid_omega].download<glm::vec4>(r_), out);
   }
 
   const StepStats& stats() const override { return stats_; }
 
  private:
-  vk::Buffer make_storage(VkDeviceSize bytes, const char* what) {
-    return vk::storage_buffer(ctx_, bytes, what, "use fewer particles or the CPU backend");
+  vk::Buffer storage(VkDeviceSize bytes, const char* what) {
+    return vk::storage_buffer(ctx_, bytes, what,
+                              "use fewer bodies or particles, or the CPU backend");
   }
 
-  void allocate_contacts() {
-    const VkDeviceSize c = capacity_;
-    bodies_ = make_storage(c * sizeof(glm::uvec2), "contact bodies");
-    geom_ = make_storage(c * sizeof(glm::vec4), "contact geometry");
-    target_ = make_storage(c * sizeof(glm::vec4), "contact targets");
-    lambda_ = make_storage(c * sizeof(glm::vec4), "contact impulses");
-    // The previous step's contacts grow too, keeping their contents for the warm start.
-    vk::Buffer old_bodies = std::move(prev_bodies_), old_lambda = std::move(prev_lambda_);
-    prev_bodies_ = make_storage(c * sizeof(glm::uvec2), "previous contact bodies");
-    prev_lambda_ = make_storage(c * sizeof(glm::vec4), "previous contact impulses");
-    if (old_bodies.handle()) {
-      ctx_.run_once([&](VkCommandBuffer cb) {
-        vk::copy(cb, old_bodies, prev_bodies_, old_bodies.size());
-        vk::copy(cb, old_lambda, prev_lambda_, old_lambda.size());
-      });
-    }
-    StepParams params = make_step_params(scene_, capacity_);
-    std::memcpy(params_.mapped(), &params, sizeof params);
-    free_command_buffers();
-    kernels_.reset_sets();
-    cb_ = record(false);
-  }
-
-  // The step with trace copies, recorded on first use and kept until the buffers change.
-  VkCommandBuffer traced_cb() {
-    if (!trace_cb_) trace_cb_ = record(true);
-    return trace_cb_;
-  }
-
-  void free_command_buffers() {
-    for (VkCommandBuffer* cb : {&cb_, &trace_cb_}) {
-      if (*cb) ctx_.free_command_buffer(*cb);
-      *cb = VK_NULL_HANDLE;
+  // The state a redone step starts from: positions and velocities of every body, orientations
+  // and angular velocities of the rigid bodies, joint impulses.
+  void backup_copies(VkCommandBuffer cb, bool restore) {
+    const VkDeviceSize v4 = sizeof(glm::vec4);
+    const std::pair<const vk::Buffer*, VkDeviceSize> parts[] = {
+        {&buf_[b_body_pos], n_ * v4},
+        {&buf_[b_body_vel], n_ * v4},
+        {&buf_[b_rigid_rot], r_ * v4},
+        {&buf_[b_rigid_omega], r_ * v4},
+        {&buf_[b_joint_lambda], VkDeviceSize{j_} * 2 * v4}};
+    VkDeviceSize at = 0;
+    for (const auto& [buffer, bytes] : parts) {
+      copy_region(cb, restore ? backup_ : *buffer, restore ? *buffer : backup_, restore ? at : 0,
+                  restore ? 0 : at, bytes);
+      at += bytes;
     }
   }
 
-  // Records one whole step. With `trace`, the predicted velocities are also copied aside.
-  VkCommandBuffer record(bool trace) {
+  static void copy_region(VkCommandBuffer cb, const vk::Buffer& src, const vk::Buffer& dst,
+                          VkDeviceSize src_offset, VkDeviceSize dst_offset, VkDeviceSize bytes) {
+    if (!bytes) return;
+    VkBufferCopy region{src_offset, dst_offset, bytes};
+    vkCmdCopyBuffer(cb, src.handle(), dst.handle(), 1, &region);
+  }
+
+  void restore_step_start() {
+    ctx_.run_once([&](VkCommandBuffer cb) { backup_copies(cb, true); });
+  }
+
+  // (Re)allocates everything sized by the capacities; last step's pairs keep their slots (the
+  // warm-start table is rebuilt from them) and last step's particle contacts their places.
+  void allocate_lists() {
+    const VkDeviceSize pairs = cap_.pairs, contacts = cap_.contacts;
+    const VkDeviceSize v4 = sizeof(glm::vec4), u4 = sizeof(glm::uvec4), u1 = sizeof(std::uint32_t);
+    const kern::WorldParams params = make_world_params(scene_, world_, cap_);
+    std::memcpy(buf_[b_params].mapped(), &params, sizeof params);
+    table_ = params.counts.w;
+    grid_table_ = params.kinds.w;
+    const VkDeviceSize units = params.coloring.w;
+    buf_[b_pair_info] = storage(pairs * u4, "pairs");
+    buf_[b_pair_normal] = storage(pairs * v4, "pair normals");
+    buf_[b_point_geom] = storage(4 * pairs * v4, "contact points");
+    buf_[b_point_lambda] = storage(4 * pairs * v4, "contact impulses");
+    buf_[b_point_prep] = storage(16 * pairs * v4, "contact rows");
+    buf_[b_prev_hash] = storage(VkDeviceSize{table_} * u1, "warm-start table");
+    buf_[b_pcontact_bodies] = storage(contacts * sizeof(glm::uvec2), "particle contacts");
+    buf_[b_pcontact_geom] = storage(contacts * v4, "particle contact normals");
+    buf_[b_pcontact_target] = storage(contacts * v4, "particle contact targets");
+    buf_[b_pcontact_lambda] = storage(contacts * v4, "particle contact impulses");
+    buf_[b_unit_color] = storage(units * u1, "unit colours");
+    buf_[b_unit_dv] = storage((4 * (j_ + pairs) + 2 * contacts) * v4, "Jacobi velocity changes");
+    const VkDeviceSize sort = std::max<VkDeviceSize>({n_, p_, 2 * units});
+    buf_[b_sort_keys] = storage(sort * u1, "sort keys");
+    buf_[b_sort_values] = storage(sort * u1, "sort values");
+    sort_ = std::make_unique<gpu::RadixSort>(ctx_, static_cast<std::uint32_t>(sort));
+    // Last step's lists survive a regrow: copied into the grown buffers.
+    const std::pair<Binding, VkDeviceSize> kept[] = {{b_prev_pair_info, pairs * u4},
+                                                     {b_prev_point_lambda, 8 * pairs * v4},
+                                                     {b_prev_pcontact_other, contacts * u1},
+                                                     {b_prev_pcontact_lambda, contacts * v4}};
+    std::array<vk::Buffer, 4> old;
+    for (std::size_t k = 0; k < 4; ++k) {
+      old[k] = std::move(buf_[kept[k].first]);
+      buf_[kept[k].first] = storage(kept[k].second, "previous contacts");
+    }
+    free_command_buffer();
+    for (vk::Kernel* k : kernels_.all()) k->reset_sets();
+    sets_.clear();
+    ctx_.run_once([&](VkCommandBuffer cb) {
+      for (std::size_t k = 0; k < 4; ++k) {
+        buf_[kept[k].first].fill(cb, 0u);
+        if (old[k].handle()) vk::copy(cb, old[k], buf_[kept[k].first], old[k].size());
+      }
+      vk::barrier(cb);
+      buf_[b_prev_hash].fill(cb, VKPHYS_EMPTY_SLOT);
+      vk::barrier(cb);
+      const std::uint32_t insert[4] = {kern::COMMIT_HASH_INSERT, 1u, 0u, 0u};
+      kernels_.commit.dispatch(cb, set(kernels_.commit), vk::groups_for(cap_.pairs, kGroup),
+                               insert);
+    });
+    cb_ = record();
+  }
+
+  // Every world kernel binds from the same table; one set per kernel, made on first use after
+  // the buffers were (re)allocated.
+  VkDescriptorSet set(vk::Kernel& k) {
+    auto it = sets_.find(&k);
+    if (it != sets_.end()) return it->second;
+    std::array<const vk::Buffer*, VKPHYS_WORLD_BINDINGS> table{};
+    for (std::size_t b = 0; b < table.size(); ++b) table[b] = &buf_[b];
+    VkDescriptorSet s = k.bind(std::span<const vk::Buffer* const>(table));
+    sets_.emplace(&k, s);
+    return s;
+  }
+
+  VkCommandBuffer record() {
     VkCommandBuffer cb = ctx_.allocate_command_buffer();
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     vk::check(vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
     std::uint32_t dispatches = 0;
-    const std::uint32_t groups = vk::groups_for(n_, kGroup);
     std::uint32_t stamp = 0;
+    const std::uint32_t body_groups = vk::groups_for(n_, kGroup);
+    const std::uint32_t particle_groups = vk::groups_for(p_, kGroup);
+    const std::uint32_t unit_cap = j_ + cap_.pairs + cap_.contacts;
+    const SolverSettings& sv = scene_.settings.solver;
     auto stage_done = [&] {
       vk::barrier(cb);
       timestamps_.write(cb, ++stamp);
     };
-    auto run = [&](vk::Kernel& k, std::initializer_list<const vk::Buffer*> b, std::uint32_t g) {
-      k.dispatch(cb, k.bind(b), g);
-      dispatches += g ? 1 : 0;
-    };
-    timestamps_.reset(cb);
-    timestamps_.write(cb, 0);
-    counters_.fill(cb, 0u);
-    vk::copy(cb, pos_, pos_backup_, pos_.size());
-    vk::barrier(cb);
-
-    run(kernels_.predict, {&params_, &vel_, &vel_start_}, groups);
-    if (trace) {
-      vk::barrier(cb);
-      vk::copy(cb, vel_, pred_trace_, vel_.size());
-    }
-    stage_done();
-    run(kernels_.hash, {&params_, &pos_, &keys_, &values_}, groups);
-    stage_done();
-    auto key_bits = static_cast<std::uint32_t>(std::countr_zero(table_));
-    sort_->record(cb, keys_, values_, n_, key_bits);
-    dispatches += sort_->dispatches(n_, key_bits);
-    stage_done();
-    cell_start_.fill(cb, VKPHYS_EMPTY_CELL);
-    vk::barrier(cb);
-    run(kernels_.cell_range, {&params_, &keys_, &cell_start_, &cell_end_}, groups);
-    stage_done();
-    run(kernels_.count,
-        {&params_, &pos_, &values_, &cell_start_, &cell_end_, &offsets_, &bodies_, &geom_, &target_,
-         &lambda_},
-        vk::groups_for(n_ + 1, kGroup));
-    stage_done();
-    scan_->record(cb, offsets_, n_ + 1);
-    dispatches += scan_->dispatches(n_ + 1);
-    run(kernels_.finalize, {&params_, &offsets_, &counters_}, 1);
-    stage_done();
-    run(kernels_.write,
-        {&params_, &pos_, &values_, &cell_start_, &cell_end_, &offsets_, &bodies_, &geom_, &target_,
-         &lambda_},
-        groups);
-    stage_done();
-    kernels_.prepare.dispatch_indirect(
-        cb,
-        kernels_.prepare.bind({&params_, &material_, &vel_start_, &bodies_, &geom_, &target_,
-                               &lambda_, &counters_, &prev_offsets_, &prev_bodies_, &prev_lambda_}),
-        counters_, offsetof(StepCounters, dispatch_x));
-    ++dispatches;
-    stage_done();
-    const std::uint32_t iterations = scene_.settings.solver.iterations;
-    VkDescriptorSet warm_forward = kernels_.warm_start.bind(
-        {&params_, &vel_, &vel_tmp_, &offsets_, &bodies_, &geom_, &target_, &lambda_});
-    VkDescriptorSet forward = kernels_.solve.bind(
-        {&params_, &vel_, &vel_tmp_, &offsets_, &bodies_, &geom_, &target_, &lambda_});
-    VkDescriptorSet backward = kernels_.solve.bind(
-        {&params_, &vel_tmp_, &vel_, &offsets_, &bodies_, &geom_, &target_, &lambda_});
-    // Pass 0 applies the warm start, passes 1..iterations are Jacobi sweeps (ping-pong).
-    for (std::uint32_t pass = 0; pass <= iterations; ++pass) {
-      vk::Kernel& k = pass == 0 ? kernels_.warm_start : kernels_.solve;
-      k.dispatch(cb, pass == 0 ? warm_forward : pass % 2 == 0 ? forward : backward, groups);
+    auto run = [&](vk::Kernel& k, std::uint32_t groups, std::uint32_t mode, std::uint32_t a = 0,
+                   std::uint32_t b = 0) {
+      const std::uint32_t push[4] = {mode, a, b, 0u};
+      k.dispatch(cb, set(k), groups, push);
       ++dispatches;
       vk::barrier(cb);
+    };
+    auto run_indirect = [&](vk::Kernel& k, VkDeviceSize offset, std::uint32_t mode,
+                            std::uint32_t a = 0, std::uint32_t b = 0) {
+      const std::uint32_t push[4] = {mode, a, b, 0u};
+      k.dispatch_indirect(cb, set(k), buf_[b_counters], offset, push);
+      ++dispatches;
+      vk::barrier(cb);
+    };
+    auto sort = [&](Binding keys, Binding values, std::uint32_t count, std::uint32_t bits) {
+      sort_->record(cb, buf_[keys], buf_[values], count, bits);
+      dispatches += sort_->dispatches(count, bits);
+    };
+    auto scan = [&](Binding data, std::uint32_t count) {
+      scan_->record(cb, buf_[data], count);
+      dispatches += scan_->dispatches(count);
+    };
+    auto sweep = [&](std::uint32_t kind) {
+      if (sv.scheme == SolverScheme::colored) {
+        for (std::uint32_t c = 0; c < colors_recorded_; ++c) {
+          run_indirect(kernels_.unit,
+                       offsetof(kern::WorldCounters, color_groups) + 3 * c * sizeof(std::uint32_t),
+                       kern::UNIT_COLOR, c, kind);
+        }
+        run(kernels_.unit, 1, kern::UNIT_OVERFLOW_COLOR, sv.max_colors, kind);
+      } else {
+        run_indirect(kernels_.unit, offsetof(kern::WorldCounters, unit_groups), kern::UNIT_JACOBI,
+                     0, kind);
+        run(kernels_.body, body_groups, kern::BODY_JACOBI_AVERAGE);
+      }
+    };
+    auto solve = [&](std::uint32_t kind) {
+      sweep(kern::KIND_WARM);
+      for (std::uint32_t it = 0; it < sv.iterations; ++it) sweep(kind);
+    };
+
+    timestamps_.reset(cb);
+    timestamps_.write(cb, 0);
+    for (Binding b : {b_counters, b_pair_offsets, b_pcontact_offsets, b_body_color, b_body_range}) {
+      buf_[b].fill(cb, 0u);
     }
-    if (iterations % 2 == 0) vk::copy(cb, vel_tmp_, vel_, vel_.size());
-    stage_done();
-    run(kernels_.integrate, {&params_, &pos_, &vel_}, groups);
+    buf_[b_cell_start].fill(cb, VKPHYS_EMPTY_CELL);
+    backup_copies(cb, false);
     vk::barrier(cb);
-    run(kernels_.commit,
-        {&params_, &counters_, &offsets_, &bodies_, &lambda_, &prev_offsets_, &prev_bodies_,
-         &prev_lambda_},
-        vk::groups_for(std::max(n_ + 1, capacity_), kGroup));
+
+    run(kernels_.body, body_groups, kern::BODY_SETUP);
+    stage_done();
+    if (world_.sweepers > 0) {
+      sort(b_sort_keys, b_sort_values, n_, 32);
+      run(kernels_.sweep, body_groups, kern::SWEEP_COUNT);
+      scan(b_pair_offsets, n_ + 1);
+    }
+    if (p_ > 0) {
+      run(kernels_.grid, particle_groups, kern::GRID_HASH);
+      sort(b_grid_keys, b_grid_values, p_,
+           static_cast<std::uint32_t>(std::bit_width(grid_table_ - 1u)));
+      run(kernels_.grid, particle_groups, kern::GRID_CELL_RANGE);
+      run(kernels_.grid, particle_groups, kern::GRID_COUNT);
+      scan(b_pcontact_offsets, p_ + 1);
+    }
+    run(kernels_.finalize, 1, kern::FINALIZE_LISTS);
+    if (world_.sweepers > 0) run(kernels_.sweep, body_groups, kern::SWEEP_WRITE);
+    if (p_ > 0) run(kernels_.grid, particle_groups, kern::GRID_WRITE);
+    stage_done();
+    run_indirect(kernels_.narrowphase, offsetof(kern::WorldCounters, pair_groups), 0);
+    stage_done();
+    const std::uint32_t unit_groups = vk::groups_for(unit_cap, kGroup);
+    if (sv.scheme == SolverScheme::colored) {
+      run(kernels_.color, unit_groups, kern::COLOR_INIT);
+      const std::uint32_t sub = 2;
+      for (std::uint32_t c = 0; c < colors_recorded_; ++c) {
+        for (std::uint32_t k = 0; k < sub; ++k) {
+          run(kernels_.color, unit_groups, kern::COLOR_PROPOSE, c, c * sub + k + 1);
+          run(kernels_.color, unit_groups, kern::COLOR_ASSIGN, c, c * sub + k + 1);
+        }
+      }
+      run(kernels_.color, unit_groups, kern::COLOR_KEY);
+      sort(b_sort_keys, b_sort_values, unit_cap, 5);
+      run(kernels_.color, unit_groups, kern::COLOR_RANGE);
+      run(kernels_.finalize, 1, kern::FINALIZE_COLORS, colors_recorded_);
+    } else {
+      const std::uint32_t entries = 2 * unit_cap;
+      run(kernels_.color, vk::groups_for(entries, kGroup), kern::INCIDENCE_KEY);
+      sort(b_sort_keys, b_sort_values, entries, static_cast<std::uint32_t>(std::bit_width(n_)));
+      run(kernels_.color, vk::groups_for(entries, kGroup), kern::INCIDENCE_RANGE);
+    }
+    stage_done();
+    if (sv.restitution == RestitutionModel::newton) sweep(kern::KIND_IMPACT);
+    run(kernels_.body, body_groups, kern::BODY_PREDICT);
+    // Kept for StepTrace (48 bytes per rigid body, 16 per particle): the solve overwrites v*,
+    // w* in place.
+    const VkDeviceSize v4 = sizeof(glm::vec4);
+    copy_region(cb, buf_[b_body_vel], predicted_, 0, 0, n_ * v4);
+    copy_region(cb, buf_[b_rigid_omega], predicted_, 0, n_ * v4, r_ * v4);
+    stage_done();
+    run_indirect(kernels_.unit, offsetof(kern::WorldCounters, unit_groups), kern::UNIT_PREPARE);
+    stage_done();
+    solve(kern::KIND_SOLVE);
+    if (sv.split_impulse) {
+      run(kernels_.body, body_groups, kern::BODY_SAVE_POS_VEL);
+      run(kernels_.body, body_groups, kern::BODY_PREDICT_AGAIN);
+      solve(kern::KIND_VELOCITY);
+    }
+    stage_done();
+    run(kernels_.commit, vk::groups_for(cap_.pairs, kGroup), kern::COMMIT_PAIRS);
+    run(kernels_.commit, vk::groups_for(table_, kGroup), kern::COMMIT_HASH_CLEAR);
+    run(kernels_.commit, vk::groups_for(cap_.pairs, kGroup), kern::COMMIT_HASH_INSERT);
+    if (p_ > 0) {
+      run(kernels_.commit, vk::groups_for(std::max(cap_.contacts, p_ + 1), kGroup),
+          kern::COMMIT_PARTICLE_CONTACTS);
+    }
+    run(kernels_.body, body_groups, kern::BODY_INTEGRATE);
     stage_done();
     vk::check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
     stats_.dispatches = dispatches;
     return cb;
   }
 
-  void fill_trace(StepTrace& t) const {
-    t.predicted_vel = pred_trace_.download<glm::vec4>(n_);
-    t.sorted_keys = keys_.download<std::uint32_t>(n_);
-    t.sorted_values = values_.download<std::uint32_t>(n_);
-    t.cell_start = cell_start_.download<std::uint32_t>(table_);
-    t.cell_end = cell_end_.download<std::uint32_t>(table_);
-    t.contact_offset = offsets_.download<std::uint32_t>(n_ + 1);
-    const std::uint32_t total = stats_.contacts;
-    t.contact_bodies = bodies_.download<glm::uvec2>(total);
-    t.contact_geom = geom_.download<glm::vec4>(total);
-    t.contact_target = target_.download<glm::vec4>(total);
-    t.contact_lambda = lambda_.download<glm::vec4>(total);
-    t.vel = vel_.download<glm::vec4>(n_);
-    t.pos = pos_.download<glm::vec4>(n_);
+  void rerecord() {
+    free_command_buffer();
+    cb_ = record();
+  }
+
+  void free_command_buffer() {
+    if (cb_) ctx_.free_command_buffer(cb_);
+    cb_ = VK_NULL_HANDLE;
+  }
+
+  void fill_trace(StepTrace& t, std::uint32_t pairs, std::uint32_t contacts) const {
+    const VkDeviceSize v4 = sizeof(glm::vec4);
+    t.pairs = buf_[b_pair_info].download<glm::uvec4>(pairs);
+    t.normals = buf_[b_pair_normal].download<glm::vec4>(pairs);
+    t.points = buf_[b_point_geom].download<glm::vec4>(4 * std::size_t{pairs});
+    t.lambdas = buf_[b_point_lambda].download<glm::vec4>(4 * std::size_t{pairs});
+    t.colors = buf_[b_unit_color].download<std::uint32_t>(j_ + std::size_t{pairs} + contacts);
+    t.joint_lambda = buf_[b_joint_lambda].download<glm::vec4>(2 * std::size_t{j_});
+    t.predicted_vel = predicted_.download<glm::vec4>(n_);
+    t.predicted_omega = predicted_.download<glm::vec4>(r_, n_ * v4);
+    t.pcontact_bodies = buf_[b_pcontact_bodies].download<glm::uvec2>(contacts);
+    t.pcontact_geom = buf_[b_pcontact_geom].download<glm::vec4>(contacts);
+    t.pcontact_lambda = buf_[b_pcontact_lambda].download<glm::vec4>(contacts);
   }
 
   vk::Context& ctx_;
-  Kernels kernels_;
+  WorldKernels kernels_;
   vk::Timestamps timestamps_;
   Scene scene_;
-  std::uint32_t n_ = 0, capacity_ = 0, table_ = 0;
+  WorldArrays world_;
+  Capacities cap_;
+  std::uint32_t n_ = 0, r_ = 0, p_ = 0, j_ = 0, table_ = 0, grid_table_ = 0;
+  std::uint32_t colors_recorded_ = 0;  // colours the recorded step colours and sweeps
   StepStats stats_;
-  vk::Buffer params_, counters_, pos_, vel_, vel_start_, vel_tmp_, pos_backup_, pred_trace_;
-  vk::Buffer material_, keys_, values_, offsets_, cell_start_, cell_end_;
-  vk::Buffer bodies_, geom_, target_, lambda_, prev_offsets_, prev_bodies_, prev_lambda_;
+  std::array<vk::Buffer, VKPHYS_WORLD_BINDINGS> buf_;
+  vk::Buffer backup_, predicted_;
   std::unique_ptr<gpu::Scan> scan_;
   std::unique_ptr<gpu::RadixSort> sort_;
+  std::map<const vk::Kernel*, VkDescriptorSet> sets_;
   VkCommandBuffer cb_ = VK_NULL_HANDLE;
-  VkCommandBuffer trace_cb_ = VK_NULL_HANDLE;
 };
 
 }  // namespace

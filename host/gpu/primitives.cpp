@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/layout.h"
+#include "kernels/limits.h"
 #include "kernels/radix.h"
 #include "scan_add.spv.h"
 #include "scan_blocks.spv.h"

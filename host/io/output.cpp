@@ -2,46 +2,84 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <stdexcept>
+#include <string>
 
 namespace vkphys::io {
+
+namespace {
 
 std::ofstream open_run_folder(const std::filesystem::path& dir, const char* metrics_header) {
   std::error_code ec;
   std::filesystem::create_directories(dir / "frames", ec);
-  if (ec)
+  if (ec) {
     throw std::runtime_error("cannot create output folder " + dir.string() + ": " + ec.message());
+  }
   std::ofstream metrics(dir / "metrics.csv");
   if (!metrics) throw std::runtime_error("cannot write " + (dir / "metrics.csv").string());
   metrics << metrics_header;
   return metrics;
 }
 
+}  // namespace
+
 RunWriter::RunWriter(const std::filesystem::path& dir)
     : dir_(dir),
-      metrics_(open_run_folder(dir,
-                               "step,time,kinetic,potential,energy,px,py,pz,max_penetration,"
-                               "max_speed,contacts,regrows,step_ms\n")) {}
+      metrics_(open_run_folder(
+          dir,
+          "step,time,kinetic,kinetic_linear,kinetic_rotational,potential,energy,px,py,pz,lx,ly,"
+          "lz,max_speed,max_angular_speed,max_penetration,pairs,manifolds,points,"
+          "particle_contacts,rows,colors,overflow_units,regrows,step_ms\n")) {}
 
-void RunWriter::frame(std::uint64_t step, const Particles& state) {
+void RunWriter::frame(std::uint64_t step, const Scene& scene, const WorldState& state) {
+  const std::size_t n = scene.bodies.size();
+  if (state.pos.size() < n || state.rot.size() < n || state.vel.size() < n ||
+      state.omega.size() < n) {
+    throw std::invalid_argument("RunWriter::frame: the state holds fewer bodies than the scene");
+  }
   std::filesystem::path path = dir_ / "frames" / fmt::format("frame_{:06d}.csv", step);
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write " + path.string());
-  out << "id,x,y,z,vx,vy,vz,radius,inv_mass\n";
-  for (std::size_t i = 0; i < state.size(); ++i) {
-    const glm::vec4& p = state.pos_radius[i];
-    const glm::vec4& v = state.vel_invmass[i];
-    out << fmt::format("{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", i, p.x, p.y,
-                       p.z, v.x, v.y, v.z, p.w, v.w);
+  out << "id,kind,shape,x,y,z,qx,qy,qz,qw,vx,vy,vz,wx,wy,wz,radius,inv_mass\n";
+  std::string line;
+  for (std::size_t i = 0; i < n; ++i) {
+    const glm::vec4& x = state.pos[i];
+    const glm::vec4& q = state.rot[i];
+    const glm::vec4& v = state.vel[i];
+    const glm::vec4& w = state.omega[i];
+    line.clear();
+    fmt::format_to(std::back_inserter(line),
+                   "{},body,{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
+                   "{:.9g},{:.9g},{:.9g},{:.9g},0,{:.9g}\n",
+                   i, shape_name(scene.bodies[i].shape), x.x, x.y, x.z, q.x, q.y, q.z, q.w, v.x,
+                   v.y, v.z, w.x, w.y, w.z, x.w);
+    out << line;
   }
+  const Particles& p = state.particles;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const glm::vec4& x = p.pos_radius[i];
+    const glm::vec4& v = p.vel_invmass[i];
+    line.clear();
+    fmt::format_to(std::back_inserter(line),
+                   "{},particle,sphere,{:.9g},{:.9g},{:.9g},0,0,0,1,{:.9g},{:.9g},{:.9g},0,0,0,"
+                   "{:.9g},{:.9g}\n",
+                   i, x.x, x.y, x.z, v.x, v.y, v.z, x.w, v.w);
+    out << line;
+  }
+  if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
 void RunWriter::metrics(std::uint64_t step, double time, const Metrics& m, const StepStats& stats,
                         double step_ms) {
   metrics_ << fmt::format(
-      "{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{:.4f}\n", step,
-      time, m.kinetic, m.potential, m.kinetic + m.potential, m.momentum.x, m.momentum.y,
-      m.momentum.z, m.max_penetration, m.max_speed, stats.contacts, stats.regrows, step_ms);
+      "{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
+      "{:.9g},{:.9g},{:.9g},{},{},{},{},{},{},{},{},{:.4f}\n",
+      step, time, m.kinetic(), m.kinetic_linear, m.kinetic_rotational, m.potential, m.energy(),
+      m.momentum.x, m.momentum.y, m.momentum.z, m.angular_momentum.x, m.angular_momentum.y,
+      m.angular_momentum.z, m.max_speed, m.max_angular_speed, m.max_penetration, stats.pairs,
+      stats.manifolds, stats.points, stats.particle_contacts, stats.rows, stats.colors,
+      stats.overflow_units, stats.regrows, step_ms);
   metrics_.flush();
 }
 

@@ -1,28 +1,35 @@
-// Run outputs: per-frame particle states (CSV) and one metrics table per run.
+// Run outputs: per-frame states (CSV) and one metrics table per run, for every body kind.
 //
-//   DIR/frames/frame_NNNNNN.csv   id,x,y,z,vx,vy,vz,radius,inv_mass
-//   DIR/metrics.csv               step,time,kinetic,potential,energy,px,py,pz,
-//                                 max_penetration,max_speed,contacts,regrows,step_ms
+//   DIR/frames/frame_NNNNNN.csv   id,kind,shape,x,y,z,qx,qy,qz,qw,vx,vy,vz,wx,wy,wz,radius,inv_mass
+//       one row per scene body (kind "body"; the scene's planes are not rows; radius 0), then
+//       one per particle (kind "particle", shape "sphere", q = identity, w = 0); q body to world
+//       (x, y, z, w), w the world angular velocity; id counts within its kind
+//   DIR/metrics.csv               step,time,kinetic,kinetic_linear,kinetic_rotational,potential,
+//                                 energy,px,py,pz,lx,ly,lz,max_speed,max_angular_speed,
+//                                 max_penetration,pairs,manifolds,points,particle_contacts,rows,
+//                                 colors,overflow_units,regrows,step_ms
+//
+// Energies in J, momentum in kg m/s, angular momentum about the origin in kg m^2/s
+// (host/sim/metrics.h); pairs .. regrows as in StepStats (host/sim/backend.h); step_ms is the
+// host-measured time of the step (backend step only, not the read-back).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 
+#include "host/sim/backend.h"
 #include "host/sim/metrics.h"
 #include "host/sim/scene.h"
-#include "host/sim/stages.h"
 
 namespace vkphys::io {
-
-// Creates DIR and DIR/frames and opens DIR/metrics.csv with its header line; throws
-// std::runtime_error naming the path if it cannot. Shared by the particle and rigid writers.
-std::ofstream open_run_folder(const std::filesystem::path& dir, const char* metrics_header);
 
 class RunWriter {
  public:
   // Creates DIR and DIR/frames; throws std::runtime_error naming the path if it cannot.
   explicit RunWriter(const std::filesystem::path& dir);
-  void frame(std::uint64_t step, const Particles& state);
+  // Writes the first scene.bodies.size() bodies of `state`, then its particles.
+  void frame(std::uint64_t step, const Scene& scene, const WorldState& state);
   void metrics(std::uint64_t step, double time, const Metrics& m, const StepStats& stats,
                double step_ms);
 

@@ -66,6 +66,10 @@ Scene SceneParser::run() {
     if (joints) read_joints(*joints);
     return std::move(scene_);
   }
+  // Particle scenes of version 1 were written for the particle pipeline, which had only the
+  // Jacobi scheme and no contact-stiffness cap: left out, those fields keep that meaning.
+  if (!scheme_given_) scene_.settings.solver.scheme = SolverScheme::jacobi;
+  if (!contact_hertz_given_) scene_.settings.solver.contact_hertz = 0.0f;
   read_generators(*particles);
   generate();
   check_cell_size();

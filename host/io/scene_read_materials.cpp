@@ -7,7 +7,7 @@
 
 #include "host/io/scene_json.h"
 #include "host/io/scene_reader.h"
-#include "kernels/layout.h"
+#include "kernels/limits.h"
 
 namespace vkphys::io::scene_reader {
 

@@ -68,7 +68,10 @@ void SceneParser::read_solver(const Object& top) {
   }
   if (auto g = o.get("spook_k")) default_k_ = g->positive();
   if (auto g = o.get("spook_d")) default_d_ = g->non_negative();
-  if (auto g = o.get("scheme")) s.scheme = static_cast<SolverScheme>(choice(*g, kSchemeNames));
+  if (auto g = o.get("scheme")) {
+    s.scheme = static_cast<SolverScheme>(choice(*g, kSchemeNames));
+    scheme_given_ = true;
+  }
   if (auto g = o.get("restitution")) {
     s.restitution = static_cast<RestitutionModel>(choice(*g, kRestitutionNames));
   }
@@ -79,6 +82,7 @@ void SceneParser::read_solver(const Object& top) {
   if (auto g = o.get("gyroscopic")) s.gyroscopic = g->as_bool();
   if (auto g = o.get("max_colors")) s.max_colors = static_cast<std::uint32_t>(g->as_uint(1, 30));
   if (auto g = o.get("contact_hertz")) {
+    contact_hertz_given_ = true;
     s.contact_hertz = g->non_negative();
     g->check(s.contact_hertz <= 1.0e4f, "must be <= 1e4 Hz (0 disables the cap)");
   }

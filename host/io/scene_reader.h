@@ -132,6 +132,8 @@ class SceneParser {
   const std::string& source_;
   const Json& doc_;
   Scene scene_;
+  bool scheme_given_ = false;         // solver.scheme was in the file
+  bool contact_hertz_given_ = false;  // solver.contact_hertz was in the file
   float default_k_ = Material{}.spook_k;
   float default_d_ = Material{}.spook_d;
   std::optional<Field> cell_size_field_;

@@ -1,32 +1,108 @@
-// The interface both backends implement. A backend owns the particle state of one scene and
-// advances it step by step; `read` copies the state back to the host.
+// The world step: the interface both backends implement, its stages and statistics. One scene
+// holds rigid bodies, planes, joints and particles in any mix (kernels/world_layout.h).
+//
+//   setup ─► [sort by min x ─► sweep] ─► [particle grid: hash, sort, cell ranges, contacts]
+//     ─► narrowphase + warm-start match ─► colour (coloured PGS) | incidence lists (Jacobi)
+//     ─► [Newton-Coulomb impacts] ─► predict (gravity, drag, gyroscopic) ─► prepare rows
+//     ─► warm start ─► iterate ─► [split impulse: second solve] ─► commit ─► integrate
+//
+// The stages (kernels/stages.h has the table):
+// setup        AABBs, sweep keys, world inverse inertia (kernels/world_bodies.inl)
+// broadphase   sweep and prune for pairs with a rigid body (world_broadphase.inl), the particle
+//              grid for particle-particle and particle-plane contacts (particle_grid.inl)
+// narrowphase  manifolds of up to 4 points (kernels/collide.h), warm-start matching
+//              by (pair, feature id) (world_narrowphase.inl)
+// coloring     colours for the coloured scheme, per-body unit lists for Jacobi
+//              (world_coloring.inl)
+// predict      impacts (optional), v* = v + h M^-1 f, w* with the gyroscopic term
+// prepare      SPOOK rows of every unit kind (contact_manifold.inl, contact_particle.inl,
+//              joints.inl)
+// solve        warm start + iterations (+ the split impulse's second solve)
+// integrate    contacts committed as the next step's warm-start source; x += h v,
+//              q += h/2 [w, 0] q, normalised
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <glm/glm.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "host/sim/scene.h"
-#include "host/sim/stages.h"
+#include "kernels/stages.h"
 
 namespace vkphys {
 namespace vk {
 class Context;
 }
 
+enum class Stage : std::uint32_t {
+#define VKPHYS_STAGE_ENUM(name) name,
+  VKPHYS_STAGE_TABLE(VKPHYS_STAGE_ENUM)
+#undef VKPHYS_STAGE_ENUM
+};
+#define VKPHYS_STAGE_COUNT(name) +1
+inline constexpr std::size_t kStageCount = 0 VKPHYS_STAGE_TABLE(VKPHYS_STAGE_COUNT);
+#undef VKPHYS_STAGE_COUNT
+// The stage's name, which is also its timestamp label in `vkphys bench`.
+const char* stage_name(Stage s);
+
+struct StepStats {
+  std::uint32_t bodies = 0;
+  std::uint32_t pairs = 0;              // broadphase pairs (AABBs overlap)
+  std::uint32_t manifolds = 0;          // pairs with contact points
+  std::uint32_t points = 0;             // contact points of the manifolds
+  std::uint32_t particle_contacts = 0;  // particle-particle and particle-plane contacts
+  std::uint32_t rows = 0;    // constraint rows: 3 per contact point (1 without friction) + joints'
+  std::uint32_t colors = 0;  // colours used before the overflow colour (coloured scheme)
+  std::uint32_t overflow_units = 0;  // units in the overflow colour
+  std::uint32_t pair_capacity = 0;
+  std::uint32_t contact_capacity = 0;  // particle contacts
+  std::uint32_t regrows = 0;     // times this step was redone after a pair or contact overflow
+  std::uint32_t dispatches = 0;  // compute dispatches per step (GPU)
+  std::array<double, kStageCount> stage_ms{};
+};
+
+// The world's state. Rigid bodies in index order: the scene's bodies, then one static plane
+// body per scene plane; particles in the scene's order.
+struct WorldState {
+  std::vector<glm::vec4> pos;    // (x, 1/m)
+  std::vector<glm::vec4> rot;    // quaternion (x, y, z, w)
+  std::vector<glm::vec4> vel;    // (v, 0)
+  std::vector<glm::vec4> omega;  // (w, 0)
+  Particles particles;           // (x, radius), (v, 1/m), material
+};
+
+// Intermediate buffers of one step, for stage-by-stage backend comparison.
+struct StepTrace {
+  std::vector<glm::uvec4> pairs;            // (a, b, points, 0), stored order
+  std::vector<glm::vec4> normals;           // per pair
+  std::vector<glm::vec4> points;            // 4 per pair (point, gap)
+  std::vector<glm::vec4> lambdas;           // 4 per pair, after the solve
+  std::vector<std::uint32_t> colors;        // per unit (joints, pairs, particle contacts)
+  std::vector<glm::vec4> predicted_vel;     // (v*, 1/m) per body (after the forces)
+  std::vector<glm::vec4> predicted_omega;   // w* per rigid body (after the gyroscopic term)
+  std::vector<glm::vec4> joint_lambda;      // 2 per joint
+  std::vector<glm::uvec2> pcontact_bodies;  // particle contacts, stored order
+  std::vector<glm::vec4> pcontact_geom;     // (n, gap)
+  std::vector<glm::vec4> pcontact_lambda;   // after the solve
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
-  // Uploads the scene. contact_capacity = 0 picks a default from the particle count.
-  virtual void load(const Scene& scene, std::uint32_t contact_capacity = 0) = 0;
-  // One step. With a trace, every intermediate buffer is copied out after the step.
+  // Uploads the scene (bodies, joints, planes, particles). A zero capacity picks a default.
+  virtual void load(const Scene& scene, std::uint32_t pair_capacity = 0,
+                    std::uint32_t contact_capacity = 0) = 0;
   virtual void step(StepTrace* trace = nullptr) = 0;
-  virtual void read(Particles& out) const = 0;
+  virtual void read(WorldState& out) const = 0;
   virtual const StepStats& stats() const = 0;
 };
 
 std::unique_ptr<Backend> make_cpu_backend();
-// The context must outlive the backend.
+// The context must outlive the backend. The sequential scheme is CPU-only: load throws.
 std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx);
 
 }  // namespace vkphys

@@ -3,71 +3,169 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
+
+#include "host/sim/mass_properties.h"
 
 namespace vkphys {
 
 namespace {
+
+// v rotated by the unit quaternion q = (u, w): v + 2 w (u x v) + 2 u x (u x v).
+glm::dvec3 rotate(glm::dvec4 q, glm::dvec3 v) {
+  const glm::dvec3 u(q);
+  const glm::dvec3 t = 2.0 * glm::cross(u, v);
+  return v + q.w * t + glm::cross(u, t);
+}
+
+glm::dvec4 normalised(glm::dvec4 q) {
+  const double len = glm::length(q);
+  return len > 0.0 ? q / len : glm::dvec4(0.0, 0.0, 0.0, 1.0);
+}
+
+glm::dvec4 conjugate(glm::dvec4 q) {
+  return {-q.x, -q.y, -q.z, q.w};
+}
+
+bool finite(const glm::vec4& v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z) && std::isfinite(v.w);
+}
 
 std::int64_t cell_key(glm::ivec3 c) {
   auto u = [](int v) { return static_cast<std::int64_t>(v) & 0x1FFFFF; };
   return (u(c.x) << 42) | (u(c.y) << 21) | u(c.z);
 }
 
-}  // namespace
-
-Metrics measure(const Scene& scene, const Particles& state) {
-  Metrics m;
-  const glm::dvec3 g(scene.settings.gravity);
+// The deepest particle-particle or particle-plane overlap [m], >= 0. Pairs through a hash grid
+// of cell 2 r_max, so every overlapping pair lies in adjacent cells.
+double particle_penetration(const Scene& scene, const Particles& p) {
+  double deepest = 0.0;
   float max_r = 0.0f;
-  for (std::size_t i = 0; i < state.size(); ++i) {
-    glm::dvec4 x(state.pos_radius[i]);
-    glm::dvec4 v(state.vel_invmass[i]);
-    max_r = std::max(max_r, state.pos_radius[i].w);
-    if (!std::isfinite(x.x + x.y + x.z + v.x + v.y + v.z)) m.finite = false;
-    if (v.w <= 0.0) continue;
-    double mass = 1.0 / v.w;
-    glm::dvec3 vel(v);
-    m.kinetic += 0.5 * mass * glm::dot(vel, vel);
-    m.potential -= mass * glm::dot(g, glm::dvec3(x));
-    m.momentum += mass * vel;
-    m.max_speed = std::max(m.max_speed, glm::length(vel));
-  }
-  for (std::size_t i = 0; i < state.size(); ++i) {
-    glm::vec4 p = state.pos_radius[i];
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const glm::vec4 x = p.pos_radius[i];
+    max_r = std::max(max_r, x.w);
     for (const Plane& pl : scene.planes) {
-      double gap = glm::dot(glm::dvec3(pl.normal), glm::dvec3(p)) - double(pl.offset) - double(p.w);
-      m.max_penetration = std::max(m.max_penetration, -gap);
+      const double gap =
+          glm::dot(glm::dvec3(pl.normal), glm::dvec3(x)) - double(pl.offset) - double(x.w);
+      deepest = std::max(deepest, -gap);
     }
   }
-  if (!m.finite || state.size() < 2) return m;
-  // Pairwise overlaps through a hash grid of cell 2 r_max: each pair is in adjacent cells.
+  if (p.size() < 2 || !(max_r > 0.0f)) return deepest;
   const float cell = 2.0f * max_r;
-  std::unordered_map<std::int64_t, std::vector<std::uint32_t>> grid;
   auto cell_of = [&](std::size_t i) {
-    return glm::ivec3(glm::floor(glm::vec3(state.pos_radius[i]) / cell));
+    return glm::ivec3(glm::floor(glm::vec3(p.pos_radius[i]) / cell));
   };
-  for (std::size_t i = 0; i < state.size(); ++i) {
+  std::unordered_map<std::int64_t, std::vector<std::uint32_t>> grid;
+  for (std::size_t i = 0; i < p.size(); ++i) {
     grid[cell_key(cell_of(i))].push_back(static_cast<std::uint32_t>(i));
   }
-  for (std::size_t i = 0; i < state.size(); ++i) {
-    glm::ivec3 c = cell_of(i);
-    glm::dvec4 a(state.pos_radius[i]);
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const glm::ivec3 c = cell_of(i);
+    const glm::dvec4 a(p.pos_radius[i]);
+    for (int dz = -1; dz <= 1; ++dz) {
+      for (int dy = -1; dy <= 1; ++dy) {
         for (int dx = -1; dx <= 1; ++dx) {
           auto it = grid.find(cell_key(c + glm::ivec3(dx, dy, dz)));
           if (it == grid.end()) continue;
           for (std::uint32_t j : it->second) {
             if (j <= i) continue;
-            glm::dvec4 b(state.pos_radius[j]);
-            double depth = a.w + b.w - glm::length(glm::dvec3(b) - glm::dvec3(a));
-            m.max_penetration = std::max(m.max_penetration, depth);
+            const glm::dvec4 b(p.pos_radius[j]);
+            deepest = std::max(deepest, a.w + b.w - glm::length(glm::dvec3(b) - glm::dvec3(a)));
           }
         }
+      }
+    }
   }
+  return deepest;
+}
+
+}  // namespace
+
+double rotational_energy(glm::dvec3 inertia, glm::dvec4 q, glm::dvec3 omega) {
+  const glm::dvec3 wb = rotate(conjugate(normalised(q)), omega);
+  return 0.5 * glm::dot(wb, inertia * wb);
+}
+
+glm::dvec3 spin_angular_momentum(glm::dvec3 inertia, glm::dvec4 q, glm::dvec3 omega) {
+  const glm::dvec4 qn = normalised(q);
+  const glm::dvec3 wb = rotate(conjugate(qn), omega);
+  return rotate(qn, inertia * wb);
+}
+
+MassTable mass_table(const Scene& scene) {
+  MassTable t;
+  t.mass.reserve(scene.bodies.size());
+  t.inertia.reserve(scene.bodies.size());
+  for (const Body& b : scene.bodies) {
+    const bool dynamic = b.mass > 0.0f;
+    t.mass.push_back(dynamic ? double(b.mass) : 0.0);
+    t.inertia.push_back(dynamic ? principal_inertia(b) : glm::dvec3(0.0));
+  }
+  return t;
+}
+
+Metrics measure(const MassTable& masses, const Scene& scene, const WorldState& state) {
+  const std::size_t n = state.pos.size();
+  if (state.rot.size() != n || state.vel.size() != n || state.omega.size() != n) {
+    throw std::invalid_argument("measure: the state's arrays differ in length");
+  }
+  if (n < masses.mass.size() || masses.mass.size() != masses.inertia.size()) {
+    throw std::invalid_argument("measure: the state holds fewer bodies than the scene");
+  }
+  const Particles& p = state.particles;
+  if (p.vel_invmass.size() != p.size()) {
+    throw std::invalid_argument("measure: the particles' arrays differ in length");
+  }
+  Metrics m;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!finite(state.pos[i]) || !finite(state.rot[i]) || !finite(state.vel[i]) ||
+        !finite(state.omega[i])) {
+      m.nonfinite_body = static_cast<std::uint32_t>(i);
+      return m;
+    }
+  }
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (!finite(p.pos_radius[i]) || !finite(p.vel_invmass[i])) {
+      m.nonfinite_particle = static_cast<std::uint32_t>(i);
+      return m;
+    }
+  }
+  const glm::dvec3 g(scene.settings.gravity);
+  for (std::size_t i = 0; i < masses.mass.size(); ++i) {
+    const double mass = masses.mass[i];
+    if (mass <= 0.0) continue;
+    const glm::dvec3 x(state.pos[i]);
+    const glm::dvec3 v(state.vel[i]);
+    const glm::dvec3 w(state.omega[i]);
+    const glm::dvec4 q(state.rot[i]);
+    m.kinetic_linear += 0.5 * mass * glm::dot(v, v);
+    m.kinetic_rotational += rotational_energy(masses.inertia[i], q, w);
+    m.potential -= mass * glm::dot(g, x);
+    m.momentum += mass * v;
+    m.angular_momentum += mass * glm::cross(x, v) + spin_angular_momentum(masses.inertia[i], q, w);
+    m.max_speed = std::max(m.max_speed, glm::length(v));
+    m.max_angular_speed = std::max(m.max_angular_speed, glm::length(w));
+  }
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double inv_mass = p.vel_invmass[i].w;
+    if (inv_mass <= 0.0) continue;
+    const double mass = 1.0 / inv_mass;
+    const glm::dvec3 x(p.pos_radius[i]);
+    const glm::dvec3 v(p.vel_invmass[i]);
+    m.kinetic_linear += 0.5 * mass * glm::dot(v, v);
+    m.potential -= mass * glm::dot(g, x);
+    m.momentum += mass * v;
+    m.angular_momentum += mass * glm::cross(x, v);
+    m.max_speed = std::max(m.max_speed, glm::length(v));
+  }
+  m.max_penetration = particle_penetration(scene, p);
   return m;
+}
+
+Metrics measure(const Scene& scene, const WorldState& state) {
+  return measure(mass_table(scene), scene, state);
 }
 
 }  // namespace vkphys

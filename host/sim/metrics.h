@@ -1,22 +1,62 @@
-// Whole-scene diagnostics computed on the host from a particle state: energies, momentum and
-// the deepest overlap. Used by `vkphys run` (metrics.csv), `vkphys compare` and the tests.
+// Whole-scene diagnostics of a world state, computed on the host in double precision: linear
+// and rotational kinetic energy, potential energy, linear momentum and angular momentum about
+// the origin over rigid bodies and particles, and the deepest particle overlap. Used by
+// `vkphys run` (metrics.csv) and by the tests.
+//
+// The rotational terms use each body's principal moments I (host/sim/mass_properties.h) in its
+// own frame: with w_b = q* w q the world angular velocity in body axes,
+//     E_rot = 1/2 sum_k I_k w_b,k^2,   L = sum m x cross v + q (I w_b) q*.
 #pragma once
 
+#include <cstdint>
 #include <glm/glm.hpp>
+#include <optional>
+#include <vector>
 
+#include "host/sim/backend.h"
 #include "host/sim/scene.h"
 
 namespace vkphys {
 
 struct Metrics {
-  double kinetic = 0.0;    // sum 1/2 m |v|^2 over movable particles [J]
-  double potential = 0.0;  // sum -m g . x [J]
-  glm::dvec3 momentum{0.0};
-  double max_penetration = 0.0;  // deepest sphere-sphere or sphere-plane overlap [m], >= 0
-  double max_speed = 0.0;
-  bool finite = true;  // false if any position or velocity is NaN or infinite
+  double kinetic_linear = 0.0;       // sum 1/2 m |v|^2 [J]
+  double kinetic_rotational = 0.0;   // sum 1/2 w_b . (I w_b) [J]
+  double potential = 0.0;            // sum -m g . x [J] (m g h for g pointing down)
+  glm::dvec3 momentum{0.0};          // sum m v [kg m/s]
+  glm::dvec3 angular_momentum{0.0};  // about the origin [kg m^2/s]
+  double max_speed = 0.0;            // largest |v| [m/s]
+  double max_angular_speed = 0.0;    // largest |w| [rad/s]
+  double max_penetration = 0.0;      // deepest particle-particle or particle-plane overlap [m]
+  // Index of the first body (state order) with a NaN or infinite position, orientation, velocity
+  // or angular velocity, or else of the first such particle; both empty if the state is finite.
+  // The sums above are meaningless when either is set.
+  std::optional<std::uint32_t> nonfinite_body;
+  std::optional<std::uint32_t> nonfinite_particle;
+
+  double kinetic() const { return kinetic_linear + kinetic_rotational; }
+  double energy() const { return kinetic() + potential; }
 };
 
-Metrics measure(const Scene& scene, const Particles& state);
+// The bodies' masses and principal moments, computed once per scene. Entry i is scene body i;
+// static bodies (mass 0) have mass 0 and are left out of every sum.
+struct MassTable {
+  std::vector<double> mass;
+  std::vector<glm::dvec3> inertia;
+};
+MassTable mass_table(const Scene& scene);
+
+// Metrics of `state`, whose first scene.bodies.size() entries are the scene's bodies (the static
+// plane bodies after them are only checked for finiteness), and its particles. Throws
+// std::invalid_argument if the state holds fewer bodies than the scene or its arrays differ in
+// length.
+Metrics measure(const MassTable& masses, const Scene& scene, const WorldState& state);
+Metrics measure(const Scene& scene, const WorldState& state);
+
+// Rotational kinetic energy 1/2 w_b . (I w_b) of one body with principal moments `inertia`,
+// orientation q (x, y, z, w; normalised here) and world angular velocity w.
+double rotational_energy(glm::dvec3 inertia, glm::dvec4 q, glm::dvec3 omega);
+
+// World angular momentum q (I (q* w q)) q* of one body about its centre of mass.
+glm::dvec3 spin_angular_momentum(glm::dvec3 inertia, glm::dvec4 q, glm::dvec3 omega);
 
 }  // namespace vkphys

@@ -2,7 +2,8 @@
 //
 // Scenes come from versioned JSON files (host/io/scene_file.h, documented in
 // docs/scene-format.md) or are built in code by tests. Particles are stored structure-of-arrays
-// in exactly the layout the GPU uses (kernels/layout.h), so uploading is a copy.
+// in exactly the layout the GPU uses for them (kernels/world_layout.h: body_pos (x, radius),
+// body_vel (v, 1/m)), so uploading is a copy.
 #pragma once
 
 #include <cstdint>

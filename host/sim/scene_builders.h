@@ -9,8 +9,9 @@ namespace vkphys {
 
 // `count` particles of radius r on a jittered cubic lattice (spacing 2.05 r) `layers` deep, on
 // the floor of a closed box just wide enough for it, with friction 0.3 and SPOOK k = 1e6 N/m,
-// d = 4. Deterministic for a given seed. The pile is kept shallow by default because Jacobi
-// needs iterations in proportion to the pile's depth to carry its weight (ARCHITECTURE.md).
+// d = 4, uncapped (solver.contact_hertz = 0), 32 iterations. Deterministic for a given seed. The
+// pile is kept shallow by default because Jacobi needs iterations in proportion to the pile's depth
+// to carry its weight (ARCHITECTURE.md).
 Scene particle_box_scene(std::uint32_t count, std::uint64_t seed = 1, float radius = 0.05f,
                          std::uint32_t layers = 4);
 

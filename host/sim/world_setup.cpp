@@ -11,7 +11,7 @@
 
 namespace vkphys {
 
-const char* rigid_stage_name(RigidStage s) {
+const char* stage_name(Stage s) {
 #define VKPHYS_STAGE_NAME(name) #name,
   static const char* const names[] = {VKPHYS_STAGE_TABLE(VKPHYS_STAGE_NAME)};
 #undef VKPHYS_STAGE_NAME
@@ -296,7 +296,7 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
 
 void world_state(const Scene& scene, std::uint32_t rigid, const std::vector<glm::vec4>& pos,
                  const std::vector<glm::vec4>& vel, std::vector<glm::vec4> rot,
-                 std::vector<glm::vec4> omega, RigidState& out) {
+                 std::vector<glm::vec4> omega, WorldState& out) {
   out.pos.resize(rigid);
   out.vel.resize(rigid);
   for (std::size_t i = 0; i < rigid; ++i) {
@@ -312,7 +312,7 @@ void world_state(const Scene& scene, std::uint32_t rigid, const std::vector<glm:
 }
 
 void fill_world_stats(const kern::WorldCounters& c, const Scene& scene, const WorldArrays& world,
-                      const Capacities& cap, RigidStats& st) {
+                      const Capacities& cap, StepStats& st) {
   st.bodies = world.bodies();
   st.pairs = c.pairs;
   st.manifolds = c.manifolds;

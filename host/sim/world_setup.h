@@ -11,7 +11,7 @@
 #include <glm/glm.hpp>
 #include <vector>
 
-#include "host/sim/rigid_backend.h"
+#include "host/sim/backend.h"
 #include "host/sim/scene.h"
 #include "kernels/world_layout.h"
 
@@ -60,10 +60,10 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
 // ((x, radius), (v, 1/m)), `rot` and `omega` of the rigid bodies.
 void world_state(const Scene& scene, std::uint32_t rigid, const std::vector<glm::vec4>& pos,
                  const std::vector<glm::vec4>& vel, std::vector<glm::vec4> rot,
-                 std::vector<glm::vec4> omega, RigidState& out);
+                 std::vector<glm::vec4> omega, WorldState& out);
 
 // Statistics from the counters and colour ranges (the same on both backends).
 void fill_world_stats(const kern::WorldCounters& counters, const Scene& scene,
-                      const WorldArrays& world, const Capacities& capacities, RigidStats& stats);
+                      const WorldArrays& world, const Capacities& capacities, StepStats& stats);
 
 }  // namespace vkphys
