@@ -76,10 +76,33 @@ struct SolverSettings {
   float contact_hertz = 30.0f;
 };
 
+// Quadratic (aerodynamic) drag on every body and particle, seed 002 eq 23 (reconstructed in the
+// digest): F = -1/2 rho C_D S |v| v at the centre of mass, S the area the body shows the flow
+// (a sphere's pi r^2; a box's and a capsule's projected area along v).
+struct QuadraticDrag {
+  float density = 0.0f;      // fluid density rho [kg/m^3]; 0: off (air: 1.2)
+  float coefficient = 0.47f;  // drag coefficient C_D (a sphere: 0.47)
+};
+
+// How a central field pulls toward its centre c (x the body's position, r = |x - c|).
+enum class CentralLaw : std::uint32_t {
+  inverse_square = 0,  // a = -strength (x - c) / r^3: gravity of a point mass, strength = G M
+  linear = 1,          // a = -strength (x - c): a harmonic trap, strength = k/m [1/s^2]
+};
+
+// A central force field acting on every body and particle (per unit mass, like gravity).
+struct CentralField {
+  float strength = 0.0f;  // 0: off; units by law: [m^3/s^2] or [1/s^2]
+  glm::vec3 center{0.0f};
+  CentralLaw law = CentralLaw::inverse_square;
+};
+
 struct Settings {
   glm::vec3 gravity{0.0f, -9.81f, 0.0f};
   float time_step = 1.0f / 60.0f;  // h [s]
-  float drag = 0.0f;               // linear drag coefficient c [kg/s], f = -c v
+  float drag = 0.0f;               // linear drag coefficient c [kg/s], f = -c v, on every body
+  QuadraticDrag quadratic_drag;
+  CentralField central;
   float contact_margin = 0.0f;     // speculative distance [m]; < 0 means 5% of the max radius
   float cell_size = 0.0f;          // grid cell [m]; 0 means 2 max radius + margin
   SolverSettings solver;
@@ -133,6 +156,8 @@ struct Body {
   glm::vec3 angular_velocity{0.0f};  // world frame [rad/s]
   float mass = 1.0f;                 // [kg]; 0 = static
   std::uint32_t material = 0;
+  glm::vec3 force{0.0f};   // constant applied force [N], world frame, at the centre of mass
+  glm::vec3 torque{0.0f};  // constant applied torque [N m], world frame
 };
 
 enum class JointType : std::uint32_t {
@@ -158,16 +183,46 @@ struct Joint {
   float limit_k = 1.0e8f, limit_d = 4.0f;  // its limit rows
 };
 
+// Which body or particle something acts on.
+struct Target {
+  bool particle = false;    // false: scene body `index`; true: particle `index`
+  std::uint32_t index = 0;
+};
+
+// A kinematic body or particle follows a prescribed path with infinite mass: it pushes what it
+// touches and nothing pushes it back (seed 003's controlled particles). Its position at time t
+// is x0 + velocity t + amplitude sin(2 pi frequency t + phase) and its orientation turns at the
+// constant angular_velocity about its centre (x0, q0: its scene position and orientation). Its
+// own mass is ignored while it is driven.
+struct KinematicPath {
+  Target target;
+  glm::vec3 velocity{0.0f};          // [m/s]
+  glm::vec3 amplitude{0.0f};         // [m]
+  float frequency = 0.0f;            // [Hz]
+  float phase = 0.0f;                // [rad]
+  glm::vec3 angular_velocity{0.0f};  // [rad/s], world frame (rigid bodies only)
+};
+
+// An impulse J applied at world point p at time t (the step whose interval [t_k, t_k + h)
+// holds t applies it before its forces): v += J/m, w += I^-1 (p - x) x J.
+struct ScheduledImpulse {
+  Target target;
+  float time = 0.0f;       // [s]
+  glm::vec3 impulse{0.0f};  // [N s]
+  glm::vec3 point{0.0f};   // [m], world; a particle takes it at its centre
+};
+
 struct Scene {
   std::string name = "unnamed";
   Settings settings;
   std::vector<Material> materials{Material{}};
   std::vector<Plane> planes;
+  // Bodies, joints and particles in any mix; the planes become static plane bodies.
   Particles particles;
-  // A rigid-body scene has bodies (and joints) and no particles; its planes become static
-  // plane bodies.
   std::vector<Body> bodies;
   std::vector<Joint> joints;
+  std::vector<KinematicPath> kinematic;
+  std::vector<ScheduledImpulse> impulses;
 };
 
 }  // namespace vkphys
