@@ -70,6 +70,26 @@ KFN void collider_aabb(Collider c, float pad, KOUT(vec3) lo, KOUT(vec3) hi) {
   hi = c.pos + ext + vec3(pad);
 }
 
+// The area a collider shows a flow along the unit direction d (quadratic drag's S): a sphere's
+// pi r^2; a box's projected area sum_i |d . n_i| A_i over its three face pairs; a capsule's
+// stadium pi r^2 + 2 r L sin(angle between d and its axis), L = 2 half-height. Planes and
+// shapeless bodies show none.
+KFN float drag_area(Collider c, vec3 d) {
+  float r = c.dims.w;
+  if (c.type == VKPHYS_SHAPE_SPHERE) return 3.14159265f * r * r;
+  if (c.type == VKPHYS_SHAPE_CAPSULE) {
+    float along = dot(d, quat_axis_y(c.rot));
+    return 3.14159265f * r * r + 4.0f * r * c.dims.y * sqrt(max(1.0f - along * along, 0.0f));
+  }
+  if (c.type == VKPHYS_SHAPE_BOX) {
+    vec3 e = vec3(c.dims);
+    return 4.0f * (abs(dot(d, quat_axis_x(c.rot))) * e.y * e.z +
+                   abs(dot(d, quat_axis_y(c.rot))) * e.x * e.z +
+                   abs(dot(d, quat_axis_z(c.rot))) * e.x * e.y);
+  }
+  return 0.0f;
+}
+
 // A uint whose unsigned order is the order of the float f (for radix sorting floats).
 KFN uint float_sort_key(float f) {
   uint u = floatBitsToUint(f);

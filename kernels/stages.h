@@ -7,10 +7,10 @@
 //   broadphase   sorts, sweep and prune, particle grid, pair and particle-contact lists
 //   narrowphase  manifolds of the SAP pairs, warm-start matching                (world_narrowphase)
 //   coloring     colours (coloured scheme) or per-body unit lists (Jacobi)      (world_coloring)
-//   predict      applied impulses, forces and fields, kinematic paths, [impacts]
+//   predict      scheduled impulses, kinematic paths, [impacts], forces and fields
 //   prepare      SPOOK rows of every unit kind
 //   solve        warm start + iterations (+ the split impulse's second solve)
-//   integrate    contact persistence (commit), x += h v, q += h/2 [w, 0] q
+//   integrate    contact persistence (commit), x += h v, q += h/2 [w, 0] q, kinematic poses
 //
 // Shader modes: each world shader is a thin switch over a push-constant mode; the constants are
 // generated here as `const uint` (valid in GLSL and in C++), one per (shader, mode).
@@ -78,6 +78,12 @@
   MODE(COMMIT_HASH_INSERT, 2u)    \
   MODE(COMMIT_PARTICLE_CONTACTS, 3u)
 
+// shaders/world_drive.comp: scheduled impulses (one invocation), kinematic paths (per path)
+#define VKPHYS_DRIVE_MODES(MODE) \
+  MODE(DRIVE_IMPULSES, 0u)       \
+  MODE(DRIVE_PATH_VELOCITY, 1u)  \
+  MODE(DRIVE_PATH_POSE, 2u)
+
 // What one solver sweep does to each unit (kernels/world_units.inl).
 #define VKPHYS_SWEEP_KINDS(MODE) \
   MODE(KIND_WARM, 0u)            \
@@ -95,6 +101,7 @@ VKPHYS_FINALIZE_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_COLOR_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_UNIT_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_COMMIT_MODES(VKPHYS_DEFINE_MODE)
+VKPHYS_DRIVE_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_SWEEP_KINDS(VKPHYS_DEFINE_MODE)
 #undef VKPHYS_DEFINE_MODE
 

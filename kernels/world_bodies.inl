@@ -10,9 +10,13 @@
 // pair test and scheme written for rigid bodies serves particles unchanged, and nothing
 // rotational is stored or read for them.
 
-bool is_particle(uint i) { return i >= params.kinds.x; }
+bool is_particle(uint i) {
+  return i >= params.kinds.x;
+}
 
-bool body_dynamic(uint i) { return body_vel[i].w > 0.0f; }
+bool body_dynamic(uint i) {
+  return body_vel[i].w > 0.0f;
+}
 
 Collider body_collider(uint i) {
   Collider c;
@@ -130,7 +134,24 @@ BodyState start_body(uint i) {
   return s;
 }
 
-// ---- velocity update: gravity, drag and the gyroscopic term ------------------------------------
+// ---- velocity update: forces, fields, drag and the gyroscopic term ----------------------------
+// The external acceleration of body i at the start of the step (kernels/integrate.h): gravity,
+// the central field, the applied force over the mass.
+vec3 body_acceleration(uint i, float im) {
+  vec3 a = vec3(params.gravity_dt) +
+           central_acceleration(vec3(body_pos[i]), params.central, params.drive.x);
+  if (!is_particle(i)) a += im * vec3(rigid_force[i]);
+  return a;
+}
+
+// Quadratic drag's 1/2 rho C_D S for body i moving along v.
+float body_quadratic_drag(uint i, vec3 v) {
+  float rho_cd = params.drag.y;
+  float speed = length(v);
+  if (rho_cd <= 0.0f || speed <= 0.0f) return 0.0f;
+  return rho_cd * drag_area(body_collider(i), v / speed);
+}
+
 // save_start: keep v_k, w_k for the row targets first (the second solve of the split impulse
 // re-predicts from the saved values instead).
 void body_predict(uint i, bool save_start) {
@@ -143,7 +164,9 @@ void body_predict(uint i, bool save_start) {
   }
   float im = vel.w;
   float h = params.gravity_dt.w;
-  body_vel[i] = vec4(predict_velocity(v, im, vec3(params.gravity_dt), params.contact.w, h), im);
+  vec3 accel = body_acceleration(i, im);
+  body_vel[i] =
+      vec4(predict_velocity(v, im, accel, params.drag.x, body_quadratic_drag(i, v), h), im);
   if (is_particle(i)) return;
   vec3 w = vec3(rigid_omega[i]);
   if (save_start) {
@@ -151,10 +174,45 @@ void body_predict(uint i, bool save_start) {
   } else {
     w = vec3(rigid_omega_start[i]);
   }
-  if (im > 0.0f && (params.modes.w & VKPHYS_FLAG_GYROSCOPIC) != 0u) {
-    w = gyroscopic_step(rigid_rot[i], w, vec3(rigid_inertia[i]), h);
+  if (im > 0.0f) {
+    w += h * (body_world_iinv(i) * vec3(rigid_torque[i]));
+    if ((params.modes.w & VKPHYS_FLAG_GYROSCOPIC) != 0u) {
+      w = gyroscopic_step(rigid_rot[i], w, vec3(rigid_inertia[i]), h);
+    }
   }
   rigid_omega[i] = vec4(w, 0.0f);
+}
+
+// ---- driven motion: scheduled impulses and kinematic paths (host/sim/drive.h) ----------------
+// One invocation, before the forces: impulse m adds J/m to v and I^-1 (p - x) x J to w. They run
+// in order, so two impulses on one body add up.
+void apply_impulses() {
+  for (uint m = 0u; m < params.drive.z; ++m) {
+    vec4 j = drive_impulses[2u * m];
+    uint i = floatBitsToUint(j.w);
+    vec4 vel = body_vel[i];
+    body_vel[i] = vec4(vec3(vel) + vel.w * vec3(j), vel.w);
+    if (!is_particle(i) && vel.w > 0.0f) {
+      vec3 r = vec3(drive_impulses[2u * m + 1u]) - vec3(body_pos[i]);
+      rigid_omega[i] = vec4(vec3(rigid_omega[i]) + body_world_iinv(i) * cross(r, vec3(j)), 0.0f);
+    }
+  }
+}
+
+// Kinematic path k, before the forces: its body moves with this step's path velocity, which
+// the rows see like any body's (1/m = 0: nothing pushes back).
+void drive_path_velocity(uint k) {
+  vec4 v = drive_paths[4u * k];
+  uint i = floatBitsToUint(v.w);
+  body_vel[i] = vec4(vec3(v), 0.0f);
+  if (!is_particle(i)) rigid_omega[i] = drive_paths[4u * k + 1u];
+}
+
+// Kinematic path k, at integration: the body lands exactly on its path (no drift).
+void drive_path_pose(uint k) {
+  uint i = floatBitsToUint(drive_paths[4u * k].w);
+  body_pos[i] = vec4(vec3(drive_paths[4u * k + 2u]), body_pos[i].w);
+  if (!is_particle(i)) rigid_rot[i] = drive_paths[4u * k + 3u];
 }
 
 // ---- integration: x += h v, q += h/2 [w, 0] q (with the split impulse's velocities if on) -----

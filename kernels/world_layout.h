@@ -23,6 +23,7 @@
 //     rigid_dims[i]   shape sizes (kernels/collider.h)
 //     rigid_aabb[2i], [2i+1]     AABB min, max (expanded by half the contact margin)
 //     rigid_vel_pos[2i], [2i+1]  split impulse: the velocities the positions integrate with
+//     rigid_force[i], rigid_torque[i]  (F, 0), (tau, 0): constant applied force and torque
 //   particles (P = N - R, index p = i - R):
 //     grid_keys[p], grid_values[p]   grid cell hash and body index, sorted by cell
 //     cell_start[h], cell_end[h]     each hash bucket's range of sorted entries
@@ -60,6 +61,11 @@
 //   unit_dv[...]    Jacobi: the velocity changes of the unit's split copies: joints and pairs
 //                   4 entries (dv_a, dw_a, dv_b, dw_b), particle contacts 2 (dv_a, dv_b)
 //   sort_keys / sort_values  scratch for the radix sort (sweep keys, colours, incidence)
+// Driven motion, written by the host before each step (host/sim/drive.h), in double precision
+// there and rounded once:
+//   drive_paths[4k + 0..3]   kinematic path k: (v over this step, body index as uint bits),
+//                            (w, 0), (x at the end of the step, 0), q at the end of the step
+//   drive_impulses[2m + 0..1] impulse m due this step: (J, body index as uint bits), (point, 0)
 #ifndef VKPHYS_KERNELS_WORLD_LAYOUT_H
 #define VKPHYS_KERNELS_WORLD_LAYOUT_H
 #include "kernels/common.h"
@@ -94,7 +100,9 @@ struct WorldParams {
   vec4 gravity_dt;  // (gx, gy, gz, h)
   vec4 solver;      // (relaxation, restitution threshold [m/s], friction on, warm-start factor)
   vec4 contact;     // (contact margin [m], |g| for the scaled-box friction bound,
-                    //  contact stiffness cap [Hz] (0: none), drag [kg/s])
+                    //  contact stiffness cap [Hz] (0: none), 0)
+  vec4 drag;        // (linear drag c [kg/s], quadratic drag 1/2 rho C_D [kg/m^3], 0, 0)
+  vec4 central;     // central field (centre, strength), kernels/integrate.h
   vec4 grid;        // (cell size [m], 1 / cell size, the largest particle reach 2 r_max + margin
                     //  [m], 0)
   uvec4 counts;     // (bodies N, joints J, pair capacity PC, hash table size (power of two))
@@ -102,6 +110,7 @@ struct WorldParams {
                     //  grid table size (power of two))
   uvec4 modes;      // (scheme, restitution model, friction model, flags)
   uvec4 coloring;   // (max colours, sub-passes per colour, planes, unit capacity J + PC + CC)
+  uvec4 drive;      // (central field law, kinematic paths, impulses due this step, 0)
   uvec4 plane_bodies[VKPHYS_MAX_PLANES / 4];  // body indices of the plane bodies, 4 per entry
   vec4 materials[VKPHYS_MAX_MATERIALS];       // (restitution, friction, SPOOK k, SPOOK d)
 };
@@ -176,8 +185,12 @@ struct WorldCounters {
   BUF(41, vec4, pcontact_lambda)       \
   BUF(42, uint, prev_pcontact_offsets) \
   BUF(43, uint, prev_pcontact_other)   \
-  BUF(44, vec4, prev_pcontact_lambda)
-#define VKPHYS_WORLD_BINDINGS 45u
+  BUF(44, vec4, prev_pcontact_lambda)        \
+  BUF(45, vec4, rigid_force)                 \
+  BUF(46, vec4, rigid_torque)                \
+  BUF(47, vec4, drive_paths)                 \
+  BUF(48, vec4, drive_impulses)
+#define VKPHYS_WORLD_BINDINGS 49u
 
 // The plane body with list index k (k < coloring.z).
 #define WORLD_PLANE_BODY(k) params.plane_bodies[(k) / 4u][int((k) % 4u)]

@@ -48,13 +48,13 @@ std::uint32_t binding_of(std::string_view name) {
   throw std::invalid_argument("no world buffer named " + std::string(name));
 }
 
-// world_common.glsl declares 45 bindings, more than lavapipe lets a stage bind (32); the
+// world_common.glsl declares 49 bindings, more than lavapipe lets a stage bind (32); the
 // per-body kernel never touches the pair or joint buffers, the per-unit kernel touches them but
 // not the bounding boxes.
 TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   const auto body = binding_numbers(world_body_spv);
   const auto unit = binding_numbers(world_unit_spv);
-  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 45u);
+  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 49u);
   EXPECT_TRUE(has(body, 0u));  // the step constants
   EXPECT_TRUE(has(body, binding_of("body_pos")));
   EXPECT_FALSE(has(body, binding_of("pair_info")));

@@ -54,14 +54,17 @@ class CpuBackend final : public Backend {
     prev_pc_lambda_.clear();
     allocate_lists();
     stats_ = {};
+    step_index_ = 0;
   }
 
   void step(StepTrace* trace) override {
     stats_.regrows = 0;
+    world_.drive.step(step_index_, drive_paths_, drive_impulses_);
     while (!try_step(trace)) {
       ++stats_.regrows;
       allocate_lists();
     }
+    ++step_index_;
   }
 
   void read(WorldState& out) const override {
@@ -147,6 +150,11 @@ class CpuBackend final : public Backend {
     e.prev_pcontact_offsets = prev_pc_offsets_.data();
     e.prev_pcontact_other = prev_pc_other_.data();
     e.prev_pcontact_lambda = prev_pc_lambda_.data();
+    e.rigid_force = world_.force.data();
+    e.rigid_torque = world_.torque.data();
+    e.drive_paths = drive_paths_.data();
+    e.drive_impulses = drive_impulses_.data();
+    e.params.drive.z = static_cast<std::uint32_t>(drive_impulses_.size() / 2);
     return e;
   }
 
@@ -233,6 +241,8 @@ class CpuBackend final : public Backend {
     lap(Stage::narrowphase);
     color_or_incidence(e);
     lap(Stage::coloring);
+    e.apply_impulses();
+    for (std::uint32_t k = 0; k < world_.drive.paths(); ++k) e.drive_path_velocity(k);
     if (scene_.settings.solver.restitution == RestitutionModel::newton) {
       sweep(e, kern::KIND_IMPACT);
     }
@@ -259,6 +269,7 @@ class CpuBackend final : public Backend {
     for (std::uint32_t c = 0; c < contacts; ++c) e.commit_pcontact(c);
     for (std::uint32_t k = 0; k <= world_.particles(); ++k) e.commit_pcontact_offset(k);
     for (std::uint32_t i = 0; i < n; ++i) e.body_integrate(i);
+    for (std::uint32_t k = 0; k < world_.drive.paths(); ++k) e.drive_path_pose(k);
     if (trace) fill_trace(*trace, pairs, contacts);
     lap(Stage::integrate);
     fill_world_stats(e.counters, scene_, world_, cap_, stats_);
@@ -309,6 +320,8 @@ class CpuBackend final : public Backend {
   kern::WorldParams params_{};
   Capacities cap_;
   StepStats stats_;
+  std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
+  std::vector<glm::vec4> drive_paths_, drive_impulses_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, pair_normal_, point_geom_,
       point_lambda_, point_prep_, prev_lambda_, joint_rows_, joint_lambda_, unit_dv_, pc_geom_,
       pc_target_, pc_lambda_, prev_pc_lambda_;

@@ -25,6 +25,7 @@
 #include "world_body.spv.h"
 #include "world_color.spv.h"
 #include "world_commit.spv.h"
+#include "world_drive.spv.h"
 #include "world_finalize.spv.h"
 #include "world_grid.spv.h"
 #include "world_narrowphase.spv.h"
@@ -52,7 +53,7 @@ enum Binding : std::uint32_t {
 };
 
 struct WorldKernels {
-  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit;
+  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive;
   explicit WorldKernels(const vk::Context& c)
       : body(c, "world_body", words(world_body_spv), kPush),
         grid(c, "world_grid", words(world_grid_spv), kPush),
@@ -61,9 +62,10 @@ struct WorldKernels {
         narrowphase(c, "world_narrowphase", words(world_narrowphase_spv), kPush),
         color(c, "world_color", words(world_color_spv), kPush),
         unit(c, "world_unit", words(world_unit_spv), kPush),
-        commit(c, "world_commit", words(world_commit_spv), kPush) {}
-  std::array<vk::Kernel*, 8> all() {
-    return {&body, &grid, &sweep, &finalize, &narrowphase, &color, &unit, &commit};
+        commit(c, "world_commit", words(world_commit_spv), kPush),
+        drive(c, "world_drive", words(world_drive_spv), kPush) {}
+  std::array<vk::Kernel*, 9> all() {
+    return {&body, &grid, &sweep, &finalize, &narrowphase, &color, &unit, &commit, &drive};
   }
 };
 
@@ -124,6 +126,12 @@ class GpuBackend final : public Backend {
     buf_[b_cell_end] = storage(VkDeviceSize{params.kinds.w} * u1, "grid cell ends");
     buf_[b_pcontact_offsets] = storage((p + 1) * u1, "particle contact offsets");
     buf_[b_prev_pcontact_offsets] = storage((p + 1) * u1, "previous particle contact offsets");
+    buf_[b_rigid_force] = storage(r * v4, "applied forces");
+    buf_[b_rigid_torque] = storage(r * v4, "applied torques");
+    // Written by the host before each step (host/sim/drive.h).
+    buf_[b_drive_paths] = vk::Buffer(ctx_, VkDeviceSize{world_.drive.paths()} * 4 * v4, 0, true);
+    buf_[b_drive_impulses] =
+        vk::Buffer(ctx_, VkDeviceSize{world_.drive.max_impulses_per_step()} * 2 * v4, 0, true);
     backup_ = storage((2 * n + 2 * r) * v4 + j * 2 * v4, "step-start backup");
     predicted_ = storage((n + r) * v4, "predicted-velocity trace");
     buf_[b_body_pos].upload(std::span<const glm::vec4>(world_.pos));
@@ -135,6 +143,8 @@ class GpuBackend final : public Backend {
     buf_[b_rigid_dims].upload(std::span<const glm::vec4>(world_.dims));
     buf_[b_joint_info].upload(std::span<const glm::uvec4>(world_.joint_info));
     buf_[b_joint_frames].upload(std::span<const glm::vec4>(world_.joint_frames));
+    buf_[b_rigid_force].upload(std::span<const glm::vec4>(world_.force));
+    buf_[b_rigid_torque].upload(std::span<const glm::vec4>(world_.torque));
     ctx_.run_once([&](VkCommandBuffer cb) {
       buf_[b_joint_lambda].fill(cb, 0u);
       buf_[b_body_start].fill(cb, 0u);
@@ -149,13 +159,16 @@ class GpuBackend final : public Backend {
     buf_[b_prev_pcontact_other] = vk::Buffer();
     buf_[b_prev_pcontact_lambda] = vk::Buffer();
     stats_ = {};
+    step_index_ = 0;
     allocate_lists();
   }
 
   void step(StepTrace* trace) override {
     stats_.regrows = 0;
+    world_.drive.step(step_index_, drive_paths_, drive_impulses_);
     kern::WorldCounters counters;
     for (;;) {
+      upload_drive();  // again after a regrow, which rewrites the step constants
       ctx_.submit_and_wait(cb_);
       std::memcpy(&counters, buf_[b_counters].mapped(), sizeof counters);
       if (counters.overflow) {
@@ -192,6 +205,7 @@ class GpuBackend final : public Backend {
       fill_trace(*trace, std::min(counters.pairs, cap_.pairs),
                  std::min(counters.pcontacts, cap_.contacts));
     }
+    ++step_index_;
   }
 
   void read(WorldState& out) const override {
@@ -206,6 +220,21 @@ class GpuBackend final : public Backend {
   vk::Buffer storage(VkDeviceSize bytes, const char* what) {
     return vk::storage_buffer(ctx_, bytes, what,
                               "use fewer bodies or particles, or the CPU backend");
+  }
+
+  // This step's kinematic paths and due impulses, into the host-visible drive buffers and the
+  // step constants.
+  void upload_drive() {
+    if (!drive_paths_.empty()) {
+      std::memcpy(buf_[b_drive_paths].mapped(), drive_paths_.data(),
+                  drive_paths_.size() * sizeof(glm::vec4));
+    }
+    if (!drive_impulses_.empty()) {
+      std::memcpy(buf_[b_drive_impulses].mapped(), drive_impulses_.data(),
+                  drive_impulses_.size() * sizeof(glm::vec4));
+    }
+    auto* params = static_cast<kern::WorldParams*>(buf_[b_params].mapped());
+    params->drive.z = static_cast<std::uint32_t>(drive_impulses_.size() / 2);
   }
 
   // The state a redone step starts from: positions and velocities of every body, orientations
@@ -409,6 +438,9 @@ class GpuBackend final : public Backend {
       run(kernels_.color, vk::groups_for(entries, kGroup), kern::INCIDENCE_RANGE);
     }
     stage_done();
+    const std::uint32_t paths = world_.drive.paths();
+    if (world_.drive.max_impulses_per_step() > 0) run(kernels_.drive, 1, kern::DRIVE_IMPULSES);
+    if (paths > 0) run(kernels_.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_VELOCITY);
     if (sv.restitution == RestitutionModel::newton) sweep(kern::KIND_IMPACT);
     run(kernels_.body, body_groups, kern::BODY_PREDICT);
     // Kept for StepTrace (48 bytes per rigid body, 16 per particle): the solve overwrites v*,
@@ -434,6 +466,7 @@ class GpuBackend final : public Backend {
           kern::COMMIT_PARTICLE_CONTACTS);
     }
     run(kernels_.body, body_groups, kern::BODY_INTEGRATE);
+    if (paths > 0) run(kernels_.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_POSE);
     stage_done();
     vk::check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
     stats_.dispatches = dispatches;
@@ -474,6 +507,8 @@ class GpuBackend final : public Backend {
   std::uint32_t n_ = 0, r_ = 0, p_ = 0, j_ = 0, table_ = 0, grid_table_ = 0;
   std::uint32_t colors_recorded_ = 0;  // colours the recorded step colours and sweeps
   StepStats stats_;
+  std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
+  std::vector<glm::vec4> drive_paths_, drive_impulses_;
   std::array<vk::Buffer, VKPHYS_WORLD_BINDINGS> buf_;
   vk::Buffer backup_, predicted_;
   std::unique_ptr<gpu::Scan> scan_;

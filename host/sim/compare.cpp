@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "host/sim/quat_double.h"
+
 namespace vkphys {
 
 namespace {
@@ -12,11 +14,6 @@ namespace {
 // max that keeps a NaN (std::max drops it when it comes second).
 double max_nan(double m, double x) {
   return std::isnan(m) || std::isnan(x) ? std::numeric_limits<double>::quiet_NaN() : std::max(m, x);
-}
-
-glm::dvec4 quat_mul(glm::dvec4 a, glm::dvec4 b) {
-  const glm::dvec3 av(a), bv(b);
-  return {a.w * bv + b.w * av + glm::cross(av, bv), a.w * b.w - glm::dot(av, bv)};
 }
 
 }  // namespace
@@ -27,7 +24,7 @@ double orientation_error(glm::vec4 qa, glm::vec4 qb) {
   if (!(la > 0.0) || !(lb > 0.0)) return std::numeric_limits<double>::quiet_NaN();
   a /= la;
   b /= lb;
-  const glm::dvec4 d = quat_mul(glm::dvec4(-a.x, -a.y, -a.z, a.w), b);
+  const glm::dvec4 d = quat_double::mul(glm::dvec4(-a.x, -a.y, -a.z, a.w), b);
   // 2 atan2(|sin(t/2)|, |cos(t/2)|) is accurate for small angles (acos is not) and folds q / -q.
   return 2.0 * std::atan2(glm::length(glm::dvec3(d)), std::abs(d.w));
 }

@@ -30,4 +30,10 @@ inline glm::dvec4 axis_angle(glm::dvec3 unit_axis, double degrees) {
   return glm::dvec4(unit_axis * std::sin(half), std::cos(half));
 }
 
+// The Hamilton product a b (apply b first, then a).
+inline glm::dvec4 mul(glm::dvec4 a, glm::dvec4 b) {
+  const glm::dvec3 av(a), bv(b);
+  return {a.w * bv + b.w * av + glm::cross(av, bv), a.w * b.w - glm::dot(av, bv)};
+}
+
 }  // namespace vkphys::quat_double

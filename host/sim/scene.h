@@ -80,7 +80,7 @@ struct SolverSettings {
 // digest): F = -1/2 rho C_D S |v| v at the centre of mass, S the area the body shows the flow
 // (a sphere's pi r^2; a box's and a capsule's projected area along v).
 struct QuadraticDrag {
-  float density = 0.0f;      // fluid density rho [kg/m^3]; 0: off (air: 1.2)
+  float density = 0.0f;       // fluid density rho [kg/m^3]; 0: off (air: 1.2)
   float coefficient = 0.47f;  // drag coefficient C_D (a sphere: 0.47)
 };
 
@@ -103,8 +103,8 @@ struct Settings {
   float drag = 0.0f;               // linear drag coefficient c [kg/s], f = -c v, on every body
   QuadraticDrag quadratic_drag;
   CentralField central;
-  float contact_margin = 0.0f;     // speculative distance [m]; < 0 means 5% of the max radius
-  float cell_size = 0.0f;          // grid cell [m]; 0 means 2 max radius + margin
+  float contact_margin = 0.0f;  // speculative distance [m]; < 0 means 5% of the max radius
+  float cell_size = 0.0f;       // grid cell [m]; 0 means 2 max radius + margin
   SolverSettings solver;
 };
 
@@ -185,15 +185,15 @@ struct Joint {
 
 // Which body or particle something acts on.
 struct Target {
-  bool particle = false;    // false: scene body `index`; true: particle `index`
+  bool particle = false;  // false: scene body `index`; true: particle `index`
   std::uint32_t index = 0;
 };
 
 // A kinematic body or particle follows a prescribed path with infinite mass: it pushes what it
 // touches and nothing pushes it back (seed 003's controlled particles). Its position at time t
-// is x0 + velocity t + amplitude sin(2 pi frequency t + phase) and its orientation turns at the
-// constant angular_velocity about its centre (x0, q0: its scene position and orientation). Its
-// own mass is ignored while it is driven.
+// is x0 + velocity t + amplitude (sin(2 pi frequency t + phase) - sin(phase)) and its
+// orientation turns at the constant angular_velocity about its centre (x0, q0: its scene
+// position and orientation, its pose at t = 0). Its own mass is ignored while it is driven.
 struct KinematicPath {
   Target target;
   glm::vec3 velocity{0.0f};          // [m/s]
@@ -207,9 +207,9 @@ struct KinematicPath {
 // holds t applies it before its forces): v += J/m, w += I^-1 (p - x) x J.
 struct ScheduledImpulse {
   Target target;
-  float time = 0.0f;       // [s]
+  float time = 0.0f;        // [s]
   glm::vec3 impulse{0.0f};  // [N s]
-  glm::vec3 point{0.0f};   // [m], world; a particle takes it at its centre
+  glm::vec3 point{0.0f};    // [m], world; a particle takes it at its centre
 };
 
 struct Scene {

@@ -81,6 +81,7 @@ WorldArrays build_world(const Scene& scene) {
     check_finite(std::isfinite(b.mass) && b.mass >= 0.0f, name + " mass");
     check_finite(finite(b.position) && finite(b.velocity) && finite(b.angular_velocity),
                  name + " state");
+    check_finite(finite(b.force) && finite(b.torque), name + " force or torque");
     if (b.shape == Shape::plane) {
       throw std::invalid_argument(name + ": planes are scene planes, not bodies");
     }
@@ -109,6 +110,8 @@ WorldArrays build_world(const Scene& scene) {
     w.omega.emplace_back(b.angular_velocity, 0.0f);
     w.inertia.emplace_back(inverse_inertia(b), 0.0f);
     w.dims.push_back(dims);
+    w.force.emplace_back(b.force, 0.0f);
+    w.torque.emplace_back(b.torque, 0.0f);
     w.info.emplace_back(static_cast<std::uint32_t>(b.shape), b.material, 0u, 0u);
   }
   for (std::size_t k = 0; k < scene.planes.size(); ++k) {
@@ -121,6 +124,8 @@ WorldArrays build_world(const Scene& scene) {
     w.omega.emplace_back(0.0f);
     w.inertia.emplace_back(0.0f);
     w.dims.emplace_back(0.0f);
+    w.force.emplace_back(0.0f);
+    w.torque.emplace_back(0.0f);
     w.info.emplace_back(static_cast<std::uint32_t>(Shape::plane), p.material, 0u, 0u);
   }
   w.rigid = w.bodies();
@@ -149,6 +154,12 @@ WorldArrays build_world(const Scene& scene) {
     w.pos.push_back(x);
     w.vel.push_back(v);
     w.info.emplace_back(static_cast<std::uint32_t>(Shape::sphere), pt.material[i], 0u, 0u);
+  }
+  w.drive = Drive(scene, w.rigid);
+  for (std::uint32_t i = 0; i < w.bodies(); ++i) {
+    if (!w.drive.kinematic(i)) continue;
+    w.vel[i].w = 0.0f;  // infinite mass while driven
+    if (i < w.rigid) w.inertia[i] = glm::vec4(0.0f);
   }
   // Collision groups: union-find over joints between dynamic bodies.
   std::vector<std::uint32_t> parent(w.rigid);
@@ -244,7 +255,22 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
     throw std::invalid_argument("drag = " + std::to_string(s.drag) +
                                 ": must be a finite number >= 0");
   }
-  p.contact = glm::vec4(margin, glm::length(s.gravity), sv.contact_hertz, s.drag);
+  p.contact = glm::vec4(margin, glm::length(s.gravity), sv.contact_hertz, 0.0f);
+  const QuadraticDrag& qd = s.quadratic_drag;
+  if (!(qd.density >= 0.0f) || !std::isfinite(qd.density) || !(qd.coefficient >= 0.0f) ||
+      !std::isfinite(qd.coefficient)) {
+    throw std::invalid_argument("forces.quadratic_drag: density " + std::to_string(qd.density) +
+                                " and coefficient " + std::to_string(qd.coefficient) +
+                                " must be finite numbers >= 0");
+  }
+  p.drag = glm::vec4(s.drag, 0.5f * qd.density * qd.coefficient, 0.0f, 0.0f);
+  const CentralField& cf = s.central;
+  if (!(cf.strength >= 0.0f) || !std::isfinite(cf.strength) || !finite(cf.center) ||
+      (cf.law != CentralLaw::inverse_square && cf.law != CentralLaw::linear)) {
+    throw std::invalid_argument("forces.central: strength " + std::to_string(cf.strength) +
+                                " must be finite and >= 0, the centre finite, the law known");
+  }
+  p.central = glm::vec4(cf.center, cf.strength);
   const float reach = 2.0f * world.max_particle_radius + margin;
   const float cell = s.cell_size > 0.0f ? s.cell_size : (reach > 0.0f ? reach : 1.0f);
   if (world.particles() > 0 && cell < reach) {
@@ -280,6 +306,7 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   }
   p.coloring = glm::uvec4(sv.max_colors, 2u, static_cast<std::uint32_t>(world.plane_bodies.size()),
                           static_cast<std::uint32_t>(units));
+  p.drive = glm::uvec4(static_cast<std::uint32_t>(cf.law), world.drive.paths(), 0u, 0u);
   for (std::size_t k = 0; k < world.plane_bodies.size(); ++k) {
     p.plane_bodies[k / 4][static_cast<int>(k % 4)] = world.plane_bodies[k];
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "host/sim/backend.h"
+#include "host/sim/drive.h"
 #include "host/sim/scene.h"
 #include "kernels/world_layout.h"
 
@@ -24,9 +25,11 @@ struct WorldArrays {
   std::vector<glm::uvec4> info;  // (shape, material, group, 0)
   // rigid bodies (R)
   std::vector<glm::vec4> rot, omega, inertia, dims;
+  std::vector<glm::vec4> force, torque;  // constant applied force and torque
   std::vector<glm::uvec4> joint_info;
   std::vector<glm::vec4> joint_frames;  // VKPHYS_JOINT_STRIDE per joint
   std::vector<std::uint32_t> plane_bodies;
+  Drive drive;                   // kinematic paths and scheduled impulses
   std::uint32_t rigid = 0;       // R
   std::uint32_t sweepers = 0;    // rigid bodies that start a sweep (not planes or shapeless)
   std::uint32_t joint_rows = 0;  // rows the joints use (for statistics)
@@ -36,8 +39,9 @@ struct WorldArrays {
   std::uint32_t joints() const { return static_cast<std::uint32_t>(joint_info.size()); }
 };
 
-// Validates what the step relies on (throws std::invalid_argument naming the body, particle or
-// joint).
+// Validates what the step relies on (throws std::invalid_argument naming the body, particle,
+// joint, path or impulse). Kinematic bodies and particles get 1/m = 0 (and I^-1 = 0): they push
+// and are not pushed.
 WorldArrays build_world(const Scene& scene);
 
 // Capacities of the append-style lists; both grow on overflow (the step is redone).
