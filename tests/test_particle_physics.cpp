@@ -168,6 +168,23 @@ TEST_P(ParticlePhysics, PileOf5000Settles) {
   }
 }
 
+// A pile 15 layers deep (2,160 particles, 32 iterations as the other particle scenes) settles
+// with Gauss-Seidel, coloured or sequential: after 5 s below 1e-6 J per particle and 0.5 mm of
+// overlap (measured: 1.1e-9 J, 0.29 mm). Jacobi carries load down a pile one contact per
+// iteration and does not: 0.19 J per particle and 1.3 cm of overlap at the same settings.
+TEST_P(ParticlePhysics, PileFifteenLayersDeepSettlesWithGaussSeidel) {
+  if (GetParam().scheme == SolverScheme::jacobi) GTEST_SKIP() << "Jacobi: see the comment";
+  Scene s = particle_box_scene(2160, 3, 0.05f, 15);
+  load(s);
+  const WorldState st = run(300);
+  const Metrics m = measure(s, st);
+  EXPECT_LT(m.kinetic() / 2160.0, 1e-6) << "total kinetic " << m.kinetic();
+  EXPECT_LT(m.max_penetration, 5e-4);
+  // The lattice closes its 2.5% gaps (potential energy -1.7%) and stands: it does not slump
+  // into a denser packing (-16%, what it does at 10 iterations before it comes to rest at 20 s).
+  EXPECT_GT(m.potential, 0.97 * measure(s, WorldState{{}, {}, {}, {}, s.particles}).potential);
+}
+
 VKPHYS_ON_ALL_CASES(ParticlePhysics);
 
 }  // namespace

@@ -1,0 +1,113 @@
+#include "host/sim/mixed_scenes.h"
+
+#include <cmath>
+#include <numbers>
+
+#include "host/sim/scene_builders.h"
+#include "host/sim/splitmix.h"
+
+namespace vkphys {
+
+namespace {
+
+constexpr float kRadius = 0.05f;
+
+Scene base(std::string name) {
+  Scene s;
+  s.name = std::move(name);
+  s.settings.gravity = {0.0f, -9.81f, 0.0f};
+  s.settings.time_step = 1.0f / 60.0f;
+  s.settings.contact_margin = 0.01f;
+  s.settings.solver.iterations = 10;
+  s.materials = {Material{"grain", 0.0f, 0.3f, 1.0e6f, 4.0f}};
+  return s;
+}
+
+// `count` particles of radius kRadius on a jittered lattice of `nx` x ... x `nz` columns from
+// `origin`, spacing 2.2 r, 1 kg each.
+void add_lattice(Scene& s, std::uint32_t count, glm::vec3 origin, std::uint32_t nx,
+                 std::uint32_t nz, std::uint64_t seed) {
+  SplitMix64 rng(seed);
+  const float spacing = 2.2f * kRadius;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const glm::vec3 cell(static_cast<float>(i % nx), static_cast<float>(i / (nx * nz)),
+                         static_cast<float>((i / nx) % nz));
+    const glm::vec3 jitter(static_cast<float>(rng.unit()), static_cast<float>(rng.unit()),
+                           static_cast<float>(rng.unit()));
+    s.particles.add(origin + cell * spacing + 0.1f * kRadius * jitter, glm::vec3(0.0f), kRadius,
+                    1.0f, 0);
+  }
+}
+
+Body static_box(glm::vec3 position, glm::vec3 half, glm::vec4 orientation = {0, 0, 0, 1}) {
+  Body b;
+  b.shape = Shape::box;
+  b.half_extents = half;
+  b.position = position;
+  b.orientation = orientation;
+  b.mass = 0.0f;
+  return b;
+}
+
+}  // namespace
+
+Scene ramp_scene(std::uint32_t count, float degrees, float friction) {
+  Scene s = base("ramp");
+  s.materials[0].friction = friction;
+  const float angle = degrees * std::numbers::pi_v<float> / 180.0f;
+  // The ramp: 3 m long, 1 m wide, 0.1 m thick, its top surface through (0, 1.5, 0), falling
+  // towards +x.
+  const glm::vec4 tilt(0.0f, 0.0f, -std::sin(0.5f * angle), std::cos(0.5f * angle));
+  const glm::vec3 normal(std::sin(angle), std::cos(angle), 0.0f);
+  s.bodies.push_back(
+      static_box(glm::vec3(0.0f, 1.5f, 0.0f) - 0.05f * normal, {1.5f, 0.05f, 0.5f}, tilt));
+  // The catch box below the lower end: floor plane and four static walls.
+  s.planes.push_back({{0.0f, 1.0f, 0.0f}, 0.0f, 0});
+  const float cx = 1.5f * std::cos(angle) + 1.0f;
+  s.bodies.push_back(static_box({cx - 1.05f, 0.4f, 0.0f}, {0.05f, 0.4f, 1.0f}));
+  s.bodies.push_back(static_box({cx + 1.05f, 0.4f, 0.0f}, {0.05f, 0.4f, 1.0f}));
+  s.bodies.push_back(static_box({cx, 0.4f, -1.05f}, {1.1f, 0.4f, 0.05f}));
+  s.bodies.push_back(static_box({cx, 0.4f, 1.05f}, {1.1f, 0.4f, 0.05f}));
+  // Particles above the upper end, 8 columns across the ramp.
+  const glm::vec3 top(-1.5f * std::cos(angle), 1.5f + 1.5f * std::sin(angle), 0.0f);
+  add_lattice(s, count, top + glm::vec3(0.05f, 0.3f, -0.4f), 8, 8, 11);
+  return s;
+}
+
+Scene particle_bed_scene(std::uint32_t layers, float box_mass) {
+  Scene s = base("particle bed");
+  s.settings.solver.contact_hertz = 0.0f;  // spheres and a resting box: the material's own k
+  const std::uint32_t side = 12;
+  const float spacing = 2.2f * kRadius;
+  const float width = static_cast<float>(side) * spacing;
+  add_box_planes(s, glm::vec3(0.0f), glm::vec3(width, 4.0f, width), 0, false);
+  add_lattice(s, side * side * layers, glm::vec3(kRadius + 0.003f), side, side, 5);
+  Body box;
+  box.shape = Shape::box;
+  box.half_extents = glm::vec3(0.2f);
+  box.position = {0.5f * width, static_cast<float>(layers) * spacing + 0.6f, 0.5f * width};
+  box.mass = box_mass;
+  s.bodies.push_back(box);
+  return s;
+}
+
+Scene paddle_scene(std::uint32_t count) {
+  Scene s = base("paddle");
+  const std::uint32_t side = 20;
+  const float spacing = 2.2f * kRadius;
+  const float width = static_cast<float>(side) * spacing;
+  add_box_planes(s, glm::vec3(0.0f), glm::vec3(width, 3.0f, width), 0, false);
+  add_lattice(s, count, glm::vec3(kRadius + 0.003f), side, side, 9);
+  Body paddle = static_box({0.5f * width, 0.35f, 0.5f * width}, {0.04f, 0.3f, 0.6f});
+  paddle.mass = 5.0f;  // ignored while driven
+  s.bodies.push_back(paddle);
+  KinematicPath path;
+  path.target = {false, 0};
+  path.amplitude = {0.6f, 0.0f, 0.0f};
+  path.frequency = 0.25f;
+  path.angular_velocity = {0.0f, 0.5f, 0.0f};
+  s.kinematic.push_back(path);
+  return s;
+}
+
+}  // namespace vkphys

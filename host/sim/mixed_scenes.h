@@ -1,0 +1,26 @@
+// Scenes of the one world built in code, where particles and rigid bodies meet: the scenes of
+// scenes/*.json that mix them (written by `vkphys export-scene`), the coupling tests' rigs and
+// the `mixed` benchmark. y up, g = (0, -9.81, 0), 60 Hz, deterministic (fixed splitmix64
+// streams for jitter).
+#pragma once
+
+#include <cstdint>
+
+#include "host/sim/scene.h"
+
+namespace vkphys {
+
+// Particles (radius 5 cm) poured from above onto a static ramp (a box tilted by `degrees`
+// about z) whose lower end spills them into an open box of static walls. `count` particles on
+// a jittered lattice above the ramp's upper end.
+Scene ramp_scene(std::uint32_t count = 2000, float degrees = 30.0f, float friction = 0.3f);
+
+// A heavy box (0.4 m cube, `box_mass` kg) dropped onto a bed of particles (radius 5 cm,
+// `layers` deep) filling a closed box of planes; the box comes to rest on the particles.
+Scene particle_bed_scene(std::uint32_t layers = 4, float box_mass = 10.0f);
+
+// A kinematic paddle (a thin box) sweeping back and forth on a sinusoidal path through a bed of
+// particles in a closed box of planes.
+Scene paddle_scene(std::uint32_t count = 3000);
+
+}  // namespace vkphys
