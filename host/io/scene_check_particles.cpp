@@ -23,11 +23,17 @@ namespace vkphys::io::scene_reader {
 using namespace scene_json;
 
 // The broadphase visits only the 27 cells around a particle. Computed in float exactly as
-// the step setup (host/sim/step_params.cpp) does, so a scene that loads also runs.
+// the world setup (host/sim/world_setup.cpp, make_world_params) does, so a scene that loads
+// also runs: the automatic margin is 2 cm once a body with a shape is in the scene (version 2).
 void SceneParser::check_cell_size() const {
   const Settings& s = scene_.settings;
   if (!cell_size_field_) return;
-  float margin = s.contact_margin >= 0.0f ? s.contact_margin : 0.05f * max_radius_;
+  const bool shaped = std::any_of(scene_.bodies.begin(), scene_.bodies.end(),
+                                  [](const Body& b) { return b.shape != Shape::none; });
+  float margin = s.contact_margin > 0.0f    ? s.contact_margin
+                 : shaped                   ? 0.02f
+                 : s.contact_margin == 0.0f ? 0.0f
+                                            : 0.05f * max_radius_;
   float needed = 2.0f * max_radius_ + margin;
   cell_size_field_->check(
       s.cell_size >= needed,

@@ -11,10 +11,14 @@
 //      fails before any allocation) and generated in a second (scene_read_particles.cpp); the
 //      generated particles are checked against the planes and against each other in a third
 //      (scene_check_particles.cpp).
+//   4. The version: the header accepts versions 1 and 2; the keys version 2 added are errors in
+//      a version-1 file (SceneParser::versioned), and version 1 keeps its own rules (particles
+//      or bodies, not both; the particle scenes' solver defaults).
 #include "host/io/scene_file.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -22,6 +26,7 @@
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "host/io/scene_json.h"
 #include "host/io/scene_names.h"
@@ -34,10 +39,11 @@ using namespace scene_json;
 
 Scene SceneParser::run() {
   check_header();
-  Object top(
+  Object top = versioned(
       Field(source_, doc_, ""),
       {"format", "version", "name", "description", "gravity", "time_step", "drag", "contact_margin",
-       "cell_size", "solver", "materials", "planes", "box", "particles", "bodies", "joints"});
+       "cell_size", "solver", "materials", "planes", "box", "particles", "bodies", "joints"},
+      {"forces", "impulses"});
   if (auto f = top.get("name")) {
     scene_.name = f->as_string();
     f->check(!scene_.name.empty(), "must not be empty");
@@ -45,14 +51,22 @@ Scene SceneParser::run() {
   if (auto f = top.get("description")) f->as_string();
   read_settings(top);
   read_solver(top);
+  read_forces(top);
   read_materials(top);
   read_planes(top);
   read_box(top);
+  read_contents(top);
+  read_impulses(top);
+  return std::move(scene_);
+}
+
+// Bodies, joints and particles. Version 1 holds particles or bodies; version 2 any mix.
+void SceneParser::read_contents(const Object& top) {
   auto particles = top.get("particles");
   auto bodies = top.get("bodies");
   auto joints = top.get("joints");
   if (joints && !bodies) joints->fail("joints join rigid bodies: the scene needs \"bodies\"");
-  if (particles && bodies) {
+  if (particles && bodies && version_ < 2) {
     bodies->fail(
         "a scene has particles or rigid bodies, not both (this one also has "
         "\"particles\")");
@@ -64,18 +78,36 @@ Scene SceneParser::run() {
   if (bodies) {
     read_bodies(*bodies);
     if (joints) read_joints(*joints);
-    return std::move(scene_);
   }
-  // Particle scenes of version 1 were written for the particle pipeline, which had only the
-  // Jacobi scheme and no contact-stiffness cap: left out, those fields keep that meaning.
-  if (!scheme_given_) scene_.settings.solver.scheme = SolverScheme::jacobi;
-  if (!contact_hertz_given_) scene_.settings.solver.contact_hertz = 0.0f;
+  if (!particles) return;
+  if (version_ < 2) {
+    // Particle scenes of version 1 were written for the particle pipeline, which had only the
+    // Jacobi scheme and no contact-stiffness cap: left out, those fields keep that meaning.
+    if (!scheme_given_) scene_.settings.solver.scheme = SolverScheme::jacobi;
+    if (!contact_hertz_given_) scene_.settings.solver.contact_hertz = 0.0f;
+  }
   read_generators(*particles);
   generate();
   check_cell_size();
   check_planes();
   check_overlaps();
-  return std::move(scene_);
+}
+
+Object SceneParser::versioned(const Field& f, std::initializer_list<std::string_view> keys,
+                              std::initializer_list<std::string_view> added) const {
+  if (version_ >= 2) {
+    std::vector<std::string_view> all(keys);
+    all.insert(all.end(), added.begin(), added.end());
+    return Object(f, all);
+  }
+  if (f.json().is_object()) {
+    for (const auto& [key, value] : f.json().items()) {
+      if (std::find(added.begin(), added.end(), key) == added.end()) continue;
+      Field(source_, value, join_path(f.path(), key))
+          .fail(fmt::format("needs \"version\": 2 (this file is version {})", version_));
+    }
+  }
+  return Object(f, keys);
 }
 
 void SceneParser::check_header() {
@@ -91,16 +123,20 @@ void SceneParser::check_header() {
   format.check(
       format.as_string() == kFormatName,
       fmt::format("must be {} (this is not a vkphys scene file)", json_quote(kFormatName)));
+  static_assert(kSceneFormatVersion == kOldestSceneFormatVersion + 1, "update the messages");
+  const std::string versions =
+      fmt::format("version {} or version {}", kOldestSceneFormatVersion, kSceneFormatVersion);
   it = doc_.find("version");
   if (it == doc_.end()) {
     fail_at(source_, "version",
-            fmt::format("required field is missing (this build reads version {})",
-                        kSceneFormatVersion));
+            fmt::format("required field is missing (this build reads {})", versions));
   }
   Field version(source_, *it, "version");
-  bool supported = it->is_number_integer() && it->get<std::int64_t>() == kSceneFormatVersion;
-  version.check(supported, fmt::format("unsupported version; this build reads version {} only",
-                                       kSceneFormatVersion));
+  bool supported = it->is_number_integer() &&
+                   it->get<std::int64_t>() >= kOldestSceneFormatVersion &&
+                   it->get<std::int64_t>() <= kSceneFormatVersion;
+  version.check(supported, fmt::format("unsupported version; this build reads {}", versions));
+  version_ = static_cast<int>(it->get<std::int64_t>());
 }
 
 }  // namespace scene_reader
@@ -138,22 +174,21 @@ Scene load_scene(const std::filesystem::path& path) {
 
 std::string scene_summary(const Scene& scene) {
   const double h = scene.settings.time_step;
+  std::string contents;
   if (!scene.bodies.empty()) {
     std::size_t fixed = 0;
     for (const Body& b : scene.bodies) fixed += b.mass == 0.0f ? 1u : 0u;
-    return fmt::format(
-        "{}: {} bodies ({} static), {} joints, {} planes, {} materials, h = {:.6g} s ({:.4g} Hz), "
-        "{} iterations",
-        scene.name, scene.bodies.size(), fixed, scene.joints.size(), scene.planes.size(),
-        scene.materials.size(), h, h > 0.0 ? 1.0 / h : 0.0, scene.settings.solver.iterations);
+    contents = fmt::format("{} bodies ({} static), {} joints, ", scene.bodies.size(), fixed,
+                           scene.joints.size());
   }
-  std::size_t fixed = 0;
-  for (const glm::vec4& v : scene.particles.vel_invmass) fixed += v.w == 0.0f ? 1u : 0u;
-  return fmt::format(
-      "{}: {} particles ({} static), {} planes, {} materials, h = {:.6g} s ({:.4g} Hz), {} "
-      "iterations",
-      scene.name, scene.particles.size(), fixed, scene.planes.size(), scene.materials.size(), h,
-      h > 0.0 ? 1.0 / h : 0.0, scene.settings.solver.iterations);
+  if (scene.bodies.empty() || scene.particles.size() > 0) {
+    std::size_t fixed = 0;
+    for (const glm::vec4& v : scene.particles.vel_invmass) fixed += v.w == 0.0f ? 1u : 0u;
+    contents += fmt::format("{} particles ({} static), ", scene.particles.size(), fixed);
+  }
+  return fmt::format("{}: {}{} planes, {} materials, h = {:.6g} s ({:.4g} Hz), {} iterations",
+                     scene.name, contents, scene.planes.size(), scene.materials.size(), h,
+                     h > 0.0 ? 1.0 / h : 0.0, scene.settings.solver.iterations);
 }
 
 }  // namespace vkphys::io

@@ -20,8 +20,11 @@
 
 namespace vkphys::io {
 
-// The only "version" this build reads.
-inline constexpr int kSceneFormatVersion = 1;
+// The versions this build reads: every version from kOldestSceneFormatVersion to
+// kSceneFormatVersion, the newest (the one write_scene_json writes). Version 2 adds mixed scenes,
+// applied forces and fields, kinematic paths and scheduled impulses (docs/scene-format.md).
+inline constexpr int kOldestSceneFormatVersion = 1;
+inline constexpr int kSceneFormatVersion = 2;
 
 // Most particles a scene may generate. Checked before anything is allocated.
 inline constexpr std::uint32_t kMaxParticles = 1u << 25;
@@ -41,16 +44,17 @@ Scene load_scene(const std::filesystem::path& path);
 // Parses scene JSON text; source_name names it in error messages (a path, or e.g. "<test>").
 Scene parse_scene(std::string_view json_text, std::string_view source_name);
 
-// One line: name, particles (static ones) or bodies (static ones) and joints, planes,
+// One line: name, bodies (static ones) and joints and/or particles (static ones), planes,
 // materials, time step, solver iterations.
 std::string scene_summary(const Scene& scene);
 
-// The scene as version-1 scene JSON that parse_scene reads back to an identical Scene: every
-// field explicit, floats in their shortest exact form, particles one "particle" generator each,
-// bodies with "mass" or "static", quaternion orientations and body-frame joint anchors and axes.
-// A last body that is exactly add_world_body's (host/sim/rigid_scenes.h) and that a joint uses
-// is written as "world" references. Throws std::invalid_argument for a scene no file can hold
-// (non-finite numbers, duplicate material names, a particle mass that 1/m cannot reproduce).
+// The scene as version-2 scene JSON that parse_scene reads back to an identical Scene (its
+// version-2 fields are not written yet): every field explicit, floats in their shortest exact form,
+// particles one "particle" generator each, bodies with "mass" or "static", quaternion orientations
+// and body-frame joint anchors and axes. A last body that is exactly add_world_body's
+// (host/sim/rigid_scenes.h) and that a joint uses is written as "world" references. Throws
+// std::invalid_argument for a scene no file can hold (non-finite numbers, duplicate material names,
+// a particle mass that 1/m cannot reproduce).
 std::string write_scene_json(const Scene& scene);
 
 }  // namespace vkphys::io

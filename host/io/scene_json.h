@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <glm/glm.hpp>
 #include <limits>
@@ -294,14 +295,10 @@ class Field {
 class Object {
  public:
   Object(const Field& field, std::initializer_list<std::string_view> allowed) : field_(field) {
-    field.check(field.json().is_object(), "must be an object");
-    for (const auto& [key, value] : field.json().items()) {
-      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-      std::string list;
-      for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      Field(field.source(), value, join_path(field.path(), key))
-          .fail(fmt::format("unknown key; allowed keys here: {}", list));
-    }
+    check_keys(allowed);
+  }
+  Object(const Field& field, const std::vector<std::string_view>& allowed) : field_(field) {
+    check_keys(allowed);
   }
 
   const Field& field() const { return field_; }
@@ -317,6 +314,18 @@ class Object {
   }
 
  private:
+  template <class Keys>
+  void check_keys(const Keys& allowed) const {
+    field_.check(field_.json().is_object(), "must be an object");
+    for (const auto& [key, value] : field_.json().items()) {
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      std::string list;
+      for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      Field(field_.source(), value, join_path(field_.path(), key))
+          .fail(fmt::format("unknown key; allowed keys here: {}", list));
+    }
+  }
+
   Field field_;
 };
 }  // namespace vkphys::io::scene_json

@@ -16,6 +16,7 @@ inline constexpr std::string_view kFormatName = "vkphys-scene";
 inline constexpr std::array<std::string_view, 3> kSchemeNames{"sequential", "colored", "jacobi"};
 inline constexpr std::array<std::string_view, 2> kRestitutionNames{"bias", "newton"};
 inline constexpr std::array<std::string_view, 2> kFrictionModelNames{"cone", "scaled_box"};
+inline constexpr std::array<std::string_view, 2> kCentralLawNames{"inverse_square", "linear"};
 
 constexpr std::string_view joint_name(JointType type) {
   switch (type) {

@@ -1,6 +1,7 @@
 // Scene file section "bodies": rigid bodies with their shape, size, pose, velocities and mass
 // (given, from a density, or static), checked so that the mass properties the step derives
-// from them fit a 32-bit float.
+// from them fit a 32-bit float; in version 2 also their applied force and torque and their
+// kinematic path.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -64,13 +65,17 @@ void SceneParser::read_bodies(const Field& list) {
   list.check(n <= kMaxBodies,
              fmt::format("{} bodies; at most kMaxBodies = {} are allowed", n, kMaxBodies));
   scene_.bodies.reserve(n + 1);
-  for (std::size_t i = 0; i < n; ++i) scene_.bodies.push_back(read_body(list.at(i)));
+  for (std::size_t i = 0; i < n; ++i) {
+    scene_.bodies.push_back(read_body(list.at(i), static_cast<std::uint32_t>(i)));
+  }
   listed_bodies_ = n;
 }
 
-Body SceneParser::read_body(const Field& f) const {
-  Object o(f, {"shape", "radius", "half_extents", "half_height", "position", "orientation",
-               "velocity", "angular_velocity", "mass", "density", "static", "material"});
+Body SceneParser::read_body(const Field& f, std::uint32_t index) {
+  Object o = versioned(f,
+                       {"shape", "radius", "half_extents", "half_height", "position", "orientation",
+                        "velocity", "angular_velocity", "mass", "density", "static", "material"},
+                       {"force", "torque", "kinematic"});
   Body b;
   Field shape = o.require("shape");
   std::string name = shape.as_string();
@@ -120,6 +125,11 @@ Body SceneParser::read_body(const Field& f) const {
   if (auto g = o.get("velocity")) b.velocity = g->as_vec3();
   if (auto g = o.get("angular_velocity")) b.angular_velocity = g->as_vec3();
   b.material = material_of(o);
+  if (auto g = o.get("force")) b.force = g->as_vec3();
+  if (auto g = o.get("torque")) b.torque = g->as_vec3();
+  // The path is read before the mass, which it does not replace: a kinematic body's mass is
+  // ignored while it is driven but must still be valid.
+  if (auto g = o.get("kinematic")) scene_.kinematic.push_back(read_kinematic(*g, {false, index}));
 
   bool is_static = false;
   auto static_field = o.get("static");

@@ -39,14 +39,8 @@ std::uint32_t SceneParser::joint_body(const Field& f) {
     return *world_;
   }
   f.check(f.json().is_number_integer(), "must be a body index (an integer) or \"world\"");
-  std::string range = fmt::format(
-      "body index out of range: \"bodies\" lists {} bodies "
-      "(indices 0 to {})",
-      listed_bodies_, listed_bodies_ - 1);
-  f.check(f.json().is_number_unsigned(), range);
-  std::uint64_t v = f.json().get<std::uint64_t>();
-  f.check(v < listed_bodies_, range);
-  return static_cast<std::uint32_t>(v);
+  return index_below(f, listed_bodies_, "body",
+                     fmt::format("\"bodies\" lists {} bodies", listed_bodies_));
 }
 
 // A point given in world coordinates, in body b's frame.

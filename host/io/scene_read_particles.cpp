@@ -1,6 +1,7 @@
 // Scene file section "particles": the "lattice" and "particle" generators. They are validated
 // and counted first (read_generators), so that a scene over kMaxParticles fails before anything
-// is allocated, and only then generated (generate).
+// is allocated, and only then generated (generate), which also gives the kinematic path of a
+// single particle (version 2) its particle index.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -102,6 +103,7 @@ Generator SceneParser::read_particle(const Object& o) const {
   if (auto f = o.get("static")) is_static = f->as_bool();
   g.mass = read_mass(o, g.radius, is_static, false);
   g.material = material_of(o);
+  if (auto f = o.get("kinematic")) g.kinematic = read_kinematic(*f, {true, 0});
   return g;
 }
 
@@ -126,7 +128,8 @@ void SceneParser::read_generators(const Field& list) {
                                   "jitter", "seed", "velocity", "material", "static"}));
     } else if (type == "particle") {
       g = read_particle(
-          Object(f, {"type", "position", "velocity", "radius", "mass", "material", "static"}));
+          versioned(f, {"type", "position", "velocity", "radius", "mass", "material", "static"},
+                    {"kinematic"}));
     } else {
       type_field.fail("unknown generator type; allowed: \"lattice\", \"particle\"");
     }
@@ -162,6 +165,10 @@ void SceneParser::generate() {
   p.vel_invmass.reserve(total_);
   p.material.reserve(total_);
   for (const Generator& g : generators_) {
+    if (g.kinematic) {
+      scene_.kinematic.push_back(*g.kinematic);
+      scene_.kinematic.back().target.index = static_cast<std::uint32_t>(p.size());
+    }
     SplitMix64 rng(g.seed);
     double amplitude = g.jitter * g.spacing;
     for (std::uint32_t k = 0; k < g.count[2]; ++k) {

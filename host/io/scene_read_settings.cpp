@@ -1,6 +1,7 @@
 // Scene file sections "gravity", "time_step", "drag", "contact_margin", "cell_size" (the
-// top-level settings) and "solver". The solver's spook_k and spook_d are not settings of their
-// own: they are the defaults for the materials and joints that leave theirs out.
+// top-level settings), "solver" and "forces" (version 2). The solver's spook_k and spook_d are
+// not settings of their own: they are the defaults for the materials and joints that leave
+// theirs out.
 #include <fmt/format.h>
 
 #include <array>
@@ -85,6 +86,26 @@ void SceneParser::read_solver(const Object& top) {
     contact_hertz_given_ = true;
     s.contact_hertz = g->non_negative();
     g->check(s.contact_hertz <= 1.0e4f, "must be <= 1e4 Hz (0 disables the cap)");
+  }
+}
+
+// Version 2: fields that act on every body and particle besides gravity and the linear drag.
+void SceneParser::read_forces(const Object& top) {
+  auto f = top.get("forces");
+  if (!f) return;
+  Object o(*f, {"quadratic_drag", "central"});
+  if (auto g = o.get("quadratic_drag")) {
+    Object q(*g, {"density", "coefficient"});
+    QuadraticDrag& d = scene_.settings.quadratic_drag;
+    d.density = q.require("density").non_negative();
+    if (auto h = q.get("coefficient")) d.coefficient = h->non_negative();
+  }
+  if (auto g = o.get("central")) {
+    Object c(*g, {"center", "strength", "law"});
+    CentralField& field = scene_.settings.central;
+    field.center = c.require("center").as_vec3();
+    field.strength = c.require("strength").non_negative();
+    if (auto h = c.get("law")) field.law = static_cast<CentralLaw>(choice(*h, kCentralLawNames));
   }
 }
 

@@ -2,7 +2,8 @@
 // and its section readers live one file each (scene_read_*.cpp, scene_check_particles.cpp) so
 // that each section's rules can be read alone. The driver, scene_file.cpp, reads the header and
 // the top-level keys and calls the sections in an order that lets later sections use earlier
-// ones (materials before everything that names a material, bodies before joints).
+// ones (materials before everything that names a material, bodies before joints, bodies and
+// particles before the impulses that name them).
 #pragma once
 
 #include <fmt/format.h>
@@ -11,11 +12,14 @@
 #include <cmath>
 #include <cstdint>
 #include <glm/glm.hpp>
+#include <initializer_list>
 #include <numbers>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "host/io/scene_file.h"
 #include "host/io/scene_json.h"
 #include "host/sim/scene.h"
 
@@ -60,6 +64,8 @@ struct Generator {
   std::uint32_t material = 0;
   std::uint64_t particles = 1;
   std::uint64_t first = 0;  // index of its first particle in the scene
+  // A single particle's path; its target index is set when the particle is generated.
+  std::optional<KinematicPath> kinematic;
 
   // Axis-aligned box holding every particle of the generator, radii included.
   glm::dvec3 lo() const {
@@ -79,6 +85,20 @@ struct Generator {
   }
 };
 
+// Reads an index below `count` from f. One that is not (or is no non-negative integer) fails
+// with "<noun> index out of range: <listing> (indices 0 to count - 1)"; listing says what
+// there is, e.g. "\"bodies\" lists 5 bodies" (with count 0, e.g. "the scene has no \"bodies\"").
+inline std::uint32_t index_below(const Field& f, std::uint64_t count, std::string_view noun,
+                                 std::string_view listing) {
+  std::string range = count == 0 ? fmt::format("{} index out of range: {}", noun, listing)
+                                 : fmt::format("{} index out of range: {} (indices 0 to {})", noun,
+                                               listing, count - 1);
+  f.check(f.json().is_number_unsigned(), range);
+  std::uint64_t v = f.json().get<std::uint64_t>();
+  f.check(v < count, range);
+  return static_cast<std::uint32_t>(v);
+}
+
 class SceneParser {
  public:
   SceneParser(const std::string& source, const Json& doc) : source_(source), doc_(doc) {}
@@ -88,10 +108,17 @@ class SceneParser {
 
  private:
   void check_header();
+  // The object f with the keys `keys` of every version and the keys `added` by version 2; in a
+  // version-1 file an added key is an error that names the version it needs.
+  Object versioned(const Field& f, std::initializer_list<std::string_view> keys,
+                   std::initializer_list<std::string_view> added) const;
+  void read_contents(const Object& top);
 
   // scene_read_settings.cpp
   void read_settings(const Object& top);
   void read_solver(const Object& top);
+
+  void read_forces(const Object& top);
 
   // scene_read_materials.cpp
   void read_materials(const Object& top);
@@ -104,7 +131,7 @@ class SceneParser {
 
   // scene_read_bodies.cpp
   void read_bodies(const Field& list);
-  Body read_body(const Field& f) const;
+  Body read_body(const Field& f, std::uint32_t index);
 
   // scene_read_joints.cpp
   std::uint32_t joint_body(const Field& f);
@@ -121,6 +148,11 @@ class SceneParser {
   void read_generators(const Field& list);
   void generate();
 
+  // scene_read_motion.cpp
+  KinematicPath read_kinematic(const Field& f, Target target) const;
+  void read_impulses(const Object& top);
+  ScheduledImpulse read_impulse(const Field& f) const;
+
   // scene_check_particles.cpp
   void check_cell_size() const;
   const Generator& generator_of(std::size_t index) const;
@@ -132,8 +164,9 @@ class SceneParser {
   const std::string& source_;
   const Json& doc_;
   Scene scene_;
-  bool scheme_given_ = false;         // solver.scheme was in the file
-  bool contact_hertz_given_ = false;  // solver.contact_hertz was in the file
+  int version_ = kSceneFormatVersion;  // the file's "version"
+  bool scheme_given_ = false;          // solver.scheme was in the file
+  bool contact_hertz_given_ = false;   // solver.contact_hertz was in the file
   float default_k_ = Material{}.spook_k;
   float default_d_ = Material{}.spook_d;
   std::optional<Field> cell_size_field_;
