@@ -21,12 +21,14 @@
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
 #include "kernels/quat.h"
+#include "tests/scene_compare.h"
 #include "tests/scene_errors.h"
 
 namespace {
 
 using vkphys::test::error_of;
 using vkphys::test::expect_error;
+using vkphys::test::expect_same_scene;
 using vkphys::test::text_error;
 
 using nlohmann::json;
@@ -108,80 +110,6 @@ void expect_no_box_overlaps(const Scene& s) {
 
 void expect_identity_orientations(const Scene& s) {
   for (const Body& b : s.bodies) EXPECT_EQ(b.orientation, glm::vec4(0, 0, 0, 1));
-}
-
-// Field-by-field equality of two scenes.
-void expect_same_scene(const Scene& a, const Scene& b) {
-  EXPECT_EQ(a.name, b.name);
-  const vkphys::Settings &sa = a.settings, &sb = b.settings;
-  EXPECT_EQ(sa.gravity, sb.gravity);
-  EXPECT_EQ(sa.time_step, sb.time_step);
-  EXPECT_EQ(sa.drag, sb.drag);
-  EXPECT_EQ(sa.contact_margin, sb.contact_margin);
-  EXPECT_EQ(sa.cell_size, sb.cell_size);
-  EXPECT_EQ(sa.solver.iterations, sb.solver.iterations);
-  EXPECT_EQ(sa.solver.relaxation, sb.solver.relaxation);
-  EXPECT_EQ(sa.solver.restitution_threshold, sb.solver.restitution_threshold);
-  EXPECT_EQ(sa.solver.friction, sb.solver.friction);
-  EXPECT_EQ(sa.solver.warm_start, sb.solver.warm_start);
-  EXPECT_EQ(sa.solver.scheme, sb.solver.scheme);
-  EXPECT_EQ(sa.solver.restitution, sb.solver.restitution);
-  EXPECT_EQ(sa.solver.friction_model, sb.solver.friction_model);
-  EXPECT_EQ(sa.solver.split_impulse, sb.solver.split_impulse);
-  EXPECT_EQ(sa.solver.gyroscopic, sb.solver.gyroscopic);
-  EXPECT_EQ(sa.solver.max_colors, sb.solver.max_colors);
-  ASSERT_EQ(a.materials.size(), b.materials.size());
-  for (std::size_t i = 0; i < a.materials.size(); ++i) {
-    EXPECT_EQ(a.materials[i].name, b.materials[i].name) << i;
-    EXPECT_EQ(a.materials[i].restitution, b.materials[i].restitution) << i;
-    EXPECT_EQ(a.materials[i].friction, b.materials[i].friction) << i;
-    EXPECT_EQ(a.materials[i].spook_k, b.materials[i].spook_k) << i;
-    EXPECT_EQ(a.materials[i].spook_d, b.materials[i].spook_d) << i;
-  }
-  ASSERT_EQ(a.planes.size(), b.planes.size());
-  for (std::size_t i = 0; i < a.planes.size(); ++i) {
-    EXPECT_EQ(a.planes[i].normal, b.planes[i].normal) << i;
-    EXPECT_EQ(a.planes[i].offset, b.planes[i].offset) << i;
-    EXPECT_EQ(a.planes[i].material, b.planes[i].material) << i;
-  }
-  EXPECT_EQ(a.particles.pos_radius, b.particles.pos_radius);
-  EXPECT_EQ(a.particles.vel_invmass, b.particles.vel_invmass);
-  EXPECT_EQ(a.particles.material, b.particles.material);
-  ASSERT_EQ(a.bodies.size(), b.bodies.size());
-  for (std::size_t i = 0; i < a.bodies.size(); ++i) {
-    const Body &x = a.bodies[i], &y = b.bodies[i];
-    EXPECT_EQ(x.shape, y.shape) << i;
-    EXPECT_EQ(x.half_extents, y.half_extents) << i;
-    EXPECT_EQ(x.radius, y.radius) << i;
-    EXPECT_EQ(x.half_height, y.half_height) << i;
-    EXPECT_EQ(x.position, y.position) << i;
-    EXPECT_EQ(x.orientation, y.orientation) << i;
-    EXPECT_EQ(x.velocity, y.velocity) << i;
-    EXPECT_EQ(x.angular_velocity, y.angular_velocity) << i;
-    EXPECT_EQ(x.mass, y.mass) << i;
-    EXPECT_EQ(x.material, y.material) << i;
-  }
-  ASSERT_EQ(a.joints.size(), b.joints.size());
-  for (std::size_t i = 0; i < a.joints.size(); ++i) {
-    const Joint &x = a.joints[i], &y = b.joints[i];
-    EXPECT_EQ(x.type, y.type) << i;
-    EXPECT_EQ(x.body_a, y.body_a) << i;
-    EXPECT_EQ(x.body_b, y.body_b) << i;
-    EXPECT_EQ(x.anchor_a, y.anchor_a) << i;
-    EXPECT_EQ(x.anchor_b, y.anchor_b) << i;
-    EXPECT_EQ(x.axis_a, y.axis_a) << i;
-    EXPECT_EQ(x.axis_b, y.axis_b) << i;
-    EXPECT_EQ(x.ref_a, y.ref_a) << i;
-    EXPECT_EQ(x.ref_b, y.ref_b) << i;
-    EXPECT_EQ(x.length, y.length) << i;
-    EXPECT_EQ(x.limited, y.limited) << i;
-    EXPECT_EQ(x.limit_lo, y.limit_lo) << i;
-    EXPECT_EQ(x.limit_hi, y.limit_hi) << i;
-    EXPECT_EQ(x.spook_k, y.spook_k) << i;
-    EXPECT_EQ(x.spook_d, y.spook_d) << i;
-    EXPECT_EQ(x.limit_k, y.limit_k) << i;
-    EXPECT_EQ(x.limit_d, y.limit_d) << i;
-  }
 }
 
 // ---- builders -----------------------------------------------------------------------------------

@@ -48,13 +48,16 @@ Scene parse_scene(std::string_view json_text, std::string_view source_name);
 // materials, time step, solver iterations.
 std::string scene_summary(const Scene& scene);
 
-// The scene as version-2 scene JSON that parse_scene reads back to an identical Scene (its
-// version-2 fields are not written yet): every field explicit, floats in their shortest exact form,
-// particles one "particle" generator each, bodies with "mass" or "static", quaternion orientations
-// and body-frame joint anchors and axes. A last body that is exactly add_world_body's
-// (host/sim/rigid_scenes.h) and that a joint uses is written as "world" references. Throws
-// std::invalid_argument for a scene no file can hold (non-finite numbers, duplicate material names,
-// a particle mass that 1/m cannot reproduce).
+// The scene as version-2 scene JSON that parse_scene reads back to an identical Scene: every
+// setting explicit, floats in their shortest exact form, particles one "particle" generator each,
+// bodies with "mass" or "static", quaternion orientations and body-frame joint anchors and axes;
+// forces, torques, kinematic paths and impulses where the scene has them. A last body that is
+// exactly add_world_body's (host/sim/rigid_scenes.h), that a joint uses and that nothing else
+// refers to is written as "world" references. Throws std::invalid_argument for a scene no file
+// can hold (non-finite numbers, duplicate material names, a particle mass that 1/m cannot
+// reproduce, kinematic paths out of the reader's order (bodies, then particles, each ascending
+// and at most one per target), a target out of range, an impulse on a particle away from its
+// centre).
 std::string write_scene_json(const Scene& scene);
 
 }  // namespace vkphys::io

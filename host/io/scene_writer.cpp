@@ -1,8 +1,11 @@
-// Scenes back to version-1 scene JSON (write_scene_json, declared in host/io/scene_file.h):
+// Scenes back to version-2 scene JSON (write_scene_json, declared in host/io/scene_file.h):
 // every number in the shortest form that reads back to the same float, so that
-// parse_scene(write_scene_json(s)) == s field for field (tested for every scene builder).
+// parse_scene(write_scene_json(s)) == s field for field (tested for every scene builder and for
+// a mixed scene with every version-2 field). This file writes the header, the settings, the
+// forces, the materials, the planes and the impulses; scene_write_bodies.cpp the rest.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -13,16 +16,14 @@
 #include "host/io/scene_file.h"
 #include "host/io/scene_json.h"
 #include "host/io/scene_names.h"
-#include "host/sim/rigid_scenes.h"
+#include "host/io/scene_write.h"
 
 namespace vkphys::io {
 
-namespace {
+namespace scene_write {
 
 using scene_json::json_quote;
-constexpr double kPi = 3.14159265358979323846;
 
-// The shortest decimal that reads back (as a double, then rounded to float) to exactly v.
 std::string num(float v) {
   if (!std::isfinite(v)) {
     throw std::invalid_argument("write_scene_json: the scene holds a NaN or infinite number");
@@ -39,36 +40,24 @@ std::string vec(glm::vec3 v) {
   return fmt::format("[{}, {}, {}]", num(v.x), num(v.y), num(v.z));
 }
 
-// An angle [rad] in degrees, the shortest decimal that the parser turns back into exactly v.
-std::string degrees(float v) {
-  const double exact = static_cast<double>(v) * 180.0 / kPi;
-  for (int digits = 1; digits <= 17; ++digits) {
-    const double d = std::strtod(fmt::format("{:.{}g}", exact, digits).c_str(), nullptr);
-    if (static_cast<float>(d * (kPi / 180.0)) == v) return fmt::format("{}", d);
-  }
-  throw std::invalid_argument("write_scene_json: an angle limit does not round-trip");
-}
+namespace {
 
-template <std::size_t N>
-std::string_view name_of(const std::array<std::string_view, N>& names, std::uint32_t i) {
-  if (i >= N) throw std::invalid_argument("write_scene_json: unknown solver option value");
-  return names[i];
+// The order the reader lists paths in: bodies, then particles, each by index.
+bool before(const Target& a, const Target& b) {
+  return a.particle != b.particle ? b.particle : a.index < b.index;
 }
 
 bool is_world_body(const Body& b) {
   const Body world;
-  return b.shape == Shape::none && b.mass == 0.0f && b.position == glm::vec3(0.0f) &&
-         b.orientation == world.orientation && b.velocity == glm::vec3(0.0f) &&
-         b.angular_velocity == glm::vec3(0.0f) && b.material == 0;
+  return b.shape == Shape::none && b.mass == 0.0f && same(b.position, glm::vec3(0.0f)) &&
+         same(b.orientation, world.orientation) && same(b.velocity, glm::vec3(0.0f)) &&
+         same(b.angular_velocity, glm::vec3(0.0f)) && same(b.force, glm::vec3(0.0f)) &&
+         same(b.torque, glm::vec3(0.0f)) && b.material == 0;
 }
 
 }  // namespace
 
-std::string write_scene_json(const Scene& scene) {
-  std::string out;
-  auto put = [&out](std::string_view text) { out += text; };
-  const Settings& st = scene.settings;
-  const SolverSettings& so = st.solver;
+Writer::Writer(const Scene& scene) : scene_(scene), listed_(scene.bodies.size()) {
   for (std::size_t i = 0; i < scene.materials.size(); ++i) {
     for (std::size_t k = 0; k < i; ++k) {
       if (scene.materials[i].name == scene.materials[k].name) {
@@ -78,12 +67,149 @@ std::string write_scene_json(const Scene& scene) {
       }
     }
   }
-  auto material = [&scene](std::uint32_t m) {
-    if (m >= scene.materials.size()) {
-      throw std::invalid_argument(fmt::format("write_scene_json: material {} is not defined", m));
+  bool world_named = false;  // the last body is the target of a path or an impulse
+  const auto last = static_cast<std::uint32_t>(listed_ - 1);
+  for (std::size_t i = 0; i < scene.kinematic.size(); ++i) {
+    const Target& t = scene.kinematic[i].target;
+    const std::size_t count = t.particle ? scene.particles.size() : scene.bodies.size();
+    if (t.index >= count) {
+      throw std::invalid_argument(
+          fmt::format("write_scene_json: kinematic path {}: {} {} does not "
+                      "exist",
+                      i, t.particle ? "particle" : "body", t.index));
     }
-    return json_quote(scene.materials[m].name);
+    if (i > 0 && !before(scene.kinematic[i - 1].target, t)) {
+      throw std::invalid_argument(fmt::format(
+          "write_scene_json: kinematic path {} is out of order (a file lists them by body, then "
+          "by particle, one each at most)",
+          i));
+    }
+    world_named = world_named || (!t.particle && t.index == last);
+  }
+  for (const ScheduledImpulse& s : scene.impulses) {
+    world_named = world_named || (!s.target.particle && s.target.index == last);
+  }
+  // The last body is written as "world" references when add_world_body made it, a joint uses
+  // it and nothing else names it (the parser then makes it again at the same index).
+  if (listed_ == 0 || world_named || !is_world_body(scene.bodies.back())) return;
+  for (const Joint& j : scene.joints) {
+    if (j.body_a == last || j.body_b == last) {
+      listed_ = last;
+      return;
+    }
+  }
+}
+
+std::string Writer::material(std::uint32_t m) const {
+  if (m >= scene_.materials.size()) {
+    throw std::invalid_argument(fmt::format("write_scene_json: material {} is not defined", m));
+  }
+  return json_quote(scene_.materials[m].name);
+}
+
+std::string Writer::kinematic(Target target) const {
+  const auto& paths = scene_.kinematic;
+  auto it =
+      std::lower_bound(paths.begin(), paths.end(), target,
+                       [](const KinematicPath& k, const Target& t) { return before(k.target, t); });
+  if (it == paths.end() || it->target.particle != target.particle ||
+      it->target.index != target.index) {
+    return {};
+  }
+  const KinematicPath defaults;
+  std::string text;
+  auto field = [&text](std::string_view key, const std::string& value) {
+    text += fmt::format("{}\"{}\": {}", text.empty() ? "" : ", ", key, value);
   };
+  if (!same(it->velocity, defaults.velocity)) field("velocity", vec(it->velocity));
+  if (!same(it->amplitude, defaults.amplitude)) field("amplitude", vec(it->amplitude));
+  if (!same(it->frequency, defaults.frequency)) field("frequency", num(it->frequency));
+  if (!same(it->phase, defaults.phase)) field("phase", num(it->phase));
+  if (!same(it->angular_velocity, defaults.angular_velocity)) {
+    if (target.particle) {
+      throw std::invalid_argument(
+          fmt::format("write_scene_json: particle {}: a particle's path has no angular velocity",
+                      target.index));
+    }
+    field("angular_velocity", vec(it->angular_velocity));
+  }
+  return fmt::format(", \"kinematic\": {{{}}}", text);
+}
+
+namespace {
+
+template <std::size_t N>
+std::string_view name_of(const std::array<std::string_view, N>& names, std::uint32_t i) {
+  if (i >= N) throw std::invalid_argument("write_scene_json: unknown option value");
+  return names[i];
+}
+
+// `"forces": {...},\n` when the scene has a field other than gravity and the linear drag.
+std::string forces_json(const Settings& st) {
+  std::string text;
+  const QuadraticDrag qd;
+  if (!same(st.quadratic_drag.density, qd.density) ||
+      !same(st.quadratic_drag.coefficient, qd.coefficient)) {
+    text += fmt::format("\"quadratic_drag\": {{\"density\": {}", num(st.quadratic_drag.density));
+    if (!same(st.quadratic_drag.coefficient, qd.coefficient)) {
+      text += fmt::format(", \"coefficient\": {}", num(st.quadratic_drag.coefficient));
+    }
+    text += "}";
+  }
+  const CentralField cf;
+  const CentralField& c = st.central;
+  if (!same(c.strength, cf.strength) || !same(c.center, cf.center) || c.law != cf.law) {
+    if (!text.empty()) text += ",\n             ";
+    text += fmt::format("\"central\": {{\"center\": {}, \"strength\": {}", vec(c.center),
+                        num(c.strength));
+    if (c.law != cf.law) {
+      text += fmt::format(", \"law\": \"{}\"",
+                          name_of(kCentralLawNames, static_cast<std::uint32_t>(c.law)));
+    }
+    text += "}";
+  }
+  return text.empty() ? text : fmt::format("  \"forces\": {{{}}},\n", text);
+}
+
+std::string impulses_json(const Writer& w) {
+  const Scene& scene = w.scene();
+  std::string out;
+  for (std::size_t i = 0; i < scene.impulses.size(); ++i) {
+    const ScheduledImpulse& s = scene.impulses[i];
+    const std::size_t count = s.target.particle ? scene.particles.size() : w.listed();
+    if (s.target.index >= count) {
+      throw std::invalid_argument(fmt::format("write_scene_json: impulse {}: {} {} does not exist",
+                                              i, s.target.particle ? "particle" : "body",
+                                              s.target.index));
+    }
+    std::string text =
+        fmt::format("{{\"time\": {}, \"{}\": {}, \"impulse\": {}", num(s.time),
+                    s.target.particle ? "particle" : "body", s.target.index, vec(s.impulse));
+    if (s.target.particle) {
+      if (!same(s.point, glm::vec3(scene.particles.pos_radius[s.target.index]))) {
+        throw std::invalid_argument(fmt::format(
+            "write_scene_json: impulse {}: a particle takes its impulse at its centre, so the "
+            "point must be the particle's position",
+            i));
+      }
+    } else if (!same(s.point, scene.bodies[s.target.index].position)) {
+      text += fmt::format(", \"point\": {}", vec(s.point));
+    }
+    out += fmt::format("    {}}}{}\n", text, i + 1 < scene.impulses.size() ? "," : "");
+  }
+  return out.empty() ? out : fmt::format(",\n  \"impulses\": [\n{}  ]", out);
+}
+
+}  // namespace
+}  // namespace scene_write
+
+std::string write_scene_json(const Scene& scene) {
+  using namespace scene_write;
+  const Writer w(scene);
+  std::string out;
+  auto put = [&out](std::string_view text) { out += text; };
+  const Settings& st = scene.settings;
+  const SolverSettings& so = st.solver;
 
   put(fmt::format("{{\n  \"format\": {},\n  \"version\": {},\n  \"name\": {},\n",
                   json_quote(kFormatName), kSceneFormatVersion, json_quote(scene.name)));
@@ -92,6 +218,7 @@ std::string write_scene_json(const Scene& scene) {
   if (st.contact_margin >= 0.0f)
     put(fmt::format("  \"contact_margin\": {},\n", num(st.contact_margin)));
   if (st.cell_size > 0.0f) put(fmt::format("  \"cell_size\": {},\n", num(st.cell_size)));
+  put(forces_json(st));
   put(fmt::format(
       "  \"solver\": {{\"iterations\": {}, \"relaxation\": {}, \"restitution_threshold\": {}, "
       "\"friction\": {}, \"warm_start\": {},\n             \"scheme\": \"{}\", \"restitution\": "
@@ -119,132 +246,16 @@ std::string write_scene_json(const Scene& scene) {
     for (std::size_t i = 0; i < scene.planes.size(); ++i) {
       const Plane& p = scene.planes[i];
       put(fmt::format("    {{\"normal\": {}, \"offset\": {}, \"material\": {}}}{}\n", vec(p.normal),
-                      num(p.offset), material(p.material), i + 1 < scene.planes.size() ? "," : ""));
+                      num(p.offset), w.material(p.material),
+                      i + 1 < scene.planes.size() ? "," : ""));
     }
     put("  ]");
   }
 
-  const Particles& pa = scene.particles;
-  if (pa.size() > 0) {
-    put(",\n  \"particles\": [\n");
-    for (std::size_t i = 0; i < pa.size(); ++i) {
-      const glm::vec4 x = pa.pos_radius[i], v = pa.vel_invmass[i];
-      std::string mass = "\"static\": true";
-      if (v.w != 0.0f) {
-        // A mass m with 1 / m == 1/m as stored.
-        float m = 1.0f / v.w;
-        for (int step = 0; step < 4 && 1.0f / m != v.w; ++step) {
-          m = std::nextafter(m, 1.0f / m > v.w ? std::numeric_limits<float>::max() : 0.0f);
-        }
-        if (1.0f / m != v.w) {
-          throw std::invalid_argument(fmt::format(
-              "write_scene_json: particle {}: no float mass m has 1 / m = {}", i, num(v.w)));
-        }
-        mass = fmt::format("\"mass\": {}", num(m));
-      }
-      put(fmt::format(
-          "    {{\"type\": \"particle\", \"position\": {}, \"velocity\": {}, \"radius\": "
-          "{}, {}, \"material\": {}}}{}\n",
-          vec(glm::vec3(x)), vec(glm::vec3(v)), num(x.w), mass, material(pa.material[i]),
-          i + 1 < pa.size() ? "," : ""));
-    }
-    put("  ]");
-  }
-
-  // The last body is written as "world" references when add_world_body made it and a joint
-  // uses it (the parser then makes it again at the same index).
-  std::size_t listed = scene.bodies.size();
-  if (listed > 0 && is_world_body(scene.bodies.back())) {
-    const auto w = static_cast<std::uint32_t>(listed - 1);
-    for (const Joint& j : scene.joints) {
-      if (j.body_a == w || j.body_b == w) {
-        listed = w;
-        break;
-      }
-    }
-  }
-  if (!scene.bodies.empty()) {
-    put(",\n  \"bodies\": [\n");
-    for (std::size_t i = 0; i < listed; ++i) {
-      const Body& b = scene.bodies[i];
-      std::string text = fmt::format("{{\"shape\": \"{}\"", shape_name(b.shape));
-      switch (b.shape) {
-        case Shape::sphere:
-          text += fmt::format(", \"radius\": {}", num(b.radius));
-          break;
-        case Shape::capsule:
-          text += fmt::format(", \"radius\": {}, \"half_height\": {}", num(b.radius),
-                              num(b.half_height));
-          break;
-        case Shape::box:
-          text += fmt::format(", \"half_extents\": {}", vec(b.half_extents));
-          break;
-        case Shape::none:
-          break;
-        case Shape::plane:
-          throw std::invalid_argument(fmt::format(
-              "write_scene_json: body {} is a plane body; scene files hold planes in \"planes\"",
-              i));
-      }
-      text += fmt::format(", \"position\": {}", vec(b.position));
-      if (b.orientation != glm::vec4(0.0f, 0.0f, 0.0f, 1.0f)) {
-        text += fmt::format(", \"orientation\": [{}, {}, {}, {}]", num(b.orientation.x),
-                            num(b.orientation.y), num(b.orientation.z), num(b.orientation.w));
-      }
-      if (b.velocity != glm::vec3(0.0f)) text += fmt::format(", \"velocity\": {}", vec(b.velocity));
-      if (b.angular_velocity != glm::vec3(0.0f)) {
-        text += fmt::format(", \"angular_velocity\": {}", vec(b.angular_velocity));
-      }
-      text += b.mass == 0.0f ? std::string(", \"static\": true")
-                             : fmt::format(", \"mass\": {}", num(b.mass));
-      if (b.material != 0) text += fmt::format(", \"material\": {}", material(b.material));
-      put(fmt::format("    {}}}{}\n", text, i + 1 < listed ? "," : ""));
-    }
-    put("  ]");
-  }
-
-  if (!scene.joints.empty()) {
-    put(",\n  \"joints\": [\n");
-    const Joint defaults;
-    auto body_ref = [&](std::uint32_t b) {
-      if (b >= scene.bodies.size()) {
-        throw std::invalid_argument(
-            fmt::format("write_scene_json: joint body {} does not exist", b));
-      }
-      return b >= listed ? std::string("\"world\"") : fmt::format("{}", b);
-    };
-    for (std::size_t i = 0; i < scene.joints.size(); ++i) {
-      const Joint& j = scene.joints[i];
-      std::string text = fmt::format(
-          "{{\"type\": \"{}\", \"bodies\": [{}, {}], \"anchor_a\": {}, \"anchor_b\": {}",
-          joint_name(j.type), body_ref(j.body_a), body_ref(j.body_b), vec(j.anchor_a),
-          vec(j.anchor_b));
-      if (j.type == JointType::hinge) {
-        text += fmt::format(",\n     \"axis_a\": {}, \"axis_b\": {}, \"ref_a\": {}, \"ref_b\": {}",
-                            vec(j.axis_a), vec(j.axis_b), vec(j.ref_a), vec(j.ref_b));
-      }
-      if (j.type == JointType::distance) text += fmt::format(", \"length\": {}", num(j.length));
-      if (j.limited && j.type == JointType::hinge) {
-        text += fmt::format(", \"limits\": {{\"lo_deg\": {}, \"hi_deg\": {}}}",
-                            degrees(j.limit_lo.x), degrees(j.limit_hi.x));
-      } else if (j.limited && j.type == JointType::ball) {
-        text += fmt::format(
-            ",\n     \"limits\": {{\"lo_deg\": [{}, {}, {}], \"hi_deg\": [{}, {}, {}]}}",
-            degrees(j.limit_lo.x), degrees(j.limit_lo.y), degrees(j.limit_lo.z),
-            degrees(j.limit_hi.x), degrees(j.limit_hi.y), degrees(j.limit_hi.z));
-      }
-      if (j.spook_k != defaults.spook_k || j.spook_d != defaults.spook_d) {
-        text +=
-            fmt::format(", \"spook\": {{\"k\": {}, \"d\": {}}}", num(j.spook_k), num(j.spook_d));
-      }
-      if (j.limit_k != defaults.limit_k || j.limit_d != defaults.limit_d) {
-        text += fmt::format(", \"limit_spook\": {{\"k\": {}, \"d\": {}}}", num(j.limit_k),
-                            num(j.limit_d));
-      }
-      put(fmt::format("    {}}}{}\n", text, i + 1 < scene.joints.size() ? "," : ""));
-    }
-    put("  ]");
-  }
+  put(particles_json(w));
+  put(bodies_json(w));
+  put(joints_json(w));
+  put(impulses_json(w));
   put("\n}\n");
   return out;
 }
