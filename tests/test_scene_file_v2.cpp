@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -290,6 +292,48 @@ TEST(SceneFileV2, WriterRefusesWhatNoFileHolds) {
   s = every_field();
   s.bodies[0].force.x = std::numeric_limits<float>::infinity();
   EXPECT_THROW(write_scene_json(s), std::invalid_argument);
+}
+
+// A documentation fragment inside the mixed sample: a body object, or top-level members.
+json with_fragment(const std::string& text) {
+  json scene = mixed();
+  json f = json::parse(text, nullptr, false);
+  if (f.is_object() && f.contains("shape")) {
+    scene["bodies"].push_back(f);
+    return scene;
+  }
+  const json members = json::parse("{" + text + "}");
+  for (const auto& [key, value] : members.items()) scene[key] = value;
+  return scene;
+}
+
+// Every example of the reference loads: the ```json blocks are whole scenes, the ```jsonc blocks
+// fragments (a body, or top-level members), loaded inside the mixed sample.
+TEST(SceneFileV2, DocumentationExamplesLoad) {
+  std::ifstream in(kSourceDir / "docs/scene-format.md");
+  ASSERT_TRUE(in) << "docs/scene-format.md";
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t scenes = 0, fragments = 0;
+  for (const bool fragment : {false, true}) {
+    const std::string open = fragment ? "```jsonc\n" : "```json\n";
+    for (std::size_t begin = doc.find(open); begin != std::string::npos;
+         begin = doc.find(open, begin)) {
+      begin += open.size();
+      const std::size_t end = doc.find("```", begin);
+      ASSERT_NE(end, std::string::npos);
+      const std::string text = doc.substr(begin, end - begin);
+      SCOPED_TRACE(text);
+      if (fragment) {
+        EXPECT_NO_THROW(parse(with_fragment(text)));
+        ++fragments;
+      } else {
+        EXPECT_NO_THROW(parse_scene(text, "docs/scene-format.md"));
+        ++scenes;
+      }
+    }
+  }
+  EXPECT_GE(scenes, 3u);
+  EXPECT_GE(fragments, 3u);
 }
 
 }  // namespace
