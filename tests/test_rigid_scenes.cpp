@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "host/io/scene_file.h"
+#include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
 #include "kernels/quat.h"
@@ -875,6 +876,10 @@ TEST(RigidSceneFile, SceneFilesMatchTheirBuilders) {
       {"pyramid_20.json", [] { return vkphys::pyramid_scene(20); }},
       {"wall.json", [] { return vkphys::wall_scene(); }},
       {"chain_20.json", [] { return vkphys::chain_scene(20); }},
+      {"pendulum_grid_5x5_push.json", [] { return vkphys::pendulum_grid_scene(5, true); }},
+      {"ramp.json", [] { return vkphys::ramp_scene(); }},
+      {"particle_bed.json", [] { return vkphys::particle_bed_scene(); }},
+      {"paddle.json", [] { return vkphys::paddle_scene(); }},
   };
   for (const auto& [file, build] : files) {
     SCOPED_TRACE(file);

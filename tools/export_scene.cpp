@@ -1,4 +1,5 @@
-// `vkphys export-scene`: the rigid-body scenes of host/sim/rigid_scenes.h as scene files.
+// `vkphys export-scene`: the scenes built in code (host/sim/rigid_scenes.h, mixed_scenes.h) as
+// scene files.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -6,6 +7,7 @@
 #include <stdexcept>
 
 #include "host/io/scene_file.h"
+#include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
 #include "tools/commands.h"
 
@@ -20,6 +22,10 @@ Scene build(const std::string& name, std::uint32_t size) {
   if (name == "stack-intersecting") return stack_scene(or_default(5), true);
   if (name == "pendulum-wave") return pendulum_wave_scene(or_default(50));
   if (name == "pendulum-grid") return pendulum_grid_scene(or_default(5));
+  if (name == "pendulum-grid-push") return pendulum_grid_scene(or_default(5), true);
+  if (name == "ramp") return ramp_scene(or_default(2000));
+  if (name == "particle-bed") return particle_bed_scene(or_default(4));
+  if (name == "paddle") return paddle_scene(or_default(3000));
   if (name == "pyramid") return pyramid_scene(or_default(20));
   if (name == "wall") return wall_scene(or_default(10), or_default(10));
   if (name == "chain") return chain_scene(or_default(20));
@@ -35,9 +41,11 @@ Scene build(const std::string& name, std::uint32_t size) {
 std::vector<std::string> export_scene_names() {
   return {"stack",         "stack-intersecting",
           "funnel",        "pendulum-wave",
-          "pendulum-grid", "ragdoll",
-          "pyramid",       "wall",
-          "chain",         "box-rain"};
+          "pendulum-grid", "pendulum-grid-push",
+          "ragdoll",       "pyramid",
+          "wall",          "chain",
+          "box-rain",      "ramp",
+          "particle-bed",  "paddle"};
 }
 
 int cmd_export_scene(const Options& opt) {

@@ -75,7 +75,7 @@ Scene ramp_scene(std::uint32_t count, float degrees, float friction) {
 }
 
 Scene particle_bed_scene(std::uint32_t layers, float box_mass) {
-  Scene s = base("particle bed");
+  Scene s = base("particle_bed");
   s.settings.solver.contact_hertz = 0.0f;  // spheres and a resting box: the material's own k
   const std::uint32_t side = 12;
   const float spacing = 2.2f * kRadius;

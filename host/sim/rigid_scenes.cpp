@@ -206,7 +206,7 @@ Scene pendulum_wave_scene(std::uint32_t count) {
   return s;
 }
 
-Scene pendulum_grid_scene(std::uint32_t n) {
+Scene pendulum_grid_scene(std::uint32_t n, bool push) {
   // Balls of radius 0.25 m, 1 kg, 0.51 m apart (1 cm gaps) at y = 2, each on a 1 m bar to the
   // world point above it; three 1.2 x 0.2 x 1.2 m slabs (1 kg) dropped on top. Floor plane at
   // y = 0.
@@ -229,6 +229,17 @@ Scene pendulum_grid_scene(std::uint32_t n) {
   for (std::uint32_t k = 0; k < n * n; ++k) {
     const glm::vec3 ball = s.bodies[k].position;
     s.joints.push_back(bar(world, k, ball + glm::vec3(0.0f, 1.0f, 0.0f), 1.0f));
+  }
+  if (push) {
+    s.name += "_push";
+    for (std::uint32_t i = 0; i < n; ++i) {
+      ScheduledImpulse hit;
+      hit.target = {false, (n / 2) * n + i};
+      hit.time = 2.0f;
+      hit.impulse = {6.0f, 0.0f, 0.0f};
+      hit.point = s.bodies[hit.target.index].position;
+      s.impulses.push_back(hit);
+    }
   }
   return s;
 }

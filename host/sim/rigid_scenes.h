@@ -27,8 +27,10 @@ Scene funnel_scene();
 Scene pendulum_wave_scene(std::uint32_t count = 50);
 
 // Seed 000 section 10.3: an n x n grid of balls, each hung from its own world point by a rigid
-// bar (distance joint), not linked to each other, with a few boxes dropped on top.
-Scene pendulum_grid_scene(std::uint32_t n = 5);
+// bar (distance joint), not linked to each other, with a few boxes dropped on top. With `push`,
+// the "strong push" that makes them fall through: at t = 2 s (the slabs at rest on the grid) a
+// scheduled impulse of 6 N s along +x on each ball of the middle row.
+Scene pendulum_grid_scene(std::uint32_t n = 5, bool push = false);
 
 // Seed 004 section 11 / Table 1: an 18-body rag-doll (capsules/boxes/spheres with Table 1's
 // masses converted to kg, ball joints at the pins with Table 1's per-axis angle limits) dropped
