@@ -8,6 +8,8 @@
 //   boxes     box_rain_scene, --sizes = box counts (default 10000,100000 on a GPU; smaller where
 //             the GPU sizes would take many minutes on a small machine: 1000,10000 on the CPU
 //             backend, 1000,4000 on a CPU Vulkan driver such as lavapipe)
+//   mixed     particles poured onto a static ramp into a box of static walls (ramp_scene),
+//             --sizes = particle counts (default 2000,20000; 2000 on lavapipe)
 //   rigid     pyramid, pyramids and boxes;   all: every workload (the default)
 //
 // Each workload/size/backend/scheme first runs --warmup steps (default 30 for the particles,
@@ -26,6 +28,7 @@
 #include <stdexcept>
 
 #include "host/sim/backend.h"
+#include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
 #include "host/vk/context.h"
@@ -44,9 +47,10 @@ struct Workload {
   std::uint32_t warmup;
 };
 
-const std::array<Workload, 4>& workloads() {
-  static const std::array<Workload, 4> w{{
+const std::array<Workload, 5>& workloads() {
+  static const std::array<Workload, 5> w{{
       {"particles", {1000, 10000, 100000}, {1000, 10000, 100000}, {1000, 10000}, 30},
+      {"mixed", {2000, 20000}, {2000, 20000}, {2000}, 120},
       {"pyramid", {20, 40}, {20, 40}, {20, 40}, 60},
       {"pyramids", {10}, {10}, {10}, 60},
       {"boxes", {10000, 100000}, {1000, 10000}, {1000, 4000}, 120},
@@ -56,6 +60,7 @@ const std::array<Workload, 4>& workloads() {
 
 Scene build(const std::string& workload, std::uint32_t size) {
   if (workload == "particles") return particle_box_scene(size, 7);
+  if (workload == "mixed") return ramp_scene(size);
   if (workload == "pyramid") return pyramid_scene(size, 1);
   if (workload == "pyramids") return pyramid_scene(10, size);
   return box_rain_scene(size);
@@ -72,9 +77,9 @@ std::string thousands(std::uint64_t v) {
   return out;
 }
 
-bool chosen_by(const std::string& asked, const char* workload) {
+bool chosen_by(const std::string& asked, const std::string& workload) {
   if (asked == "all" || asked == workload) return true;
-  return asked == "rigid" && std::string(workload) != "particles";
+  return asked == "rigid" && workload != "particles" && workload != "mixed";
 }
 
 }  // namespace
@@ -126,12 +131,12 @@ int cmd_bench(const Options& opt) {
   const bool cpu_driver = ctx && ctx->info().type == "cpu";
   std::printf(
       "\n| workload | size | bodies | particles | backend | scheme | pairs | points | particle "
-      "contacts | rows | colours | overflow | dispatches | ");
+      "contacts | rows | colours | overflow | dispatches | device MiB | ");
   for (std::size_t s = 0; s < kStageCount; ++s) {
     std::printf("%s | ", stage_name(static_cast<Stage>(s)));
   }
   std::printf("stages sum | wall ms/step | steps/s |\n|");
-  for (std::size_t s = 0; s < kStageCount + 16; ++s) std::printf("---|");
+  for (std::size_t s = 0; s < kStageCount + 17; ++s) std::printf("---|");
   std::printf("\n");
   std::fflush(stdout);
 
@@ -189,13 +194,15 @@ int cmd_bench(const Options& opt) {
               !colored ? "—"
                        : fmt::format("{:.2f}%", units ? 100.0 * st.overflow_units / units : 0.0);
           std::string dispatches = which == "gpu" ? std::to_string(st.dispatches) : "—";
-          std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ",
+          std::string mib =
+              which == "gpu" ? fmt::format("{:.1f}", double(st.device_bytes) / (1u << 20)) : "—";
+          std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ",
                       w->name, thousands(size).c_str(), thousands(bodies).c_str(),
                       thousands(particles).c_str(),
                       which == "gpu" ? (cpu_driver ? "gpu*" : "gpu") : "cpu", scheme_name(scheme),
                       thousands(st.pairs).c_str(), thousands(st.points).c_str(),
                       thousands(st.particle_contacts).c_str(), thousands(st.rows).c_str(),
-                      colours.c_str(), overflow.c_str(), dispatches.c_str());
+                      colours.c_str(), overflow.c_str(), dispatches.c_str(), mib.c_str());
           double total = 0.0;
           for (double ms : stage_sum) {
             std::printf("%.3f | ", ms / steps);

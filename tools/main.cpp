@@ -5,7 +5,7 @@
 //                    [--scheme sequential|colored|jacobi]
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
 //                        [--rot-tol RAD] [--scheme colored|jacobi]
-//   vkphys bench [particles|pyramid|pyramids|boxes|rigid|all] [--sizes N,...]
+//   vkphys bench [particles|mixed|pyramid|pyramids|boxes|rigid|all] [--sizes N,...]
 //                [--backend gpu|cpu|both] [--scheme colored|jacobi|sequential|all] [--warmup N]
 //                [--steps N]
 //   vkphys export-scene NAME [--size N] [--out FILE]   a built-in scene as JSON
@@ -16,7 +16,8 @@
 // scene asks for sequential).
 //
 // bench workloads (default: all): particles (--sizes = particle counts, default
-// 1000,10000,100000), pyramid (--sizes = base rows, default 20,40), pyramids (base-10 pyramids
+// 1000,10000,100000), mixed (particles poured on a ramp, --sizes = particle counts, default
+// 2000,20000), pyramid (--sizes = base rows, default 20,40), pyramids (base-10 pyramids
 // side by side, --sizes = copies, default 10), boxes (box rain, --sizes = box counts, default
 // 10000,100000 on a GPU, 1000,10000 on the CPU backend and 1000,4000 on a CPU Vulkan driver such
 // as lavapipe); rigid = pyramid, pyramids and boxes. --warmup defaults to 30 steps (particles),
@@ -63,9 +64,11 @@ int main(int argc, char** argv) {
 
   auto* bench = app.add_subcommand("bench", "time the pipeline per stage");
   bench
-      ->add_option("workload", opt.workload,
-                   "particles, pyramid, pyramids, boxes, rigid (the three rigid ones) or all")
-      ->check(CLI::IsMember({"particles", "pyramid", "pyramids", "boxes", "rigid", "all"}));
+      ->add_option(
+          "workload", opt.workload,
+          "particles, mixed, pyramid, pyramids, boxes, rigid (the three rigid ones) or all")
+      ->check(
+          CLI::IsMember({"particles", "mixed", "pyramid", "pyramids", "boxes", "rigid", "all"}));
   bench
       ->add_option("--sizes", opt.sizes,
                    "particle counts, pyramid bases, pyramid copies or box counts")

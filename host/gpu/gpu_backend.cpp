@@ -199,6 +199,7 @@ class GpuBackend final : public Backend {
       colors_recorded_ = stats_.colors + 2;
       rerecord();
     }
+    stats_.device_bytes = ctx_.allocated_bytes();
     std::vector<double> ms = timestamps_.read_intervals_ms();
     for (std::size_t s = 0; s < ms.size() && s < kStageCount; ++s) stats_.stage_ms[s] = ms[s];
     if (trace) {

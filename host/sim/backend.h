@@ -61,6 +61,7 @@ struct StepStats {
   std::uint32_t contact_capacity = 0;  // particle contacts
   std::uint32_t regrows = 0;     // times this step was redone after a pair or contact overflow
   std::uint32_t dispatches = 0;  // compute dispatches per step (GPU)
+  std::uint64_t device_bytes = 0;  // device memory the GPU backend holds (0 on the CPU)
   std::array<double, kStageCount> stage_ms{};
 };
 

@@ -11,6 +11,7 @@ namespace {
 struct Raw {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize bytes = 0;  // the allocation's size
 };
 
 Raw make(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
@@ -33,6 +34,7 @@ Raw make(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
                 " bytes of device memory (VkResult " + std::to_string(r) + ")");
   }
   check(vkBindBufferMemory(ctx.device(), raw.buffer, raw.memory, 0), "vkBindBufferMemory");
+  raw.bytes = req.size;
   return raw;
 }
 
@@ -67,6 +69,8 @@ Buffer::Buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags extra_u
   Raw raw = make(ctx, alloc_size, usage, props);
   buffer_ = raw.buffer;
   memory_ = raw.memory;
+  allocated_ = raw.bytes;
+  ctx.count_allocation(static_cast<std::int64_t>(allocated_));
   if (host_visible)
     check(vkMapMemory(ctx.device(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory");
 }
@@ -80,6 +84,8 @@ void Buffer::release() {
   if (mapped_) vkUnmapMemory(ctx_->device(), memory_);
   if (buffer_) vkDestroyBuffer(ctx_->device(), buffer_, nullptr);
   if (memory_) vkFreeMemory(ctx_->device(), memory_, nullptr);
+  ctx_->count_allocation(-static_cast<std::int64_t>(allocated_));
+  allocated_ = 0;
   buffer_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;
   mapped_ = nullptr;
@@ -96,6 +102,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     buffer_ = std::exchange(other.buffer_, VK_NULL_HANDLE);
     memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
     size_ = std::exchange(other.size_, 0);
+    allocated_ = std::exchange(other.allocated_, 0);
     mapped_ = std::exchange(other.mapped_, nullptr);
   }
   return *this;

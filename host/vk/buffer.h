@@ -50,6 +50,7 @@ class Buffer {
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   VkDeviceSize size_ = 0;
+  VkDeviceSize allocated_ = 0;  // device memory held (counted in Context::allocated_bytes)
   void* mapped_ = nullptr;
 };
 

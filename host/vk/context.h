@@ -76,6 +76,13 @@ class Context {
   // Records with `record` into a temporary command buffer, submits and waits.
   void run_once(const std::function<void(VkCommandBuffer)>& record) const;
   std::uint32_t find_memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags flags) const;
+  // Device memory held by live vk::Buffers of this context (their allocations' sizes), for the
+  // memory figures of `vkphys bench`.
+  std::uint64_t allocated_bytes() const { return allocated_bytes_; }
+  void count_allocation(std::int64_t delta) const {
+    allocated_bytes_ =
+        static_cast<std::uint64_t>(static_cast<std::int64_t>(allocated_bytes_) + delta);
+  }
 
  private:
   Context() = default;
@@ -93,6 +100,7 @@ class Context {
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   DeviceInfo info_;
+  mutable std::uint64_t allocated_bytes_ = 0;
   bool validation_ = false;
   std::uint32_t validation_errors_ = 0;
 };
