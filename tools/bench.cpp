@@ -12,7 +12,8 @@
 //             --sizes = particle counts (default 2000,20000; 2000 on lavapipe)
 //   rigid     pyramid, pyramids and boxes;   all: every workload (the default)
 //
-// Each workload/size/backend/scheme first runs --warmup steps (default 30 for the particles,
+// Each workload/size/backend/scheme first runs --warmup steps (default 30 for the particles;
+// 120 for the mixed pour, while the particles land on the ramp;
 // which fall and compress into a pile; 60 for the pyramids, which settle; 120 for the box rain,
 // long enough for the top layer to land from 5.5 m and the pile to settle), then times --steps
 // steps. Stage times come from GPU timestamps on the GPU backend and
