@@ -12,14 +12,14 @@
 //             --sizes = particle counts (default 2000,20000; 2000 on lavapipe)
 //   rigid     pyramid, pyramids and boxes;   all: every workload (the default)
 //
-// Each workload/size/backend/scheme first runs --warmup steps (default 30 for the particles;
-// 120 for the mixed pour, while the particles land on the ramp;
-// which fall and compress into a pile; 60 for the pyramids, which settle; 120 for the box rain,
-// long enough for the top layer to land from 5.5 m and the pile to settle), then times --steps
-// steps. Stage times come from GPU timestamps on the GPU backend and
-// from the host clock on the CPU backend; "wall" is the host-measured time of the whole step
-// including submit and wait. Counts (pairs, points, rows, colours, overflow) are the last timed
-// step's. Output is a Markdown table for docs/benchmarks.md; progress goes to stderr.
+// Each workload/size/backend/scheme first runs --warmup steps (default 30 for the particles,
+// which fall and compress into a pile; 120 for the mixed pour, while the particles land on the
+// ramp; 60 for the pyramids, which settle; 120 for the box rain, long enough for the top layer
+// to land from 5.5 m and the pile to settle), then times --steps steps. Stage times come from GPU
+// timestamps on the GPU backend and from the host clock on the CPU backend; "wall" is the
+// host-measured time of the whole step including submit and wait. Counts (pairs, points, rows,
+// colours, overflow) are the last timed step's. Output is a Markdown table for docs/benchmarks.md;
+// progress goes to stderr.
 #include <fmt/format.h>
 
 #include <array>
