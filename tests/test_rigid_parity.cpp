@@ -891,7 +891,7 @@ class RigidColoring : public WorldTest {
         continue;
       }
       // The overflow colour is max_colors in the solver's colour ranges; the unit's own entry
-      // may keep "uncoloured" (kernels/rigid_coloring.inl: color_key maps it to max_colors).
+      // may keep "uncoloured" (kernels/world_coloring.inl: color_key maps it to max_colors).
       if (c == max_colors || c == VKPHYS_UNCOLORED) {
         ++sum.overflow;
         if (c == VKPHYS_UNCOLORED) ++sum.marked_uncolored;

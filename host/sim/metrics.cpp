@@ -8,25 +8,15 @@
 #include <vector>
 
 #include "host/sim/mass_properties.h"
+#include "host/sim/quat_double.h"
 
 namespace vkphys {
 
 namespace {
 
-// v rotated by the unit quaternion q = (u, w): v + 2 w (u x v) + 2 u x (u x v).
-glm::dvec3 rotate(glm::dvec4 q, glm::dvec3 v) {
-  const glm::dvec3 u(q);
-  const glm::dvec3 t = 2.0 * glm::cross(u, v);
-  return v + q.w * t + glm::cross(u, t);
-}
-
 glm::dvec4 normalised(glm::dvec4 q) {
   const double len = glm::length(q);
   return len > 0.0 ? q / len : glm::dvec4(0.0, 0.0, 0.0, 1.0);
-}
-
-glm::dvec4 conjugate(glm::dvec4 q) {
-  return {-q.x, -q.y, -q.z, q.w};
 }
 
 bool finite(const glm::vec4& v) {
@@ -84,14 +74,14 @@ double particle_penetration(const Scene& scene, const Particles& p) {
 }  // namespace
 
 double rotational_energy(glm::dvec3 inertia, glm::dvec4 q, glm::dvec3 omega) {
-  const glm::dvec3 wb = rotate(conjugate(normalised(q)), omega);
+  const glm::dvec3 wb = quat_double::rotate_inv(normalised(q), omega);
   return 0.5 * glm::dot(wb, inertia * wb);
 }
 
 glm::dvec3 spin_angular_momentum(glm::dvec3 inertia, glm::dvec4 q, glm::dvec3 omega) {
   const glm::dvec4 qn = normalised(q);
-  const glm::dvec3 wb = rotate(conjugate(qn), omega);
-  return rotate(qn, inertia * wb);
+  const glm::dvec3 wb = quat_double::rotate_inv(qn, omega);
+  return quat_double::rotate(qn, inertia * wb);
 }
 
 MassTable mass_table(const Scene& scene) {

@@ -10,16 +10,16 @@
 
 namespace vkphys::quat_double {
 
-// q v q* for a unit quaternion q: body to world.
-inline glm::dvec3 rotate(glm::vec4 q, glm::dvec3 v) {
+// q v q* for a unit quaternion q: body to world (a float quaternion is widened exactly).
+inline glm::dvec3 rotate(glm::dvec4 q, glm::dvec3 v) {
   const glm::dvec3 u(q.x, q.y, q.z);
   const glm::dvec3 t = 2.0 * glm::cross(u, v);
-  return v + static_cast<double>(q.w) * t + glm::cross(u, t);
+  return v + q.w * t + glm::cross(u, t);
 }
 
 // q* v q: world to body.
-inline glm::dvec3 rotate_inv(glm::vec4 q, glm::dvec3 v) {
-  return rotate(glm::vec4(-q.x, -q.y, -q.z, q.w), v);
+inline glm::dvec3 rotate_inv(glm::dvec4 q, glm::dvec3 v) {
+  return rotate(glm::dvec4(-q.x, -q.y, -q.z, q.w), v);
 }
 
 // Rotation by `degrees` about `unit_axis`. The callers normalise the axis themselves, each as
