@@ -152,5 +152,37 @@ TEST(RigidCompare, CpuAgainstItself) {
   }
 }
 
+// The rounding envelope: a run compared with itself stays at 0 while its 1-ulp copies part from
+// it by rounding alone (so the envelope is positive and the verdict passes); a run with an
+// injected bug (the warm start lost) parts far beyond twice the envelope and is caught.
+TEST(RigidCompare, RoundingEnvelopeCatchesABugButNotRounding) {
+  Scene s = empty_rigid_scene(-10.0f);
+  s.materials[0].friction = 0.5f;
+  s.planes.push_back(Plane{});
+  for (int i = 0; i < 4; ++i) {
+    s.bodies.push_back(make_box({0.0f, 0.5f + 1.0f * float(i), 0.0f}, glm::vec3(0.5f), 1.0f));
+  }
+  auto a = make_cpu_backend(), b = make_cpu_backend();
+  a->load(s);
+  b->load(s);
+  CompareResult same =
+      compare_backends(*a, *b, 60, Tolerance{1e-6, 1e-6, 1e-6, 1e-6}, s.bodies.size(), {}, &s);
+  ASSERT_EQ(same.envelope.size(), 60u);
+  EXPECT_FALSE(same.first_bad.has_value());
+  double widest = 0.0;
+  for (const StepError& e : same.envelope) widest = std::max(widest, e.max_pos);
+  EXPECT_GT(widest, 0.0) << "a 1-ulp nudge must change something";
+  EXPECT_LT(widest, 1e-5) << "a stack at rest does not amplify rounding";
+
+  Scene bug = s;
+  bug.settings.solver.warm_start = 0.0f;
+  a->load(bug);
+  b->load(s);
+  CompareResult caught =
+      compare_backends(*a, *b, 60, Tolerance{1e-6, 1e-6, 1e-6, 1e-6}, s.bodies.size(), {}, &s);
+  ASSERT_TRUE(caught.first_bad.has_value());
+  EXPECT_LE(caught.allowed.position, 2.0 * widest + 1e-6);
+}
+
 }  // namespace
 }  // namespace vkphys::test

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/sim/compare.h"
 #include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/splitmix.h"
@@ -487,17 +488,6 @@ INSTANTIATE_TEST_SUITE_P(Rigid, RigidBroadphase,
 
 // ---- 2. GPU versus CPU ------------------------------------------------------------------------
 
-// Moves every body by one float ulp along `axis` (0, 1, 2), up or down.
-Scene nudged(Scene s, int axis, bool up) {
-  for (Body& b : s.bodies) {
-    b.position[axis] = std::nextafter(b.position[axis], up ? 1e30f : -1e30f);
-  }
-  for (glm::vec4& x : s.particles.pos_radius) {
-    x[axis] = std::nextafter(x[axis], up ? 1e30f : -1e30f);
-  }
-  return s;
-}
-
 class RigidGpuVsCpu : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -614,7 +604,7 @@ class RigidGpuVsCpu : public ::testing::Test {
     std::vector<std::unique_ptr<Backend>> nudge;
     for (int axis = 0; axis < 3; ++axis) {
       nudge.push_back(make_cpu_backend());
-      nudge.back()->load(nudged(s, axis, axis != 2));
+      nudge.back()->load(nudged_scene(s, axis, axis != 2));
     }
     StateDiff worst, envelope, at_bad;
     std::optional<std::uint32_t> first_bad;

@@ -178,22 +178,39 @@ int cmd_compare(const Options& opt) {
       io::scene_summary(scene).c_str(), gpu->name().c_str(), cpu->name().c_str(),
       scheme_name(solver.scheme), tol.position, tol.rotation, tol.velocity);
   Progress progress(opt.steps);
-  CompareResult r = compare_backends(*gpu, *cpu, opt.steps, tol, scene.bodies.size(),
-                                     [&progress](std::uint32_t k) { progress.update(k); });
+  CompareResult r = compare_backends(
+      *gpu, *cpu, opt.steps, tol, scene.bodies.size(),
+      [&progress](std::uint32_t k) { progress.update(k); }, opt.envelope ? &scene : nullptr);
   progress.finish();
-  std::printf("%6s %11s %11s %11s %11s %11s %11s %11s %11s %6s %7s %7s\n", "step", "max|dx|",
+  std::printf("%6s %11s %11s %11s %11s %11s %11s %11s %11s %6s %7s %7s", "step", "max|dx|",
               "mean|dx|", "max angle", "mean angle", "max|dv|", "mean|dv|", "max|dw|", "mean|dw|",
               "worst", "points", "(cpu)");
+  if (opt.envelope)
+    std::printf(" %11s %11s %11s %11s", "env|dx|", "env angle", "env|dv|", "env|dw|");
+  std::printf("\n");
   for (std::size_t k = 0; k < r.steps.size(); ++k) {
     const StepError& e = r.steps[k];
-    std::printf("%6zu %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %5s%u %7u %7u\n",
-                k + 1, e.max_pos, e.mean_pos, e.max_rot, e.mean_rot, e.max_vel, e.mean_vel,
-                e.max_omega, e.mean_omega, e.worst_is_particle ? "p" : "b", e.worst_body,
-                e.points_a, e.points_b);
+    std::printf("%6zu %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %5s%u %7u %7u", k + 1,
+                e.max_pos, e.mean_pos, e.max_rot, e.mean_rot, e.max_vel, e.mean_vel, e.max_omega,
+                e.mean_omega, e.worst_is_particle ? "p" : "b", e.worst_body, e.points_a,
+                e.points_b);
+    if (opt.envelope) {
+      const StepError& v = r.envelope[k];
+      std::printf(" %11.4g %11.4g %11.4g %11.4g", v.max_pos, v.max_rot, v.max_vel, v.max_omega);
+    }
+    std::printf("\n");
   }
   std::printf(
       "(worst: the body bN or particle pN with the largest position difference; points: manifold "
-      "points + particle contacts; angles in rad)\n");
+      "points + particle contacts; angles in rad%s)\n",
+      opt.envelope ? "; env: the CPU's own runs nudged by 1 ulp against it, the rounding envelope"
+                   : "");
+  if (opt.envelope) {
+    std::printf(
+        "held to the tolerance or twice the run's rounding envelope: %.3g m / %.3g rad / %.3g m/s "
+        "/ %.3g rad/s\n",
+        r.allowed.position, r.allowed.rotation, r.allowed.velocity, r.allowed.angular_velocity);
+  }
   if (r.first_bad) {
     std::printf("FAIL: first step past tolerance: %u (%s)\n", *r.first_bad,
                 r.first_bad_what.c_str());

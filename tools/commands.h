@@ -21,6 +21,7 @@ struct Options {
   double pos_tol = 1e-3;
   double vel_tol = 1e-2;
   double rot_tol = 1e-3;         // compare, rigid bodies: orientation tolerance [rad]
+  bool envelope = true;          // compare: also hold the run to its 1-ulp rounding envelope
   std::string scheme;            // sequential|colored|jacobi (bench: or all); empty = default
   std::string workload = "all";  // bench: particles|pyramid|pyramids|boxes|rigid|all
   std::vector<std::uint32_t> sizes{1000, 10000, 100000};

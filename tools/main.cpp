@@ -4,7 +4,7 @@
 //   vkphys run SCENE [--backend gpu|cpu] [--steps N] [--out DIR] [--every K]
 //                    [--scheme sequential|colored|jacobi]
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
-//                        [--rot-tol RAD] [--scheme colored|jacobi]
+//                        [--rot-tol RAD] [--scheme colored|jacobi] [--no-envelope]
 //   vkphys bench [particles|mixed|pyramid|pyramids|boxes|rigid|all] [--sizes N,...]
 //                [--backend gpu|cpu|both] [--scheme colored|jacobi|sequential|all] [--warmup N]
 //                [--steps N]
@@ -61,6 +61,9 @@ int main(int argc, char** argv) {
   cmp->add_option("--rot-tol", opt.rot_tol, "rigid bodies: orientation tolerance [rad]");
   cmp->add_option("--scheme", opt.scheme, "solver scheme for both backends (default: the scene's)")
       ->check(CLI::IsMember({"sequential", "colored", "jacobi"}));
+  cmp->add_flag("!--no-envelope", opt.envelope,
+                "fixed tolerances only (by default a run may also differ by twice what rounding "
+                "alone makes of it: three CPU runs nudged by 1 ulp)");
 
   auto* bench = app.add_subcommand("bench", "time the pipeline per stage");
   bench

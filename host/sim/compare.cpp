@@ -100,11 +100,39 @@ std::string past_tolerance(const StepError& e, const Tolerance& tol) {
   return what;
 }
 
+Scene nudged_scene(Scene scene, int axis, bool up) {
+  const float toward = up ? 1e30f : -1e30f;
+  for (Body& b : scene.bodies) b.position[axis] = std::nextafter(b.position[axis], toward);
+  for (glm::vec4& x : scene.particles.pos_radius) x[axis] = std::nextafter(x[axis], toward);
+  return scene;
+}
+
+namespace {
+
+// The largest of each maximum of e and m.
+void max_into(StepError& m, const StepError& e) {
+  m.max_pos = max_nan(m.max_pos, e.max_pos);
+  m.max_rot = max_nan(m.max_rot, e.max_rot);
+  m.max_vel = max_nan(m.max_vel, e.max_vel);
+  m.max_omega = max_nan(m.max_omega, e.max_omega);
+}
+
+}  // namespace
+
 CompareResult compare_backends(Backend& a, Backend& b, std::uint32_t steps, const Tolerance& tol,
                                std::size_t bodies,
-                               const std::function<void(std::uint32_t)>& on_step) {
+                               const std::function<void(std::uint32_t)>& on_step,
+                               const Scene* envelope_scene) {
   CompareResult r;
-  WorldState sa, sb;
+  std::vector<std::unique_ptr<Backend>> nudged;
+  if (envelope_scene) {
+    for (int axis = 0; axis < 3; ++axis) {
+      nudged.push_back(make_cpu_backend());
+      nudged.back()->load(nudged_scene(*envelope_scene, axis, axis != 2));
+    }
+  }
+  StepError whole;  // the envelope's maxima over the whole run
+  WorldState sa, sb, sn;
   for (std::uint32_t k = 1; k <= steps; ++k) {
     a.step();
     b.step();
@@ -114,14 +142,31 @@ CompareResult compare_backends(Backend& a, Backend& b, std::uint32_t steps, cons
     e.points_a = a.stats().points + a.stats().particle_contacts;
     e.points_b = b.stats().points + b.stats().particle_contacts;
     r.steps.push_back(e);
-    if (!r.first_bad) {
-      std::string what = past_tolerance(e, tol);
-      if (!what.empty()) {
-        r.first_bad = k;
-        r.first_bad_what = std::move(what);
+    if (envelope_scene) {
+      StepError env;
+      for (auto& n : nudged) {
+        n->step();
+        n->read(sn);
+        max_into(env, state_error(sn, sb, bodies));
       }
+      max_into(whole, env);
+      r.envelope.push_back(env);
     }
     if (on_step) on_step(k);
+  }
+  r.allowed = tol;
+  if (envelope_scene) {
+    r.allowed.position = std::max(tol.position, 2.0 * whole.max_pos);
+    r.allowed.rotation = std::max(tol.rotation, 2.0 * whole.max_rot);
+    r.allowed.velocity = std::max(tol.velocity, 2.0 * whole.max_vel);
+    r.allowed.angular_velocity = std::max(tol.angular_velocity, 2.0 * whole.max_omega);
+  }
+  for (std::uint32_t k = 1; k <= steps && !r.first_bad; ++k) {
+    std::string what = past_tolerance(r.steps[k - 1], r.allowed);
+    if (!what.empty()) {
+      r.first_bad = k;
+      r.first_bad_what = std::move(what);
+    }
   }
   return r;
 }

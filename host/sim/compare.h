@@ -54,13 +54,30 @@ struct CompareResult {
   std::vector<StepError> steps;            // index k: after step k + 1
   std::optional<std::uint32_t> first_bad;  // first step (1-based) past tolerance
   std::string first_bad_what;              // past_tolerance at that step
+  // With a rounding envelope: its maxima per step, and the tolerance the run was held to.
+  std::vector<StepError> envelope;
+  Tolerance allowed;
 };
+
+// `scene` with every body and particle moved by one ulp along `axis`, up or down: a run that
+// differs from the original by rounding alone.
+Scene nudged_scene(Scene scene, int axis, bool up);
 
 // Runs `steps` steps on both backends (already loaded with the same scene) and compares the
 // first `bodies` bodies and every particle after each. `on_step` (if set) is called with each
 // finished step.
+//   With `envelope_scene` (the scene both were loaded with): how far rounding alone carries
+// this run. The CPU reference runs it three more times, nudged by one ulp along x, y and z
+// (nudged_scene), and each step's difference from b is recorded; a chaotic scene (tumbling
+// boxes, a particle pour) amplifies rounding until two correct runs part. The run is then held
+// to the fixed tolerance or twice the largest envelope of the whole run, whichever is larger:
+// a backend that differs only by rounding passes, one that computes something else (a wrong
+// row, a lost warm start) parts from b long before the nudged runs do. (The moment a chaotic
+// run parts is itself a matter of rounding, so the whole run's envelope is used, not the one
+// so far.)
 CompareResult compare_backends(Backend& a, Backend& b, std::uint32_t steps, const Tolerance& tol,
                                std::size_t bodies,
-                               const std::function<void(std::uint32_t)>& on_step = {});
+                               const std::function<void(std::uint32_t)>& on_step = {},
+                               const Scene* envelope_scene = nullptr);
 
 }  // namespace vkphys
