@@ -17,13 +17,20 @@
 //
 // Contact rows (seed 001 eqs 25-28): normal n from a to b, r_a, r_b from the centres of mass to
 // the point, G = [-n, -(r_a x n), n, r_b x n]; friction rows the same with t1, t2 (n = t1 x t2).
-// point_prep per point: (r_a, T_n) (r_b, T_n without position correction)
-//   (1/(K_n + eps), 1/(K_t + eps), 1/(K_t + eps), eps) (T_t1, T_t2, box bound, mu)
-//   with K_t the larger of the two friction rows' effective masses (see prepare_contact)
+// The rows are prepared once per step (prepare_contact: the Jacobian with the anchors of the
+// narrowphase, effective masses) and their targets once per solve phase (contact_targets, from
+// the current separation and velocities: with substeps the bodies move between phases, and the
+// separation follows them through the anchors, Box2D v3's soft step with SPOOK's rows).
+// point_prep per point, VKPHYS_POINT_PREP vec4:
+//   [0] (r_a, T)  T: the normal target of the current phase (with or without position term)
+//   [1] (r_b, K_n)
+//   [2] (1/(K_n + eps), 1/(K_t + eps), 1/(K_t + eps), eps)
+//   [3] (T_t1, T_t2, box bound, mu)
+//   [4] (r_a in body a's frame, the narrowphase's gap g0)
+//   [5] (r_b in body b's frame, K_t)
+// with K_t the larger of the two friction rows' effective masses (see prepare_contact).
 
-vec4 point_prep_at(uint slot, uint k) {
-  return point_prep[4u * slot + k];
-}
+vec4 point_prep_at(uint slot, uint k) { return point_prep[VKPHYS_POINT_PREP * slot + k]; }
 
 vec3 point_rel_velocity(BodyState a, BodyState b, vec3 ra, vec3 rb) {
   return (b.v + cross(b.w, rb)) - (a.v + cross(a.w, ra));
@@ -91,33 +98,67 @@ void prepare_contact(uint p) {
   vec3 t1;
   vec3 t2;
   tangent_basis(n, t1, t2);
-  BodyState a = start_body(info.x);
-  BodyState b = start_body(info.y);
   BodyState sa = solver_body(info.x);  // masses as the sweeps see them
   BodyState sb = solver_body(info.y);
   vec4 mat = pair_material(info.x, info.y);
   float h = params.gravity_dt.w;
-  float reduced = reduced_mass(a.im, b.im);
+  float reduced = reduced_mass(body_vel[info.x].w, body_vel[info.y].w);
   float box_bound = mat.y * reduced * params.contact.y * h / float(max(info.z, 1u));
+  vec4 qa = body_rotation(info.x);
+  vec4 qb = body_rotation(info.y);
   for (uint k = 0u; k < info.z; ++k) {
-    uint slot = 4u * p + k;
-    vec4 geom = point_geom[slot];
+    uint slot = VKPHYS_POINT_PREP * (4u * p + k);
+    vec4 geom = point_geom[4u * p + k];
     vec3 ra = vec3(geom) - vec3(body_pos[info.x]);
     vec3 rb = vec3(geom) - vec3(body_pos[info.y]);
-    vec3 rel = point_rel_velocity(a, b, ra, rb);
-    ContactTargets t =
-        point_targets(geom.w, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat, reduced);
     float kn = row_mass(-n, -cross(ra, n), n, cross(rb, n), sa, sb);
     // The two friction rows share one effective mass, the larger of theirs: the Coulomb disc
     // projection is radial, so the unprojected update must point along the slip (-u_t), which
     // anisotropic masses would skew (a sliding box then yaws and slides too fast).
     float kt = max(row_mass(-t1, -cross(ra, t1), t1, cross(rb, t1), sa, sb),
                    row_mass(-t2, -cross(ra, t2), t2, cross(rb, t2), sa, sb));
-    point_prep[4u * slot] = vec4(ra, t.normal);
-    point_prep[4u * slot + 1u] = vec4(rb, t.normal_velocity);
-    point_prep[4u * slot + 2u] =
-        vec4(1.0f / (kn + t.eps), 1.0f / (kt + t.eps), 1.0f / (kt + t.eps), t.eps);
-    point_prep[4u * slot + 3u] = vec4(t.t1, t.t2, box_bound, mat.y);
+    point_prep[slot] = vec4(ra, 0.0f);
+    point_prep[slot + 1u] = vec4(rb, kn);
+    point_prep[slot + 3u] = vec4(0.0f, 0.0f, box_bound, mat.y);
+    point_prep[slot + 4u] = vec4(quat_rotate_inv(qa, ra), geom.w);
+    point_prep[slot + 5u] = vec4(quat_rotate_inv(qb, rb), kt);
+  }
+}
+
+// The targets of pair p's rows for the coming solve phase: `velocity` leaves out the position
+// correction (the split impulse's second solve, the substeps' relax sweeps). The separation is
+// the narrowphase's gap moved with the bodies since: g0 + n . ((x_b + R_b r_b) - (x_a + R_a r_a))
+// with the anchors in each body's frame (0 at the pose the narrowphase saw); the start-of-phase
+// velocities are those body_predict kept.
+void contact_targets(uint p, bool velocity) {
+  uvec4 info = pair_info[p];
+  vec3 n = vec3(pair_normal[p]);
+  vec3 t1;
+  vec3 t2;
+  tangent_basis(n, t1, t2);
+  BodyState a = start_body(info.x);
+  BodyState b = start_body(info.y);
+  vec4 mat = pair_material(info.x, info.y);
+  float reduced = reduced_mass(a.im, b.im);
+  vec3 xa = vec3(body_pos[info.x]);
+  vec3 xb = vec3(body_pos[info.y]);
+  vec4 qa = body_rotation(info.x);
+  vec4 qb = body_rotation(info.y);
+  for (uint k = 0u; k < info.z; ++k) {
+    uint slot = VKPHYS_POINT_PREP * (4u * p + k);
+    vec4 p0 = point_prep[slot];
+    vec4 p1 = point_prep[slot + 1u];
+    vec4 la = point_prep[slot + 4u];
+    vec4 lb = point_prep[slot + 5u];
+    float gap = la.w + dot((xb + quat_rotate(qb, vec3(lb))) - (xa + quat_rotate(qa, vec3(la))), n);
+    vec3 rel = point_rel_velocity(a, b, vec3(p0), vec3(p1));
+    ContactTargets t =
+        point_targets(gap, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat, reduced);
+    point_prep[slot] = vec4(vec3(p0), velocity ? t.normal_velocity : t.normal);
+    point_prep[slot + 2u] =
+        vec4(1.0f / (p1.w + t.eps), 1.0f / (lb.w + t.eps), 1.0f / (lb.w + t.eps), t.eps);
+    vec4 p3 = point_prep[slot + 3u];
+    point_prep[slot + 3u] = vec4(t.t1, t.t2, p3.z, p3.w);
   }
 }
 
@@ -162,9 +203,8 @@ void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
       continue;
     }
     vec4 p2 = point_prep_at(slot, 2u);
-    float target = kind == KIND_VELOCITY ? p1.w : p0.w;
     float un = dot(point_rel_velocity(a, b, ra, rb), n);
-    float ln = max(row_update(lam.x, target, un, p2.w, p2.x, relax), 0.0f);
+    float ln = max(row_update(lam.x, p0.w, un, p2.w, p2.x, relax), 0.0f);
     row_apply(-n, -cross(ra, n), n, cross(rb, n), ln - lam.x, a, b);
     point_lambda[slot] = vec4(ln, lam.y, lam.z, lam.w);
   }

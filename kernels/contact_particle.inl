@@ -1,5 +1,5 @@
 // The solver's per-unit work for particle contacts (particle-particle and particle-plane, from
-// kernels/particle_grid.inl): preparation, one projected Gauss-Seidel sweep of the contact's
+// kernels/particle_grid.inl): targets, one projected Gauss-Seidel sweep of the contact's
 // three rows, the Newton-Coulomb impact, and the commit that makes this step's contacts the next
 // step's warm-start source. Stage functions (environment: kernels/world_bodies.inl).
 //
@@ -13,27 +13,33 @@
 // order: friction first, bounded by the current normal impulse, then the normal row. It is a
 // unit kind of its own so that a particle pays for 4 vec4 per contact instead of a 4-point
 // manifold's 20.
-//   pcontact_target[c] = (T_n, T_t1, T_t2, eps), pcontact_lambda[c] = (lambda_n, lambda_t1,
-//   lambda_t2, mu). Scenes with particles do not take the split impulse
-//   (host/sim/world_setup.cpp), so no velocity-only normal target is kept.
+//   pcontact_target[c] = (T, T_t1, T_t2, eps), T the normal target of the current solve phase
+//   (with or without the position term: pcontact_targets runs before each phase),
+//   pcontact_lambda[c] = (lambda_n, lambda_t1, lambda_t2, mu).
 
 void pcontact_frame(uint c, KOUT(vec3) n, KOUT(vec3) t1, KOUT(vec3) t2) {
   n = vec3(pcontact_geom[c]);
   tangent_basis(n, t1, t2);
 }
 
-void prepare_pcontact(uint c) {
+// The targets of contact c for the coming solve phase (`velocity`: without the position
+// correction), from the current separation along the narrowphase's normal (which moves with the
+// bodies between substeps: dot(x_b - x_a, n) - r_a - r_b, or from a plane's surface point) and
+// the start-of-phase velocities body_predict kept; also the pair's friction coefficient.
+void pcontact_targets(uint c, bool velocity) {
   uvec2 ab = pcontact_bodies[c];
   vec3 n;
   vec3 t1;
   vec3 t2;
   pcontact_frame(c, n, t1, t2);
+  vec4 xb = body_pos[ab.y];
+  vec4 xa = body_pos[ab.x];
+  float gap = dot(vec3(xb) - vec3(xa), n) - xb.w - xa.w;  // a plane body's radius is 0
   vec3 rel = vec3(body_start[ab.y]) - vec3(body_start[ab.x]);
   vec4 mat = pair_material(ab.x, ab.y);
   float reduced = reduced_mass(body_vel[ab.x].w, body_vel[ab.y].w);
-  ContactTargets t = point_targets(pcontact_geom[c].w,
-                                   vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat, reduced);
-  pcontact_target[c] = vec4(t.normal, t.t1, t.t2, t.eps);
+  ContactTargets t = point_targets(gap, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat, reduced);
+  pcontact_target[c] = vec4(velocity ? t.normal_velocity : t.normal, t.t1, t.t2, t.eps);
   pcontact_lambda[c].w = mat.y;
 }
 

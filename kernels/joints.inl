@@ -68,7 +68,9 @@ void store_limit_row(uint j, uint r, vec3 axis, float theta, float lo, float hi,
   store_joint_row(j, r, vec3(0.0f), -dir, vec3(0.0f), dir, g, spook, a0, b0, a, b, true);
 }
 
-void prepare_joint(uint j) {
+// Joint j's rows from the bodies' current poses and start-of-phase velocities: run before each
+// solve phase (with substeps the bodies move between them, and a joint's rows follow).
+void joint_targets(uint j) {
   uvec4 info = joint_info[j];
   uint type = info.z;
   bool limited = info.w != 0u;
@@ -139,7 +141,10 @@ void prepare_joint(uint j) {
       store_limit_row(j, 3u + r, axis, theta, lo[c], hi[c], limit_spook, a0, b0, a, b);
     }
   }
-  // Warm start: keep last step's impulses, scaled.
+}
+
+// Once per step: last step's impulses, scaled, are the warm start.
+void joint_warm_start(uint j) {
   joint_lambda[2u * j] *= params.solver.w;
   joint_lambda[2u * j + 1u] *= params.solver.w;
 }

@@ -8,9 +8,10 @@
 //   narrowphase  manifolds of the SAP pairs, warm-start matching                (world_narrowphase)
 //   coloring     colours (coloured scheme) or per-body unit lists (Jacobi)      (world_coloring)
 //   predict      scheduled impulses, kinematic paths, [impacts], forces and fields
-//   prepare      SPOOK rows of every unit kind
-//   solve        warm start + iterations (+ the split impulse's second solve)
-//   integrate    contact persistence (commit), x += h v, q += h/2 [w, 0] q, kinematic poses
+//   prepare      SPOOK rows of every unit kind, and their targets for the first substep
+//   solve        per substep: [forces, targets,] warm start + iterations (+ the split
+//                impulse's second solve), positions, [targets, relax sweeps]
+//   integrate    contact persistence (commit), kinematic poses
 //
 // Shader modes: each world shader is a thin switch over a push-constant mode; the constants are
 // generated here as `const uint` (valid in GLSL and in C++), one per (shader, mode).
@@ -65,11 +66,13 @@
   MODE(INCIDENCE_RANGE, 6u)
 
 // shaders/world_unit.comp, per unit
-#define VKPHYS_UNIT_MODES(MODE) \
-  MODE(UNIT_PREPARE, 0u)        \
-  MODE(UNIT_COLOR, 1u)          \
-  MODE(UNIT_OVERFLOW_COLOR, 2u) \
-  MODE(UNIT_JACOBI, 3u)
+#define VKPHYS_UNIT_MODES(MODE)  \
+  MODE(UNIT_PREPARE, 0u)         \
+  MODE(UNIT_COLOR, 1u)           \
+  MODE(UNIT_OVERFLOW_COLOR, 2u)  \
+  MODE(UNIT_JACOBI, 3u)          \
+  MODE(UNIT_TARGETS, 4u)         \
+  MODE(UNIT_TARGETS_VELOCITY, 5u)
 
 // shaders/world_commit.comp
 #define VKPHYS_COMMIT_MODES(MODE) \

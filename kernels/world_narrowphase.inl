@@ -92,8 +92,7 @@ void narrowphase_pair(uint p) {
 bool step_undone() { return counters.overflow != 0u || counters.redo != 0u; }
 
 // ---- commit: this step's pairs become the previous step's (skipped when the step is redone) ----
-// Runs after the solve and before the integration, so body a's pose is the one the points were
-// found at. Each point keeps (lambda_n, friction impulse as a world vector) and (the point in
+// Runs after the solve. Each point keeps (lambda_n, friction impulse as a world vector) and (the point in
 // body a's frame, feature id). Runs over the whole capacity: slots past this step's pairs are
 // cleared, so the table can be rebuilt from prev_pair_info alone (after a regrow, too).
 void commit_pair(uint p) {
@@ -111,8 +110,7 @@ void commit_pair(uint p) {
     if (k < info.z) {
       vec4 lam = point_lambda[slot];
       next = vec4(lam.x, lam.y * t1 + lam.z * t2);
-      vec3 local = quat_rotate_inv(body_rotation(info.x),
-                                   vec3(point_geom[slot]) - vec3(body_pos[info.x]));
+      vec3 local = vec3(point_prep[VKPHYS_POINT_PREP * slot + 4u]);  // in body a's frame
       where = vec4(local, lam.w);
     }
     prev_point_lambda[2u * slot] = next;

@@ -4,16 +4,31 @@
 // kernels/joints.inl, contact_manifold.inl, contact_particle.inl. Every kind is one prepare and
 // one sweep function; the colouring, the incidence lists and the averaging serve them all.
 
+// Once per step, after the narrowphase: what stays fixed while the bodies move through the
+// step's substeps (contact Jacobians, effective masses, anchors; the joints' warm start).
 void prepare_unit(uint u) {
+  if (!unit_active(u)) return;
+  uint j = params.counts.y;
+  if (u < j) {
+    joint_warm_start(u);
+  } else if (u < pcontact_unit_base()) {
+    prepare_contact(u - j);
+  }
+}
+
+// Before each solve phase: the rows' targets from the current poses and the velocities at the
+// phase's start; `velocity` leaves out the position correction (relax sweeps, the split
+// impulse's second solve).
+void unit_targets(uint u, bool velocity) {
   if (!unit_active(u)) return;
   uint j = params.counts.y;
   uint c = pcontact_unit_base();
   if (u < j) {
-    prepare_joint(u);
+    joint_targets(u);
   } else if (u < c) {
-    prepare_contact(u - j);
+    contact_targets(u - j, velocity);
   } else {
-    prepare_pcontact(u - c);
+    pcontact_targets(u - c, velocity);
   }
 }
 

@@ -62,6 +62,8 @@ inline void expect_same_settings(const Settings& sa, const Settings& sb) {
   EXPECT_EQ(a.gyroscopic, b.gyroscopic);
   EXPECT_EQ(a.max_colors, b.max_colors);
   VKPHYS_EXPECT_SAME(a.contact_hertz, b.contact_hertz);
+  VKPHYS_EXPECT_SAME(a.substeps, b.substeps);
+  VKPHYS_EXPECT_SAME(a.relax_iterations, b.relax_iterations);
 }
 
 inline void expect_same_body(const Body& x, const Body& y) {

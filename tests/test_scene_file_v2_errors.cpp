@@ -46,6 +46,18 @@ TEST(SceneFileV2Errors, NewFieldsNeedVersion2) {
   j["bodies"][0]["kinematic"] = {{"velocity", {1, 0, 0}}};
   EXPECT_EQ(error_of(j), "<test>: bodies[0].kinematic = {\"velocity\":[1,0,0]}" + kNeedsV2);
 
+  j = v1_bodies();
+  j["solver"] = {{"substeps", 4}};
+  EXPECT_EQ(error_of(j), "<test>: solver.substeps = 4" + kNeedsV2);
+
+  j = mixed();
+  j["solver"] = {{"substeps", 0}};
+  EXPECT_EQ(error_of(j), "<test>: solver.substeps = 0: must be an integer in [1, 64]");
+
+  j = mixed();
+  j["solver"] = {{"relax_iterations", 1001}};
+  EXPECT_EQ(error_of(j), "<test>: solver.relax_iterations = 1001: must be an integer in [0, 1000]");
+
   // Version 1 keeps its rule and its message for particles with bodies.
   j = v1_bodies();
   j["particles"] = v1_particles()["particles"];

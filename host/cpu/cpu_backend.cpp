@@ -84,7 +84,7 @@ class CpuBackend final : public Backend {
     pair_normal_.assign(pairs, glm::vec4(0.0f));
     point_geom_.assign(4 * pairs, glm::vec4(0.0f));
     point_lambda_.assign(4 * pairs, glm::vec4(0.0f));
-    point_prep_.assign(16 * pairs, glm::vec4(0.0f));
+    point_prep_.assign(4 * VKPHYS_POINT_PREP * pairs, glm::vec4(0.0f));
     prev_info_.resize(pairs, glm::uvec4(0u));
     prev_lambda_.resize(8 * pairs, glm::vec4(0.0f));
     hash_.assign(params_.counts.w, VKPHYS_EMPTY_SLOT);
@@ -254,12 +254,26 @@ class CpuBackend final : public Backend {
     lap(Stage::predict);
     const std::uint32_t units = e.unit_count();
     for (std::uint32_t u = 0; u < units; ++u) e.prepare_unit(u);
+    for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, false);
     lap(Stage::prepare);
-    solve(e, kern::KIND_SOLVE);
-    if (scene_.settings.solver.split_impulse) {
-      for (std::uint32_t i = 0; i < n; ++i) e.body_save_position_velocity(i);
-      for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, false);
-      solve(e, kern::KIND_VELOCITY);
+    const SolverSettings& sv = scene_.settings.solver;
+    for (std::uint32_t sub = 0; sub < sv.substeps; ++sub) {
+      if (sub > 0) {
+        for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
+        for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, false);
+      }
+      solve(e, kern::KIND_SOLVE);
+      if (sv.split_impulse) {
+        for (std::uint32_t i = 0; i < n; ++i) e.body_save_position_velocity(i);
+        for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, false);
+        for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, true);
+        solve(e, kern::KIND_VELOCITY);
+      }
+      for (std::uint32_t i = 0; i < n; ++i) e.body_integrate(i);
+      if (sv.relax_iterations > 0) {
+        for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, true);
+        for (std::uint32_t it = 0; it < sv.relax_iterations; ++it) sweep(e, kern::KIND_VELOCITY);
+      }
     }
     lap(Stage::solve);
     for (std::uint32_t q = 0; q < cap_.pairs; ++q) e.commit_pair(q);
@@ -268,7 +282,6 @@ class CpuBackend final : public Backend {
     const std::uint32_t contacts = e.stored_pcontacts();
     for (std::uint32_t c = 0; c < contacts; ++c) e.commit_pcontact(c);
     for (std::uint32_t k = 0; k <= world_.particles(); ++k) e.commit_pcontact_offset(k);
-    for (std::uint32_t i = 0; i < n; ++i) e.body_integrate(i);
     for (std::uint32_t k = 0; k < world_.drive.paths(); ++k) e.drive_path_pose(k);
     if (trace) fill_trace(*trace, pairs, contacts);
     lap(Stage::integrate);

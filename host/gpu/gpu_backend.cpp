@@ -281,7 +281,7 @@ class GpuBackend final : public Backend {
     buf_[b_pair_normal] = storage(pairs * v4, "pair normals");
     buf_[b_point_geom] = storage(4 * pairs * v4, "contact points");
     buf_[b_point_lambda] = storage(4 * pairs * v4, "contact impulses");
-    buf_[b_point_prep] = storage(16 * pairs * v4, "contact rows");
+    buf_[b_point_prep] = storage(4 * VKPHYS_POINT_PREP * pairs * v4, "contact rows");
     buf_[b_prev_hash] = storage(VkDeviceSize{table_} * u1, "warm-start table");
     buf_[b_pcontact_bodies] = storage(contacts * sizeof(glm::uvec2), "particle contacts");
     buf_[b_pcontact_geom] = storage(contacts * v4, "particle contact normals");
@@ -450,13 +450,29 @@ class GpuBackend final : public Backend {
     copy_region(cb, buf_[b_body_vel], predicted_, 0, 0, n_ * v4);
     copy_region(cb, buf_[b_rigid_omega], predicted_, 0, n_ * v4, r_ * v4);
     stage_done();
-    run_indirect(kernels_.unit, offsetof(kern::WorldCounters, unit_groups), kern::UNIT_PREPARE);
+    auto units = [&](std::uint32_t mode) {
+      run_indirect(kernels_.unit, offsetof(kern::WorldCounters, unit_groups), mode);
+    };
+    units(kern::UNIT_PREPARE);
+    units(kern::UNIT_TARGETS);
     stage_done();
-    solve(kern::KIND_SOLVE);
-    if (sv.split_impulse) {
-      run(kernels_.body, body_groups, kern::BODY_SAVE_POS_VEL);
-      run(kernels_.body, body_groups, kern::BODY_PREDICT_AGAIN);
-      solve(kern::KIND_VELOCITY);
+    for (std::uint32_t sub = 0; sub < sv.substeps; ++sub) {
+      if (sub > 0) {
+        run(kernels_.body, body_groups, kern::BODY_PREDICT);
+        units(kern::UNIT_TARGETS);
+      }
+      solve(kern::KIND_SOLVE);
+      if (sv.split_impulse) {
+        run(kernels_.body, body_groups, kern::BODY_SAVE_POS_VEL);
+        run(kernels_.body, body_groups, kern::BODY_PREDICT_AGAIN);
+        units(kern::UNIT_TARGETS_VELOCITY);
+        solve(kern::KIND_VELOCITY);
+      }
+      run(kernels_.body, body_groups, kern::BODY_INTEGRATE);
+      if (sv.relax_iterations > 0) {
+        units(kern::UNIT_TARGETS_VELOCITY);
+        for (std::uint32_t it = 0; it < sv.relax_iterations; ++it) sweep(kern::KIND_VELOCITY);
+      }
     }
     stage_done();
     run(kernels_.commit, vk::groups_for(cap_.pairs, kGroup), kern::COMMIT_PAIRS);
@@ -466,7 +482,6 @@ class GpuBackend final : public Backend {
       run(kernels_.commit, vk::groups_for(std::max(cap_.contacts, p_ + 1), kGroup),
           kern::COMMIT_PARTICLE_CONTACTS);
     }
-    run(kernels_.body, body_groups, kern::BODY_INTEGRATE);
     if (paths > 0) run(kernels_.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_POSE);
     stage_done();
     vk::check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");

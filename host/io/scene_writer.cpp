@@ -223,12 +223,16 @@ std::string write_scene_json(const Scene& scene) {
       "  \"solver\": {{\"iterations\": {}, \"relaxation\": {}, \"restitution_threshold\": {}, "
       "\"friction\": {}, \"warm_start\": {},\n             \"scheme\": \"{}\", \"restitution\": "
       "\"{}\", \"friction_model\": \"{}\", \"split_impulse\": {}, \"gyroscopic\": {}, "
-      "\"max_colors\": {}, \"contact_hertz\": {}}},\n",
+      "\"max_colors\": {}, \"contact_hertz\": {}{}}},\n",
       so.iterations, num(so.relaxation), num(so.restitution_threshold), so.friction,
       num(so.warm_start), name_of(kSchemeNames, static_cast<std::uint32_t>(so.scheme)),
       name_of(kRestitutionNames, static_cast<std::uint32_t>(so.restitution)),
       name_of(kFrictionModelNames, static_cast<std::uint32_t>(so.friction_model)), so.split_impulse,
-      so.gyroscopic, so.max_colors, num(so.contact_hertz)));
+      so.gyroscopic, so.max_colors, num(so.contact_hertz),
+      so.substeps == 1 && so.relax_iterations == 0
+          ? std::string()
+          : fmt::format(", \"substeps\": {}, \"relax_iterations\": {}", so.substeps,
+                        so.relax_iterations)));
 
   put("  \"materials\": [\n");
   for (std::size_t i = 0; i < scene.materials.size(); ++i) {

@@ -59,7 +59,7 @@ inline const char* scheme_name(SolverScheme s) {
 }
 
 struct SolverSettings {
-  std::uint32_t iterations = 8;        // Jacobi iterations per step
+  std::uint32_t iterations = 8;        // sweeps of the rows per substep
   float relaxation = 1.0f;             // scales each impulse increment, (0, 1]
   float restitution_threshold = 0.5f;  // approach speed [m/s] above which restitution applies
   bool friction = true;                // Coulomb friction rows on or off
@@ -74,6 +74,14 @@ struct SolverSettings {
   // Contact stiffness cap [Hz]: a contact's SPOOK k is at most m_eff (2 pi f)^2, m_eff the pair's
   // reduced mass (0 disables the cap). See ARCHITECTURE.md, "Contact stiffness".
   float contact_hertz = 30.0f;
+  // Substeps per step (Box2D v3's soft step with SPOOK rows): the contacts and their rows are
+  // found once per step, then each substep of h / substeps integrates the forces, solves
+  // `iterations` sweeps with targets from the bodies' current separation, integrates the
+  // positions and runs `relax_iterations` sweeps without position correction. The sweeps per
+  // step, substeps x (iterations + relax_iterations), are the budget to compare with other
+  // engines' iterations.
+  std::uint32_t substeps = 1;
+  std::uint32_t relax_iterations = 0;
 };
 
 // Quadratic (aerodynamic) drag on every body and particle, seed 002 eq 23 (reconstructed in the

@@ -243,7 +243,26 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   const Settings& s = scene.settings;
   const SolverSettings& sv = s.solver;
   kern::WorldParams p{};
-  p.gravity_dt = glm::vec4(s.gravity, s.time_step);
+  if (sv.substeps < 1 || sv.substeps > 64) {
+    throw std::invalid_argument("solver.substeps = " + std::to_string(sv.substeps) +
+                                ": must be in [1, 64]");
+  }
+  if (sv.relax_iterations > 1000) {
+    throw std::invalid_argument("solver.relax_iterations = " +
+                                std::to_string(sv.relax_iterations) + ": must be <= 1000");
+  }
+  if (world.particles() > 0 && sv.split_impulse) {
+    throw std::invalid_argument(
+        "solver.split_impulse is not supported in scenes with particles (a particle keeps no "
+        "second velocity to integrate with); use solver.substeps with relax_iterations instead");
+  }
+  if (sv.split_impulse && sv.substeps > 1) {
+    throw std::invalid_argument(
+        "solver.split_impulse and solver.substeps > 1 both remove the position correction's "
+        "velocity; choose one (the substeps' relax sweeps do it with substeps)");
+  }
+  // Every kernel steps by the substep: forces, targets, SPOOK coefficients, integration.
+  p.gravity_dt = glm::vec4(s.gravity, s.time_step / static_cast<float>(sv.substeps));
   p.solver =
       glm::vec4(sv.relaxation, sv.restitution_threshold, sv.friction ? 1.0f : 0.0f, sv.warm_start);
   const float margin = contact_margin(s, world);
@@ -279,11 +298,6 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
         " is smaller than the largest contact reach 2 r_max + margin = " + std::to_string(reach));
   }
   p.grid = glm::vec4(cell, 1.0f / cell, reach, 0.0f);
-  if (world.particles() > 0 && sv.split_impulse) {
-    throw std::invalid_argument(
-        "solver.split_impulse is not supported in scenes with particles (their contacts keep "
-        "no velocity-only target); turn it off or remove the particles");
-  }
   const std::uint64_t units = std::uint64_t{world.joints()} + cap.pairs + cap.contacts;
   if (units >= (1u << 24)) {
     throw std::invalid_argument(
