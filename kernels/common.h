@@ -16,9 +16,9 @@
 #define KFN inline
 #define KINOUT(T) T&
 #define KOUT(T) T&
-#define KERNELS_BEGIN \
-  namespace vkphys::kern {  \
-  using namespace glm;      \
+#define KERNELS_BEGIN      \
+  namespace vkphys::kern { \
+  using namespace glm;     \
   using uint = std::uint32_t;
 #define KERNELS_END }
 #else

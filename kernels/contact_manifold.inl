@@ -30,7 +30,9 @@
 //   [5] (r_b in body b's frame, K_t)
 // with K_t the larger of the two friction rows' effective masses (see prepare_contact).
 
-vec4 point_prep_at(uint slot, uint k) { return point_prep[VKPHYS_POINT_PREP * slot + k]; }
+vec4 point_prep_at(uint slot, uint k) {
+  return point_prep[VKPHYS_POINT_PREP * slot + k];
+}
 
 vec3 point_rel_velocity(BodyState a, BodyState b, vec3 ra, vec3 rb) {
   return (b.v + cross(b.w, rb)) - (a.v + cross(a.w, ra));
@@ -66,18 +68,24 @@ float contact_stiffness(float k, float reduced_mass) {
 // Approaching faster than the restitution threshold, the row keeps the material's own k: a
 // capped, softer row would give back only T - eps lambda of the restitution target (2.86 of
 // 3 m/s for two 1 kg spheres), and bias restitution puts max(T, -e u_n) in the target.
-ContactTargets point_targets(float g, vec3 u_k, vec4 mat, float reduced) {
+ContactTargets point_targets(float g, vec3 u_k, vec4 mat, float reduced, uint phase) {
   float h = params.gravity_dt.w;
-  bool impact = u_k.x < -params.solver.y;
-  vec3 spook = impact ? spook_coefficients(mat.z, mat.w, h)
-                      : spook_coefficients(contact_stiffness(mat.z, reduced), mat.w, h);
   ContactTargets t;
-  t.normal = row_target(g, u_k.x, spook, h, true);
-  t.normal_velocity = row_target(max(g, 0.0f), u_k.x, spook, h, true);  // no position term
-  if (params.modes.y == VKPHYS_RESTITUTION_BIAS && impact) {
-    t.normal = max(t.normal, -mat.x * u_k.x);
-    t.normal_velocity = max(t.normal_velocity, -mat.x * u_k.x);
+  if (phase == PHASE_RELAX) {
+    // Rigid velocity rows (eps = 0): no approach once touching, an open gap closed at most.
+    t.normal = g > 0.0f ? -g / h : 0.0f;
+    t.t1 = 0.0f;
+    t.t2 = 0.0f;
+    t.eps = 0.0f;
+    return t;
   }
+  bool impact = u_k.x < -params.solver.y;
+  float d = mat.w * params.contact.w;  // relaxation in substeps
+  vec3 spook = impact ? spook_coefficients(mat.z, d, h)
+                      : spook_coefficients(contact_stiffness(mat.z, reduced), d, h);
+  // PHASE_VELOCITY: no position term (the gap only counts while it is open).
+  t.normal = row_target(phase == PHASE_VELOCITY ? max(g, 0.0f) : g, u_k.x, spook, h, true);
+  if (params.modes.y == VKPHYS_RESTITUTION_BIAS && impact) t.normal = max(t.normal, -mat.x * u_k.x);
   t.t1 = row_target(0.0f, u_k.y, spook, h, false);
   t.t2 = row_target(0.0f, u_k.z, spook, h, false);
   t.eps = spook.z;
@@ -125,12 +133,11 @@ void prepare_contact(uint p) {
   }
 }
 
-// The targets of pair p's rows for the coming solve phase: `velocity` leaves out the position
-// correction (the split impulse's second solve, the substeps' relax sweeps). The separation is
+// The targets of pair p's rows for the coming solve phase (kernels/stages.h). The separation is
 // the narrowphase's gap moved with the bodies since: g0 + n . ((x_b + R_b r_b) - (x_a + R_a r_a))
 // with the anchors in each body's frame (0 at the pose the narrowphase saw); the start-of-phase
 // velocities are those body_predict kept.
-void contact_targets(uint p, bool velocity) {
+void contact_targets(uint p, uint phase) {
   uvec4 info = pair_info[p];
   vec3 n = vec3(pair_normal[p]);
   vec3 t1;
@@ -153,8 +160,8 @@ void contact_targets(uint p, bool velocity) {
     float gap = la.w + dot((xb + quat_rotate(qb, vec3(lb))) - (xa + quat_rotate(qa, vec3(la))), n);
     vec3 rel = point_rel_velocity(a, b, vec3(p0), vec3(p1));
     ContactTargets t =
-        point_targets(gap, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat, reduced);
-    point_prep[slot] = vec4(vec3(p0), velocity ? t.normal_velocity : t.normal);
+        point_targets(gap, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat, reduced, phase);
+    point_prep[slot] = vec4(vec3(p0), t.normal);
     point_prep[slot + 2u] =
         vec4(1.0f / (p1.w + t.eps), 1.0f / (lb.w + t.eps), 1.0f / (lb.w + t.eps), t.eps);
     vec4 p3 = point_prep[slot + 3u];

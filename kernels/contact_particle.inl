@@ -22,11 +22,11 @@ void pcontact_frame(uint c, KOUT(vec3) n, KOUT(vec3) t1, KOUT(vec3) t2) {
   tangent_basis(n, t1, t2);
 }
 
-// The targets of contact c for the coming solve phase (`velocity`: without the position
-// correction), from the current separation along the narrowphase's normal (which moves with the
-// bodies between substeps: dot(x_b - x_a, n) - r_a - r_b, or from a plane's surface point) and
-// the start-of-phase velocities body_predict kept; also the pair's friction coefficient.
-void pcontact_targets(uint c, bool velocity) {
+// The targets of contact c for the coming solve phase (kernels/stages.h), from the current
+// separation along the narrowphase's normal (which moves with the bodies between substeps: dot(x_b
+// - x_a, n) - r_a - r_b, or from a plane's surface point) and the start-of-phase velocities
+// body_predict kept; also the pair's friction coefficient.
+void pcontact_targets(uint c, uint phase) {
   uvec2 ab = pcontact_bodies[c];
   vec3 n;
   vec3 t1;
@@ -38,8 +38,9 @@ void pcontact_targets(uint c, bool velocity) {
   vec3 rel = vec3(body_start[ab.y]) - vec3(body_start[ab.x]);
   vec4 mat = pair_material(ab.x, ab.y);
   float reduced = reduced_mass(body_vel[ab.x].w, body_vel[ab.y].w);
-  ContactTargets t = point_targets(gap, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat, reduced);
-  pcontact_target[c] = vec4(velocity ? t.normal_velocity : t.normal, t.t1, t.t2, t.eps);
+  ContactTargets t =
+      point_targets(gap, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat, reduced, phase);
+  pcontact_target[c] = vec4(t.normal, t.t1, t.t2, t.eps);
   pcontact_lambda[c].w = mat.y;
 }
 

@@ -10,7 +10,9 @@
 
 KERNELS_BEGIN
 
-KFN ivec3 grid_cell(vec3 p, float inv_cell) { return ivec3(floor(p * inv_cell)); }
+KFN ivec3 grid_cell(vec3 p, float inv_cell) {
+  return ivec3(floor(p * inv_cell));
+}
 
 KFN uint grid_hash(ivec3 cell, uint table_size) {
   uvec3 u = uvec3(cell);

@@ -20,7 +20,9 @@
 // joint_rows[4 (6j + r) + ...] = (l_a, T) (a_a, eps) (l_b, 1/(K + eps), 0 = row unused) (a_b, T
 // without position correction).
 
-vec4 joint_frame(uint j, uint k) { return joint_frames[VKPHYS_JOINT_STRIDE * j + k]; }
+vec4 joint_frame(uint j, uint k) {
+  return joint_frames[VKPHYS_JOINT_STRIDE * j + k];
+}
 
 // Limit rows are one-sided, except for a locked axis (lo = hi): with one side only, a row
 // chosen for the side the angle is on lets it run freely past the other in a single step (seed
@@ -44,8 +46,8 @@ void store_joint_row(uint j, uint r, vec3 la, vec3 aa, vec3 lb, vec3 ab, float g
   joint_rows[base] = vec4(la, row_target(g, uk, spook, h, unilateral));
   joint_rows[base + 1u] = vec4(aa, spook.z);
   joint_rows[base + 2u] = vec4(lb, inv_k);
-  joint_rows[base + 3u] = vec4(ab, row_target(unilateral ? max(g, 0.0f) : 0.0f, uk, spook, h,
-                                              unilateral));
+  joint_rows[base + 3u] =
+      vec4(ab, row_target(unilateral ? max(g, 0.0f) : 0.0f, uk, spook, h, unilateral));
 }
 
 void clear_joint_row(uint j, uint r) {
@@ -88,14 +90,14 @@ void joint_targets(uint j) {
   vec3 d = (xb + rb) - (xa + ra);
   float h = params.gravity_dt.w;
   vec4 sk = joint_frame(j, 8u);
-  vec3 spook = spook_coefficients(sk.x, sk.y, h);
-  vec3 limit_spook = spook_coefficients(sk.z, sk.w, h);
+  vec3 spook = spook_coefficients(sk.x, sk.y * params.contact.w, h);  // d in substeps
+  vec3 limit_spook = spook_coefficients(sk.z, sk.w * params.contact.w, h);
   for (uint r = 0u; r < VKPHYS_JOINT_ROWS; ++r) clear_joint_row(j, r);
   if (type == VKPHYS_JOINT_DISTANCE) {
     float len = length(d);
     vec3 n = len > 0.0f ? d / len : vec3(0.0f, 1.0f, 0.0f);
-    store_joint_row(j, 0u, -n, -cross(ra, n), n, cross(rb, n), len - anchor_a.w, spook, a0, b0,
-                    a, b, false);
+    store_joint_row(j, 0u, -n, -cross(ra, n), n, cross(rb, n), len - anchor_a.w, spook, a0, b0, a,
+                    b, false);
   } else {
     for (uint r = 0u; r < 3u; ++r) {
       vec3 e = vec3(r == 0u ? 1.0f : 0.0f, r == 1u ? 1.0f : 0.0f, r == 2u ? 1.0f : 0.0f);
@@ -119,8 +121,8 @@ void joint_targets(uint j) {
       vec3 ref_a = quat_rotate(qa, vec3(joint_frame(j, 4u)));
       vec3 ref_b = quat_rotate(qb, vec3(joint_frame(j, 5u)));
       float theta = atan(dot(cross(ref_a, ref_b), axis_a), dot(ref_a, ref_b));
-      store_limit_row(j, 5u, axis_a, theta, joint_frame(j, 6u).x, joint_frame(j, 7u).x,
-                      limit_spook, a0, b0, a, b);
+      store_limit_row(j, 5u, axis_a, theta, joint_frame(j, 6u).x, joint_frame(j, 7u).x, limit_spook,
+                      a0, b0, a, b);
     }
   }
   if (type == VKPHYS_JOINT_BALL && limited) {

@@ -98,6 +98,10 @@ uint particle_contacts(uint p, bool write, uint base) {
   return found;
 }
 
-void grid_count(uint p) { pcontact_offsets[p] = particle_contacts(p, false, 0u); }
+void grid_count(uint p) {
+  pcontact_offsets[p] = particle_contacts(p, false, 0u);
+}
 
-void grid_write(uint p) { particle_contacts(p, true, pcontact_offsets[p]); }
+void grid_write(uint p) {
+  particle_contacts(p, true, pcontact_offsets[p]);
+}

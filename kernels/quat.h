@@ -17,7 +17,9 @@ KFN vec4 quat_mul(vec4 a, vec4 b) {
   return vec4(a.w * bv + b.w * av + cross(av, bv), a.w * b.w - dot(av, bv));
 }
 
-KFN vec4 quat_conj(vec4 q) { return vec4(-q.x, -q.y, -q.z, q.w); }
+KFN vec4 quat_conj(vec4 q) {
+  return vec4(-q.x, -q.y, -q.z, q.w);
+}
 
 // q v q* for a unit quaternion, without building a matrix.
 KFN vec3 quat_rotate(vec4 q, vec3 v) {
@@ -27,7 +29,9 @@ KFN vec3 quat_rotate(vec4 q, vec3 v) {
 }
 
 // q* v q: world to body.
-KFN vec3 quat_rotate_inv(vec4 q, vec3 v) { return quat_rotate(quat_conj(q), v); }
+KFN vec3 quat_rotate_inv(vec4 q, vec3 v) {
+  return quat_rotate(quat_conj(q), v);
+}
 
 // Rotation by `angle` [rad] about the unit `axis`.
 KFN vec4 quat_axis_angle(vec3 axis, float angle) {
@@ -42,9 +46,15 @@ KFN vec4 quat_integrate(vec4 q, vec3 w, float h) {
 }
 
 // The body's three axes in world coordinates (the columns of its rotation matrix).
-KFN vec3 quat_axis_x(vec4 q) { return quat_rotate(q, vec3(1.0f, 0.0f, 0.0f)); }
-KFN vec3 quat_axis_y(vec4 q) { return quat_rotate(q, vec3(0.0f, 1.0f, 0.0f)); }
-KFN vec3 quat_axis_z(vec4 q) { return quat_rotate(q, vec3(0.0f, 0.0f, 1.0f)); }
+KFN vec3 quat_axis_x(vec4 q) {
+  return quat_rotate(q, vec3(1.0f, 0.0f, 0.0f));
+}
+KFN vec3 quat_axis_y(vec4 q) {
+  return quat_rotate(q, vec3(0.0f, 1.0f, 0.0f));
+}
+KFN vec3 quat_axis_z(vec4 q) {
+  return quat_rotate(q, vec3(0.0f, 0.0f, 1.0f));
+}
 
 KERNELS_END
 #endif

@@ -66,13 +66,12 @@
   MODE(INCIDENCE_RANGE, 6u)
 
 // shaders/world_unit.comp, per unit
-#define VKPHYS_UNIT_MODES(MODE)  \
-  MODE(UNIT_PREPARE, 0u)         \
-  MODE(UNIT_COLOR, 1u)           \
-  MODE(UNIT_OVERFLOW_COLOR, 2u)  \
-  MODE(UNIT_JACOBI, 3u)          \
-  MODE(UNIT_TARGETS, 4u)         \
-  MODE(UNIT_TARGETS_VELOCITY, 5u)
+#define VKPHYS_UNIT_MODES(MODE) \
+  MODE(UNIT_PREPARE, 0u)        \
+  MODE(UNIT_COLOR, 1u)          \
+  MODE(UNIT_OVERFLOW_COLOR, 2u) \
+  MODE(UNIT_JACOBI, 3u)         \
+  MODE(UNIT_TARGETS, 4u)
 
 // shaders/world_commit.comp
 #define VKPHYS_COMMIT_MODES(MODE) \
@@ -86,6 +85,17 @@
   MODE(DRIVE_IMPULSES, 0u)       \
   MODE(DRIVE_PATH_VELOCITY, 1u)  \
   MODE(DRIVE_PATH_POSE, 2u)
+
+// Which targets a solve phase's rows get (kernels/world_units.inl, unit_targets):
+//   PHASE_SOLVE     SPOOK's targets with the position correction
+//   PHASE_VELOCITY  the same without it (the split impulse's second solve)
+//   PHASE_RELAX     rigid velocity rows: stop the approach, close an open gap no faster than
+//                   within the substep, no friction slip (Box2D v3's relax: the sweeps after a
+//                   substep's positions, which take the position correction's speed back out)
+#define VKPHYS_TARGET_PHASES(MODE) \
+  MODE(PHASE_SOLVE, 0u)            \
+  MODE(PHASE_VELOCITY, 1u)         \
+  MODE(PHASE_RELAX, 2u)
 
 // What one solver sweep does to each unit (kernels/world_units.inl).
 #define VKPHYS_SWEEP_KINDS(MODE) \
@@ -105,6 +115,7 @@ VKPHYS_COLOR_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_UNIT_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_COMMIT_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_DRIVE_MODES(VKPHYS_DEFINE_MODE)
+VKPHYS_TARGET_PHASES(VKPHYS_DEFINE_MODE)
 VKPHYS_SWEEP_KINDS(VKPHYS_DEFINE_MODE)
 #undef VKPHYS_DEFINE_MODE
 

@@ -98,9 +98,13 @@ uint sweep_pairs(uint s, bool write, uint base) {
   return found;
 }
 
-void sweep_count(uint s) { pair_offsets[s] = sweep_pairs(s, false, 0u); }
+void sweep_count(uint s) {
+  pair_offsets[s] = sweep_pairs(s, false, 0u);
+}
 
-void sweep_write(uint s) { sweep_pairs(s, true, pair_offsets[s]); }
+void sweep_write(uint s) {
+  sweep_pairs(s, true, pair_offsets[s]);
+}
 
 // One invocation after the scans of the pair and particle-contact counts: totals, the overflow
 // flag, indirect dispatch sizes.
@@ -125,5 +129,9 @@ void finalize_lists() {
 }
 
 // Stored pairs and particle contacts this step (valid after finalize_lists).
-uint stored_pairs() { return min(counters.pairs, params.counts.z); }
-uint stored_pcontacts() { return min(counters.pcontacts, params.kinds.z); }
+uint stored_pairs() {
+  return min(counters.pairs, params.counts.z);
+}
+uint stored_pcontacts() {
+  return min(counters.pcontacts, params.kinds.z);
+}

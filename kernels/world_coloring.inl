@@ -1,7 +1,8 @@
-// Graph colouring of the solver's units (joints, contact manifolds, particle contacts) so that no two units of
-// one colour share a dynamic body: each colour can then be solved in parallel, in place, and
-// the colours in sequence give projected Gauss-Seidel (Box2D v3's constraint graph does this on
-// the CPU; here it runs on the GPU). Stage functions (environment: kernels/world_bodies.inl).
+// Graph colouring of the solver's units (joints, contact manifolds, particle contacts) so that no
+// two units of one colour share a dynamic body: each colour can then be solved in parallel, in
+// place, and the colours in sequence give projected Gauss-Seidel (Box2D v3's constraint graph does
+// this on the CPU; here it runs on the GPU). Stage functions (environment:
+// kernels/world_bodies.inl).
 //
 // The colouring is a Jones-Plassmann / Luby independent-set construction with no float work and
 // no order dependence, so the GPU result is deterministic and the CPU reference replays it
@@ -20,10 +21,14 @@
 // sequentially; static bodies are shared freely (they are never written).
 
 // Units: joints, then the stored SAP pairs, then the stored particle contacts.
-uint unit_count() { return params.counts.y + stored_pairs() + stored_pcontacts(); }
+uint unit_count() {
+  return params.counts.y + stored_pairs() + stored_pcontacts();
+}
 
 // First unit of the particle contacts.
-uint pcontact_unit_base() { return params.counts.y + stored_pairs(); }
+uint pcontact_unit_base() {
+  return params.counts.y + stored_pairs();
+}
 
 uvec2 unit_bodies(uint u) {
   uint j = params.counts.y;
@@ -50,9 +55,13 @@ uint color_priority(uint u) {
   return x;
 }
 
-uint claim_value(uint u, uint pass_id) { return (pass_id << 24u) | (0xFFFFFFu - color_priority(u)); }
+uint claim_value(uint u, uint pass_id) {
+  return (pass_id << 24u) | (0xFFFFFFu - color_priority(u));
+}
 
-void color_init(uint u) { unit_color[u] = unit_active(u) ? VKPHYS_UNCOLORED : VKPHYS_INACTIVE_COLOR; }
+void color_init(uint u) {
+  unit_color[u] = unit_active(u) ? VKPHYS_UNCOLORED : VKPHYS_INACTIVE_COLOR;
+}
 
 bool color_blocked(uvec2 ab, uint color) {
   uint n = params.counts.x;

@@ -101,7 +101,7 @@ struct WorldParams {
   vec4 gravity_dt;  // (gx, gy, gz, h)
   vec4 solver;      // (relaxation, restitution threshold [m/s], friction on, warm-start factor)
   vec4 contact;     // (contact margin [m], |g| for the scaled-box friction bound,
-                    //  contact stiffness cap [Hz] (0: none), 0)
+                    //  contact stiffness cap [Hz] (0: none), substeps per step)
   vec4 drag;        // (linear drag c [kg/s], quadratic drag 1/2 rho C_D [kg/m^3], 0, 0)
   vec4 central;     // central field (centre, strength), kernels/integrate.h
   vec4 grid;        // (cell size [m], 1 / cell size, the largest particle reach 2 r_max + margin
@@ -186,10 +186,10 @@ struct WorldCounters {
   BUF(41, vec4, pcontact_lambda)       \
   BUF(42, uint, prev_pcontact_offsets) \
   BUF(43, uint, prev_pcontact_other)   \
-  BUF(44, vec4, prev_pcontact_lambda)        \
-  BUF(45, vec4, rigid_force)                 \
-  BUF(46, vec4, rigid_torque)                \
-  BUF(47, vec4, drive_paths)                 \
+  BUF(44, vec4, prev_pcontact_lambda)  \
+  BUF(45, vec4, rigid_force)           \
+  BUF(46, vec4, rigid_torque)          \
+  BUF(47, vec4, drive_paths)           \
   BUF(48, vec4, drive_impulses)
 #define VKPHYS_WORLD_BINDINGS 49u
 

@@ -11,7 +11,9 @@
 // key is unique, so what a lookup finds does not: the match is deterministic.
 
 // A body's orientation: a particle's frame is the world's.
-vec4 body_rotation(uint i) { return is_particle(i) ? vec4(0.0f, 0.0f, 0.0f, 1.0f) : rigid_rot[i]; }
+vec4 body_rotation(uint i) {
+  return is_particle(i) ? vec4(0.0f, 0.0f, 0.0f, 1.0f) : rigid_rot[i];
+}
 
 uint pair_hash(uint a, uint b) {
   uint h = a * 0x9E3779B1u ^ (b + 0x7F4A7C15u) * 0x85EBCA77u;
@@ -33,7 +35,9 @@ uint find_previous_pair(uint a, uint b) {
 
 // Feature ids travel in the w component of a float vector. Setting bit 30 makes every id a
 // normal float (exponent 128), so no denormal flushing can touch it; ids use bits 0-15.
-float feature_bits(uint feature) { return uintBitsToFloat(feature | 0x40000000u); }
+float feature_bits(uint feature) {
+  return uintBitsToFloat(feature | 0x40000000u);
+}
 
 // Last step's point of pair `prev` that continues point (feature, local): the one with the same
 // feature id, else the nearest one within the contact margin in body a's frame (ids can change
@@ -89,12 +93,14 @@ void narrowphase_pair(uint p) {
 }
 
 // The host will restore the step-start state and redo this step.
-bool step_undone() { return counters.overflow != 0u || counters.redo != 0u; }
+bool step_undone() {
+  return counters.overflow != 0u || counters.redo != 0u;
+}
 
 // ---- commit: this step's pairs become the previous step's (skipped when the step is redone) ----
-// Runs after the solve. Each point keeps (lambda_n, friction impulse as a world vector) and (the point in
-// body a's frame, feature id). Runs over the whole capacity: slots past this step's pairs are
-// cleared, so the table can be rebuilt from prev_pair_info alone (after a regrow, too).
+// Runs after the solve. Each point keeps (lambda_n, friction impulse as a world vector) and (the
+// point in body a's frame, feature id). Runs over the whole capacity: slots past this step's pairs
+// are cleared, so the table can be rebuilt from prev_pair_info alone (after a regrow, too).
 void commit_pair(uint p) {
   if (step_undone()) return;
   bool live = p < stored_pairs();

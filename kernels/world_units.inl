@@ -17,18 +17,17 @@ void prepare_unit(uint u) {
 }
 
 // Before each solve phase: the rows' targets from the current poses and the velocities at the
-// phase's start; `velocity` leaves out the position correction (relax sweeps, the split
-// impulse's second solve).
-void unit_targets(uint u, bool velocity) {
+// phase's start, for `phase` (kernels/stages.h: VKPHYS_TARGET_PHASES).
+void unit_targets(uint u, uint phase) {
   if (!unit_active(u)) return;
   uint j = params.counts.y;
   uint c = pcontact_unit_base();
   if (u < j) {
     joint_targets(u);
   } else if (u < c) {
-    contact_targets(u - j, velocity);
+    contact_targets(u - j, phase);
   } else {
-    pcontact_targets(u - c, velocity);
+    pcontact_targets(u - c, phase);
   }
 }
 
@@ -64,12 +63,13 @@ void unit_in_place(uint u, uint kind) {
   store_body(ab.y, b);
 }
 
-// ---- Jacobi with mass splitting ------------------------------------------------------------------
-// A body with n units appears to each with n times its inverse mass and inertia; the unit
-// writes its copies' velocity changes and the body adds their average, which is exactly
-// M^-1 sum(G^T dlambda) over its units (Tonge et al. 2012). Unit u keeps its copies' velocity
-// changes in unit_dv: joints and manifolds at 4u (dv_a, dw_a, dv_b, dw_b), the particle
-// contacts after them at 4c + 2(u - c), 2 entries each (dv_a, dv_b), c the first of them.
+// ---- Jacobi with mass splitting
+// ------------------------------------------------------------------ A body with n units appears to
+// each with n times its inverse mass and inertia; the unit writes its copies' velocity changes and
+// the body adds their average, which is exactly M^-1 sum(G^T dlambda) over its units (Tonge et al.
+// 2012). Unit u keeps its copies' velocity changes in unit_dv: joints and manifolds at 4u (dv_a,
+// dw_a, dv_b, dw_b), the particle contacts after them at 4c + 2(u - c), 2 entries each (dv_a,
+// dv_b), c the first of them.
 void jacobi_unit(uint u, uint kind) {
   if (!unit_active(u)) return;
   uvec2 ab = unit_bodies(u);

@@ -6,7 +6,8 @@
 //   UNIT_COLOR            one colour's units in place (indirect per colour)
 //   UNIT_OVERFLOW_COLOR   the overflow colour, sequentially in one invocation
 //   UNIT_JACOBI           every unit on split copies (over units, indirect)
-//   UNIT_TARGETS[_VELOCITY]  the rows' targets for the coming solve phase (over units, indirect)
+//   UNIT_TARGETS          the rows' targets for the coming solve phase push.y
+//                         (VKPHYS_TARGET_PHASES; over units, indirect)
 #include "world_common.glsl"
 
 void main() {
@@ -24,8 +25,8 @@ void main() {
   if (t >= unit_count()) return;
   if (push.x == UNIT_PREPARE) {
     prepare_unit(t);
-  } else if (push.x == UNIT_TARGETS || push.x == UNIT_TARGETS_VELOCITY) {
-    unit_targets(t, push.x == UNIT_TARGETS_VELOCITY);
+  } else if (push.x == UNIT_TARGETS) {
+    unit_targets(t, push.y);
   } else {
     jacobi_unit(t, push.z);
   }

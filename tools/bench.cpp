@@ -160,6 +160,7 @@ int cmd_bench(const Options& opt) {
             continue;
           }
           scene.settings.solver.scheme = scheme;
+          apply_solver_overrides(opt, scene.settings.solver);
           std::unique_ptr<Backend> backend =
               which == "cpu" ? make_cpu_backend() : make_gpu_backend(*ctx);
           std::fprintf(stderr,

@@ -53,6 +53,12 @@ SolverScheme parse_scheme(const std::string& name) {
       fmt::format("--scheme {}: expected sequential, colored or jacobi", name));
 }
 
+void apply_solver_overrides(const Options& opt, SolverSettings& solver) {
+  if (opt.iterations) solver.iterations = *opt.iterations;
+  if (opt.substeps) solver.substeps = *opt.substeps;
+  if (opt.relax) solver.relax_iterations = *opt.relax;
+}
+
 namespace {
 
 // "body 12 (box)", for the static bodies after the scene's "plane body 14 (scene plane 0)".
@@ -76,6 +82,7 @@ int cmd_run(const Options& opt) {
   Scene scene = io::load_scene(opt.scene);
   SolverSettings& solver = scene.settings.solver;
   if (!opt.scheme.empty()) solver.scheme = parse_scheme(opt.scheme);
+  apply_solver_overrides(opt, solver);
   if (opt.backend == "gpu" && solver.scheme == SolverScheme::sequential) {
     throw std::runtime_error(
         opt.scheme.empty()
@@ -93,8 +100,9 @@ int cmd_run(const Options& opt) {
     ctx = vk::Context::create({opt.device, opt.validation});
     backend = make_gpu_backend(*ctx);
   }
-  std::printf("%s\nbackend: %s, scheme %s\n", io::scene_summary(scene).c_str(),
-              backend->name().c_str(), scheme_name(solver.scheme));
+  std::printf("%s\nbackend: %s, scheme %s, %u substep(s) x (%u iterations + %u relax)\n",
+              io::scene_summary(scene).c_str(), backend->name().c_str(), scheme_name(solver.scheme),
+              solver.substeps, solver.iterations, solver.relax_iterations);
   if (ctx && ctx->info().type == "cpu") {
     std::printf("(a CPU Vulkan driver: step times are not GPU timings)\n");
   }
@@ -148,6 +156,7 @@ int cmd_run(const Options& opt) {
 int cmd_compare(const Options& opt) {
   Scene scene = io::load_scene(opt.scene);
   SolverSettings& solver = scene.settings.solver;
+  apply_solver_overrides(opt, solver);
   if (!opt.scheme.empty()) {
     solver.scheme = parse_scheme(opt.scheme);
     if (solver.scheme == SolverScheme::sequential) {

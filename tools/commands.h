@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,11 @@ struct Options {
   std::uint32_t every = 10;
   double pos_tol = 1e-3;
   double vel_tol = 1e-2;
-  double rot_tol = 1e-3;         // compare, rigid bodies: orientation tolerance [rad]
-  bool envelope = true;          // compare: also hold the run to its 1-ulp rounding envelope
-  std::string scheme;            // sequential|colored|jacobi (bench: or all); empty = default
+  double rot_tol = 1e-3;  // compare, rigid bodies: orientation tolerance [rad]
+  bool envelope = true;   // compare: also hold the run to its 1-ulp rounding envelope
+  std::string scheme;     // sequential|colored|jacobi (bench: or all); empty = default
+  // run, compare, bench: override the scene's solver.iterations, substeps, relax_iterations
+  std::optional<std::uint32_t> iterations, substeps, relax;
   std::string workload = "all";  // bench: particles|pyramid|pyramids|boxes|rigid|all
   std::vector<std::uint32_t> sizes{1000, 10000, 100000};
   bool sizes_given = false;   // --sizes was on the command line
@@ -46,6 +49,9 @@ std::vector<std::string> open_bench_backends(const Options& opt, std::unique_ptr
 
 // "sequential", "colored" or "jacobi" to the scheme; throws std::runtime_error otherwise.
 SolverScheme parse_scheme(const std::string& name);
+
+// Applies --iterations, --substeps and --relax to the scene's solver settings.
+void apply_solver_overrides(const Options& opt, SolverSettings& solver);
 
 // `vkphys export-scene NAME [--size N] [--out FILE]` (tools/export_scene.cpp): writes a
 // host/sim/rigid_scenes.h scene as scene JSON. NAME is one of export_scene_names().

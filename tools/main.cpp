@@ -2,7 +2,8 @@
 //
 //   vkphys info                               Vulkan devices and their limits
 //   vkphys run SCENE [--backend gpu|cpu] [--steps N] [--out DIR] [--every K]
-//                    [--scheme sequential|colored|jacobi]
+//                    [--scheme sequential|colored|jacobi] [--iterations N] [--substeps N]
+//                    [--relax N]
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
 //                        [--rot-tol RAD] [--scheme colored|jacobi] [--no-envelope]
 //   vkphys bench [particles|mixed|pyramid|pyramids|boxes|rigid|all] [--sizes N,...]
@@ -52,6 +53,17 @@ int main(int argc, char** argv) {
   run->add_option("--scheme", opt.scheme, "solver scheme (overrides the scene's)")
       ->check(CLI::IsMember({"sequential", "colored", "jacobi"}));
 
+  // The solver overrides run, compare and bench share.
+  auto add_solver_overrides = [&opt](CLI::App* sub) {
+    sub->add_option("--iterations", opt.iterations, "override solver.iterations")
+        ->check(CLI::Range(1, 1000));
+    sub->add_option("--substeps", opt.substeps, "override solver.substeps")
+        ->check(CLI::Range(1, 64));
+    sub->add_option("--relax", opt.relax, "override solver.relax_iterations")
+        ->check(CLI::Range(0, 1000));
+  };
+  add_solver_overrides(run);
+
   auto* cmp = app.add_subcommand("compare", "run both backends and report their differences");
   cmp->add_option("scene", opt.scene, "scene file (JSON)")->required();
   cmp->add_option("--steps", opt.steps, "number of steps");
@@ -65,7 +77,10 @@ int main(int argc, char** argv) {
                 "fixed tolerances only (by default a run may also differ by twice what rounding "
                 "alone makes of it: three CPU runs nudged by 1 ulp)");
 
+  add_solver_overrides(cmp);
+
   auto* bench = app.add_subcommand("bench", "time the pipeline per stage");
+  add_solver_overrides(bench);
   bench
       ->add_option(
           "workload", opt.workload,

@@ -254,24 +254,24 @@ class CpuBackend final : public Backend {
     lap(Stage::predict);
     const std::uint32_t units = e.unit_count();
     for (std::uint32_t u = 0; u < units; ++u) e.prepare_unit(u);
-    for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, false);
+    for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, kern::PHASE_SOLVE);
     lap(Stage::prepare);
     const SolverSettings& sv = scene_.settings.solver;
     for (std::uint32_t sub = 0; sub < sv.substeps; ++sub) {
       if (sub > 0) {
         for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
-        for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, false);
+        for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, kern::PHASE_SOLVE);
       }
       solve(e, kern::KIND_SOLVE);
       if (sv.split_impulse) {
         for (std::uint32_t i = 0; i < n; ++i) e.body_save_position_velocity(i);
         for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, false);
-        for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, true);
+        for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, kern::PHASE_VELOCITY);
         solve(e, kern::KIND_VELOCITY);
       }
       for (std::uint32_t i = 0; i < n; ++i) e.body_integrate(i);
       if (sv.relax_iterations > 0) {
-        for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, true);
+        for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, kern::PHASE_RELAX);
         for (std::uint32_t it = 0; it < sv.relax_iterations; ++it) sweep(e, kern::KIND_VELOCITY);
       }
     }

@@ -450,27 +450,27 @@ class GpuBackend final : public Backend {
     copy_region(cb, buf_[b_body_vel], predicted_, 0, 0, n_ * v4);
     copy_region(cb, buf_[b_rigid_omega], predicted_, 0, n_ * v4, r_ * v4);
     stage_done();
-    auto units = [&](std::uint32_t mode) {
-      run_indirect(kernels_.unit, offsetof(kern::WorldCounters, unit_groups), mode);
+    auto units = [&](std::uint32_t mode, std::uint32_t phase = 0) {
+      run_indirect(kernels_.unit, offsetof(kern::WorldCounters, unit_groups), mode, phase);
     };
     units(kern::UNIT_PREPARE);
-    units(kern::UNIT_TARGETS);
+    units(kern::UNIT_TARGETS, kern::PHASE_SOLVE);
     stage_done();
     for (std::uint32_t sub = 0; sub < sv.substeps; ++sub) {
       if (sub > 0) {
         run(kernels_.body, body_groups, kern::BODY_PREDICT);
-        units(kern::UNIT_TARGETS);
+        units(kern::UNIT_TARGETS, kern::PHASE_SOLVE);
       }
       solve(kern::KIND_SOLVE);
       if (sv.split_impulse) {
         run(kernels_.body, body_groups, kern::BODY_SAVE_POS_VEL);
         run(kernels_.body, body_groups, kern::BODY_PREDICT_AGAIN);
-        units(kern::UNIT_TARGETS_VELOCITY);
+        units(kern::UNIT_TARGETS, kern::PHASE_VELOCITY);
         solve(kern::KIND_VELOCITY);
       }
       run(kernels_.body, body_groups, kern::BODY_INTEGRATE);
       if (sv.relax_iterations > 0) {
-        units(kern::UNIT_TARGETS_VELOCITY);
+        units(kern::UNIT_TARGETS, kern::PHASE_RELAX);
         for (std::uint32_t it = 0; it < sv.relax_iterations; ++it) sweep(kern::KIND_VELOCITY);
       }
     }

@@ -248,8 +248,8 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
                                 ": must be in [1, 64]");
   }
   if (sv.relax_iterations > 1000) {
-    throw std::invalid_argument("solver.relax_iterations = " +
-                                std::to_string(sv.relax_iterations) + ": must be <= 1000");
+    throw std::invalid_argument("solver.relax_iterations = " + std::to_string(sv.relax_iterations) +
+                                ": must be <= 1000");
   }
   if (world.particles() > 0 && sv.split_impulse) {
     throw std::invalid_argument(
@@ -274,7 +274,9 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
     throw std::invalid_argument("drag = " + std::to_string(s.drag) +
                                 ": must be a finite number >= 0");
   }
-  p.contact = glm::vec4(margin, glm::length(s.gravity), sv.contact_hertz, 0.0f);
+  // A row's SPOOK relaxation d is counted in steps; a substep's rows count it in substeps.
+  p.contact =
+      glm::vec4(margin, glm::length(s.gravity), sv.contact_hertz, static_cast<float>(sv.substeps));
   const QuadraticDrag& qd = s.quadratic_drag;
   if (!(qd.density >= 0.0f) || !std::isfinite(qd.density) || !(qd.coefficient >= 0.0f) ||
       !std::isfinite(qd.coefficient)) {
