@@ -122,6 +122,10 @@ void finalize_lists() {
   counters.pcontact_groups = (contacts + VKPHYS_GROUP_SIZE - 1u) / VKPHYS_GROUP_SIZE;
   counters.pcontact_groups_y = 1u;
   counters.pcontact_groups_z = 1u;
+  counters.rigid_unit_groups =
+      (params.counts.y + pairs + VKPHYS_GROUP_SIZE - 1u) / VKPHYS_GROUP_SIZE;
+  counters.rigid_unit_groups_y = 1u;
+  counters.rigid_unit_groups_z = 1u;
   uint units = params.counts.y + pairs + contacts;
   counters.unit_groups = (units + VKPHYS_GROUP_SIZE - 1u) / VKPHYS_GROUP_SIZE;
   counters.unit_groups_y = 1u;

@@ -92,10 +92,13 @@ void color_assign(uint u, uint color, uint pass_id) {
   if (body_dynamic(ab.y)) body_color[n + ab.y] = color + 1u;
 }
 
-// Sort key: the colour, the overflow colour (= max colours) if none, inactive units last.
+// Sort key: the colour list, 2 slot + (particle contact ? 1 : 0), with slot the colour, the
+// overflow colour (= max colours) if none, inactive units last. A colour's particle contacts
+// then sit apart from its joints and pairs, so each runs in a kernel of its own kind.
 void color_key(uint u) {
   uint c = unit_color[u];
-  sort_keys[u] = c == VKPHYS_UNCOLORED ? params.coloring.x : c;
+  uint slot = c == VKPHYS_UNCOLORED ? params.coloring.x : c;
+  sort_keys[u] = 2u * slot + (u >= pcontact_unit_base() ? 1u : 0u);
   sort_values[u] = u;
 }
 
@@ -107,15 +110,20 @@ void color_range(uint s) {
   if (s + 1u == total || sort_keys[s + 1u] != k) counters.color_end[k] = s + 1u;
 }
 
-// One invocation: the indirect dispatch size of every colour. `recorded` is how many colours
-// the GPU backend recorded passes for; units left over with fewer than max colours recorded
-// set the redo flag (the host records them all and redoes the step, see the GPU backend).
+// Units in colour list k (valid after color_range).
+uint color_list_size(uint k) {
+  return counters.color_end[k] - counters.color_start[k];
+}
+
+// One invocation: the indirect dispatch size of every colour list. `recorded` is how many
+// colours the GPU backend recorded passes for; units left over with fewer than max colours
+// recorded set the redo flag (the host records them all and redoes the step, see the GPU
+// backend).
 void color_groups(uint recorded) {
   uint overflow = params.coloring.x;
-  if (recorded < overflow && counters.color_end[overflow] > counters.color_start[overflow]) {
-    counters.redo = 1u;
-  }
-  for (uint c = 0u; c < uint(VKPHYS_MAX_COLORS); ++c) {
+  uint left = color_list_size(2u * overflow) + color_list_size(2u * overflow + 1u);
+  if (recorded < overflow && left > 0u) counters.redo = 1u;
+  for (uint c = 0u; c < 2u * uint(VKPHYS_MAX_COLORS); ++c) {
     uint count = counters.color_end[c] - counters.color_start[c];
     counters.color_groups[3u * c] = (count + VKPHYS_GROUP_SIZE - 1u) / VKPHYS_GROUP_SIZE;
     counters.color_groups[3u * c + 1u] = 1u;
@@ -123,10 +131,10 @@ void color_groups(uint recorded) {
   }
 }
 
-// The unit at position t of colour c, or VKPHYS_UNCOLORED past its end.
-uint colored_unit(uint c, uint t) {
-  uint s = counters.color_start[c] + t;
-  return s < counters.color_end[c] ? sort_values[s] : VKPHYS_UNCOLORED;
+// The unit at position t of colour list k, or VKPHYS_UNCOLORED past its end.
+uint colored_unit(uint k, uint t) {
+  uint s = counters.color_start[k] + t;
+  return s < counters.color_end[k] ? sort_values[s] : VKPHYS_UNCOLORED;
 }
 
 // ---- Jacobi: who touches each body --------------------------------------------------------------

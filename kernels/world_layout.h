@@ -134,10 +134,15 @@ struct WorldCounters {
   uint pcontact_groups;  // indirect dispatch over the stored particle contacts
   uint pcontact_groups_y;
   uint pcontact_groups_z;
+  uint rigid_unit_groups;  // indirect dispatch over the joints and stored pairs
+  uint rigid_unit_groups_y;
+  uint rigid_unit_groups_z;
   uint pad0;
-  uint color_start[VKPHYS_MAX_COLORS];
-  uint color_end[VKPHYS_MAX_COLORS];
-  uint color_groups[VKPHYS_MAX_COLORS * 3];  // indirect dispatch per colour (x, y, z)
+  // Per colour list: list 2c holds colour c's joints and pairs, 2c + 1 its particle contacts
+  // (kernels/world_coloring.inl, color_key).
+  uint color_start[2 * VKPHYS_MAX_COLORS];
+  uint color_end[2 * VKPHYS_MAX_COLORS];
+  uint color_groups[2 * VKPHYS_MAX_COLORS * 3];  // indirect dispatch per colour list (x, y, z)
 };
 
 // Every world buffer after the step constants (binding 0) and the counters (binding 1), once:

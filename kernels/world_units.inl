@@ -43,19 +43,25 @@ void unit_sweep(uint u, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
   }
 }
 
+// Particle contact c in place on its bodies' (v, 1/m).
+void pcontact_in_place(uint c, uint kind) {
+  uvec2 ab = pcontact_bodies[c];
+  vec4 va = body_vel[ab.x];
+  vec4 vb = body_vel[ab.y];
+  pcontact_sweep(c, kind, va, vb);
+  if (va.w > 0.0f) body_vel[ab.x] = va;
+  if (vb.w > 0.0f) body_vel[ab.y] = vb;
+}
+
 // Sequential and coloured schemes: read both bodies, sweep the unit's rows, write them back.
 void unit_in_place(uint u, uint kind) {
   if (u == VKPHYS_UNCOLORED || !unit_active(u)) return;
-  uvec2 ab = unit_bodies(u);
   uint c = pcontact_unit_base();
   if (u >= c) {
-    vec4 va = body_vel[ab.x];
-    vec4 vb = body_vel[ab.y];
-    pcontact_sweep(u - c, kind, va, vb);
-    if (va.w > 0.0f) body_vel[ab.x] = va;
-    if (vb.w > 0.0f) body_vel[ab.y] = vb;
+    pcontact_in_place(u - c, kind);
     return;
   }
+  uvec2 ab = unit_bodies(u);
   BodyState a = load_body(ab.x);
   BodyState b = load_body(ab.y);
   unit_sweep(u, kind, a, b);
@@ -70,21 +76,27 @@ void unit_in_place(uint u, uint kind) {
 // 2012). Unit u keeps its copies' velocity changes in unit_dv: joints and manifolds at 4u (dv_a,
 // dw_a, dv_b, dw_b), the particle contacts after them at 4c + 2(u - c), 2 entries each (dv_a,
 // dv_b), c the first of them.
+// Particle contact c (unit pcontact_unit_base() + c) on the split copies of its bodies.
+void jacobi_pcontact(uint c, uint kind) {
+  uvec2 ab = pcontact_bodies[c];
+  vec4 va = body_vel[ab.x];
+  vec4 vb = body_vel[ab.y];
+  vec4 sa = vec4(vec3(va), va.w * body_share(ab.x));
+  vec4 sb = vec4(vec3(vb), vb.w * body_share(ab.y));
+  pcontact_sweep(c, kind, sa, sb);
+  uint slot = 4u * pcontact_unit_base() + 2u * c;
+  unit_dv[slot] = vec4(vec3(sa) - vec3(va), 0.0f);
+  unit_dv[slot + 1u] = vec4(vec3(sb) - vec3(vb), 0.0f);
+}
+
 void jacobi_unit(uint u, uint kind) {
   if (!unit_active(u)) return;
-  uvec2 ab = unit_bodies(u);
   uint c = pcontact_unit_base();
   if (u >= c) {
-    vec4 va = body_vel[ab.x];
-    vec4 vb = body_vel[ab.y];
-    vec4 sa = vec4(vec3(va), va.w * body_share(ab.x));
-    vec4 sb = vec4(vec3(vb), vb.w * body_share(ab.y));
-    pcontact_sweep(u - c, kind, sa, sb);
-    uint slot = 4u * c + 2u * (u - c);
-    unit_dv[slot] = vec4(vec3(sa) - vec3(va), 0.0f);
-    unit_dv[slot + 1u] = vec4(vec3(sb) - vec3(vb), 0.0f);
+    jacobi_pcontact(u - c, kind);
     return;
   }
+  uvec2 ab = unit_bodies(u);
   BodyState a = solver_body(ab.x);
   BodyState b = solver_body(ab.y);
   vec3 va = a.v;

@@ -1,13 +1,15 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Per-unit solver work (kernels/world_units.inl); push = (mode, colour, sweep kind, 0), mode:
+// Per-unit solver work (kernels/world_units.inl); push = (mode, colour list or phase, sweep
+// kind, 0), mode:
 // VKPHYS_UNIT_MODES:
-//   UNIT_PREPARE          prepare rows (over units, indirect)
-//   UNIT_COLOR            one colour's units in place (indirect per colour)
-//   UNIT_OVERFLOW_COLOR   the overflow colour, sequentially in one invocation
-//   UNIT_JACOBI           every unit on split copies (over units, indirect)
+//   UNIT_PREPARE          prepare rows (over joints and pairs, indirect)
+//   UNIT_COLOR            one colour's joints and pairs in place (indirect per colour list;
+//                         its particle contacts: world_pcontact.comp)
+//   UNIT_OVERFLOW_COLOR   the overflow colour, both lists, sequentially in one invocation
+//   UNIT_JACOBI           every joint and pair on split copies (indirect)
 //   UNIT_TARGETS          the rows' targets for the coming solve phase push.y
-//                         (VKPHYS_TARGET_PHASES; over units, indirect)
+//                         (VKPHYS_TARGET_PHASES; over joints and pairs, indirect)
 #include "world_common.glsl"
 
 void main() {
@@ -16,13 +18,16 @@ void main() {
     unit_in_place(colored_unit(push.y, t), push.z);
     return;
   }
-  if (push.x == UNIT_OVERFLOW_COLOR) {
+  if (push.x == UNIT_OVERFLOW_COLOR) {  // both lists of the overflow colour, push.y = 2 slot
     if (t != 0u) return;
-    uint count = counters.color_end[push.y] - counters.color_start[push.y];
-    for (uint k = 0u; k < count; ++k) unit_in_place(colored_unit(push.y, k), push.z);
+    for (uint list = push.y; list <= push.y + 1u; ++list) {
+      uint count = color_list_size(list);
+      for (uint k = 0u; k < count; ++k) unit_in_place(colored_unit(list, k), push.z);
+    }
     return;
   }
-  if (t >= unit_count()) return;
+  // Joints and pairs only: the particle contacts have their own kernel (world_pcontact.comp).
+  if (t >= pcontact_unit_base()) return;
   if (push.x == UNIT_PREPARE) {
     prepare_unit(t);
   } else if (push.x == UNIT_TARGETS) {

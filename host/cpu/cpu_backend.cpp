@@ -166,8 +166,11 @@ class CpuBackend final : public Backend {
         for (std::uint32_t u = 0; u < units; ++u) e.unit_in_place(u, kind);
         break;
       case SolverScheme::colored:
-        for (std::uint32_t c = 0; c <= params_.coloring.x; ++c) {
-          for (std::uint32_t s = e.counters.color_start[c]; s < e.counters.color_end[c]; ++s) {
+        // Colour by colour (each colour's lists: joints and pairs, then particle contacts),
+        // the overflow colour last.
+        for (std::uint32_t list = 0; list < 2 * (params_.coloring.x + 1); ++list) {
+          for (std::uint32_t s = e.counters.color_start[list]; s < e.counters.color_end[list];
+               ++s) {
             e.unit_in_place(values_[s], kind);
           }
         }
@@ -295,16 +298,23 @@ class CpuBackend final : public Backend {
     if (scheme == SolverScheme::colored) {
       std::fill(color_.begin(), color_.end(), 0u);
       for (std::uint32_t u = 0; u < units; ++u) e.color_init(u);
+      // The passes over the live units only (the rest are inactive), and only while some are
+      // uncoloured: later passes would change nothing, so the colouring is the GPU's.
       const std::uint32_t sub = params_.coloring.y;
-      for (std::uint32_t c = 0; c < params_.coloring.x; ++c) {
+      const std::uint32_t live = e.unit_count();
+      auto uncoloured = [&] {
+        return std::any_of(unit_color_.begin(), unit_color_.begin() + live,
+                           [](std::uint32_t c) { return c == VKPHYS_UNCOLORED; });
+      };
+      for (std::uint32_t c = 0; c < params_.coloring.x && uncoloured(); ++c) {
         for (std::uint32_t k = 0; k < sub; ++k) {
           const std::uint32_t pass = c * sub + k + 1;
-          for (std::uint32_t u = 0; u < units; ++u) e.color_propose(u, c, pass);
-          for (std::uint32_t u = 0; u < units; ++u) e.color_assign(u, c, pass);
+          for (std::uint32_t u = 0; u < live; ++u) e.color_propose(u, c, pass);
+          for (std::uint32_t u = 0; u < live; ++u) e.color_assign(u, c, pass);
         }
       }
       for (std::uint32_t u = 0; u < units; ++u) e.color_key(u);
-      cpu::radix_sort(std::span(keys_).first(units), std::span(values_).first(units), 5);
+      cpu::radix_sort(std::span(keys_).first(units), std::span(values_).first(units), 6);
       for (std::uint32_t s = 0; s < units; ++s) e.color_range(s);
       e.color_groups(params_.coloring.x);
     } else if (scheme == SolverScheme::jacobi) {

@@ -29,6 +29,7 @@
 #include "world_finalize.spv.h"
 #include "world_grid.spv.h"
 #include "world_narrowphase.spv.h"
+#include "world_pcontact.spv.h"
 #include "world_sweep.spv.h"
 #include "world_unit.spv.h"
 
@@ -53,7 +54,7 @@ enum Binding : std::uint32_t {
 };
 
 struct WorldKernels {
-  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive;
+  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact;
   explicit WorldKernels(const vk::Context& c)
       : body(c, "world_body", words(world_body_spv), kPush),
         grid(c, "world_grid", words(world_grid_spv), kPush),
@@ -63,9 +64,11 @@ struct WorldKernels {
         color(c, "world_color", words(world_color_spv), kPush),
         unit(c, "world_unit", words(world_unit_spv), kPush),
         commit(c, "world_commit", words(world_commit_spv), kPush),
-        drive(c, "world_drive", words(world_drive_spv), kPush) {}
-  std::array<vk::Kernel*, 9> all() {
-    return {&body, &grid, &sweep, &finalize, &narrowphase, &color, &unit, &commit, &drive};
+        drive(c, "world_drive", words(world_drive_spv), kPush),
+        pcontact(c, "world_pcontact", words(world_pcontact_spv), kPush) {}
+  std::array<vk::Kernel*, 10> all() {
+    return {&body,  &grid, &sweep,  &finalize, &narrowphase,
+            &color, &unit, &commit, &drive,    &pcontact};
   }
 };
 
@@ -371,15 +374,25 @@ class GpuBackend final : public Backend {
     };
     auto sweep = [&](std::uint32_t kind) {
       if (sv.scheme == SolverScheme::colored) {
+        auto groups = [](std::uint32_t list) {
+          return offsetof(kern::WorldCounters, color_groups) + 3 * list * sizeof(std::uint32_t);
+        };
         for (std::uint32_t c = 0; c < colors_recorded_; ++c) {
-          run_indirect(kernels_.unit,
-                       offsetof(kern::WorldCounters, color_groups) + 3 * c * sizeof(std::uint32_t),
-                       kern::UNIT_COLOR, c, kind);
+          run_indirect(kernels_.unit, groups(2 * c), kern::UNIT_COLOR, 2 * c, kind);
+          if (p_ > 0) {
+            run_indirect(kernels_.pcontact, groups(2 * c + 1), kern::PCONTACT_COLOR, 2 * c + 1,
+                         kind);
+          }
         }
-        run(kernels_.unit, 1, kern::UNIT_OVERFLOW_COLOR, sv.max_colors, kind);
+        run(kernels_.unit, 1, kern::UNIT_OVERFLOW_COLOR, 2 * sv.max_colors, kind);
       } else {
-        run_indirect(kernels_.unit, offsetof(kern::WorldCounters, unit_groups), kern::UNIT_JACOBI,
-                     0, kind);
+        // Particle contacts in a pipeline of their own (see shaders/world_pcontact.comp).
+        run_indirect(kernels_.unit, offsetof(kern::WorldCounters, rigid_unit_groups),
+                     kern::UNIT_JACOBI, 0, kind);
+        if (p_ > 0) {
+          run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
+                       kern::PCONTACT_JACOBI, 0, kind);
+        }
         run(kernels_.body, body_groups, kern::BODY_JACOBI_AVERAGE);
       }
     };
@@ -424,12 +437,15 @@ class GpuBackend final : public Backend {
       const std::uint32_t sub = 2;
       for (std::uint32_t c = 0; c < colors_recorded_; ++c) {
         for (std::uint32_t k = 0; k < sub; ++k) {
-          run(kernels_.color, unit_groups, kern::COLOR_PROPOSE, c, c * sub + k + 1);
-          run(kernels_.color, unit_groups, kern::COLOR_ASSIGN, c, c * sub + k + 1);
+          // Over the live units only (the rest are inactive from COLOR_INIT on).
+          run_indirect(kernels_.color, offsetof(kern::WorldCounters, unit_groups),
+                       kern::COLOR_PROPOSE, c, c * sub + k + 1);
+          run_indirect(kernels_.color, offsetof(kern::WorldCounters, unit_groups),
+                       kern::COLOR_ASSIGN, c, c * sub + k + 1);
         }
       }
       run(kernels_.color, unit_groups, kern::COLOR_KEY);
-      sort(b_sort_keys, b_sort_values, unit_cap, 5);
+      sort(b_sort_keys, b_sort_values, unit_cap, 6);
       run(kernels_.color, unit_groups, kern::COLOR_RANGE);
       run(kernels_.finalize, 1, kern::FINALIZE_COLORS, colors_recorded_);
     } else {
@@ -450,8 +466,14 @@ class GpuBackend final : public Backend {
     copy_region(cb, buf_[b_body_vel], predicted_, 0, 0, n_ * v4);
     copy_region(cb, buf_[b_rigid_omega], predicted_, 0, n_ * v4, r_ * v4);
     stage_done();
+    // Preparation and targets: joints and pairs in the unit kernel, particle contacts in their
+    // own (particle contacts have nothing to prepare).
     auto units = [&](std::uint32_t mode, std::uint32_t phase = 0) {
-      run_indirect(kernels_.unit, offsetof(kern::WorldCounters, unit_groups), mode, phase);
+      run_indirect(kernels_.unit, offsetof(kern::WorldCounters, rigid_unit_groups), mode, phase);
+      if (mode == kern::UNIT_TARGETS && p_ > 0) {
+        run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
+                     kern::PCONTACT_TARGETS, phase);
+      }
     };
     units(kern::UNIT_PREPARE);
     units(kern::UNIT_TARGETS, kern::PHASE_SOLVE);

@@ -370,9 +370,13 @@ void fill_world_stats(const kern::WorldCounters& c, const Scene& scene, const Wo
   if (scene.settings.solver.scheme == SolverScheme::colored) {
     const std::uint32_t maxc = scene.settings.solver.max_colors;
     for (std::uint32_t k = 0; k < maxc; ++k) {
-      if (c.color_end[k] > c.color_start[k]) ++st.colors;
+      if (c.color_end[2 * k] > c.color_start[2 * k] ||
+          c.color_end[2 * k + 1] > c.color_start[2 * k + 1]) {
+        ++st.colors;
+      }
     }
-    st.overflow_units = c.color_end[maxc] - c.color_start[maxc];
+    st.overflow_units = c.color_end[2 * maxc] - c.color_start[2 * maxc] +
+                        c.color_end[2 * maxc + 1] - c.color_start[2 * maxc + 1];
   }
 }
 
