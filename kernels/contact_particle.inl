@@ -85,16 +85,18 @@ void pcontact_rows(uint c, uint kind, KINOUT(vec4) a, KINOUT(vec4) b) {
   pcontact_lambda[c] = lam;
 }
 
-// Newton-Coulomb impact before the solve (seed 001 step 2) when the contact approaches faster
-// than the restitution threshold; the collision matrix of two particles is (1/m_a + 1/m_b) Id.
+// Newton-Coulomb impact (seed 001 step 2, as contact_impacts: after the forces, the rebound from
+// the approach at the step's start); the collision matrix of two particles is
+// (1/m_a + 1/m_b) Id.
 void pcontact_impact(uint c, KINOUT(vec4) a, KINOUT(vec4) b) {
   uvec2 ab = pcontact_bodies[c];
-  vec3 n = vec3(pcontact_geom[c]);
-  vec3 rel = vec3(b) - vec3(a);
-  if (dot(rel, n) >= -params.solver.y) return;
+  vec4 geom = pcontact_geom[c];
+  vec3 n = vec3(geom);
+  float un0 = dot(vec3(body_start[ab.y]) - vec3(body_start[ab.x]), n);
+  if (!closes_on_impact(geom.w, un0, params.gravity_dt.w * params.contact.w)) return;
   vec4 mat = pair_material(ab.x, ab.y);
   float mu = params.solver.z != 0.0f ? mat.y : 0.0f;
-  vec3 j = newton_coulomb_impulse(n, rel, (a.w + b.w) * mat3(1.0f), mat.x, mu);
+  vec3 j = newton_coulomb_impulse(n, vec3(b) - vec3(a), (a.w + b.w) * mat3(1.0f), -mat.x * un0, mu);
   pcontact_apply(j, a, b);
 }
 

@@ -29,12 +29,11 @@ struct BodyState {
   mat3 ii;   // world inverse inertia
 };
 
-// The SPOOK velocity targets of one contact point (point_targets, kernels/contact_manifold.inl,
-// derives them).
+// The velocity targets of one contact point for one solve phase (point_targets,
+// kernels/contact_manifold.inl, derives them).
 struct ContactTargets {
-  float normal;           // T_n = -a g + (1 - b) u_n,k (or -g / h when open, restitution)
-  float normal_velocity;  // the same without the position term (split impulse)
-  float t1;               // friction targets (1 - b) u_t,k
+  float normal;  // T_n = -a g + (1 - b) u_n,k (or -g / h when open, restitution)
+  float t1;      // friction targets (1 - b) u_t,k
   float t2;
   float eps;  // the rows' regulariser
 };
@@ -68,14 +67,15 @@ KFN mat3 collision_matrix(vec3 ra, vec3 rb, BodyState a, BodyState b) {
 }
 
 // Newton-Coulomb impact impulse (seed 001 eqs 1-5, digest B2.1) for a contact with normal n
-// (from a to b), relative velocity u = v_b(point) - v_a(point) and collision matrix k.
-// Assume sticking (target u' = -e u_n n); if that impulse leaves the friction cone, slide:
-// j = -(1 + e) u_n / n.K(n - mu t) along n - mu t with t the unit sliding direction.
+// (from a to b), relative velocity u = v_b(point) - v_a(point), collision matrix k and the
+// normal speed `rebound` Newton's law gives it (-e u_n at the moment of impact).
+// Assume sticking (target u' = rebound n); if that impulse leaves the friction cone, slide:
+// j = (rebound - u_n) / n.K(n - mu t) along n - mu t with t the unit sliding direction.
 // Returns the impulse on b (a gets its negative); zero when the contact separates.
-KFN vec3 newton_coulomb_impulse(vec3 n, vec3 u, mat3 k, float e, float mu) {
+KFN vec3 newton_coulomb_impulse(vec3 n, vec3 u, mat3 k, float rebound, float mu) {
   float un = dot(u, n);
   if (un >= 0.0f) return vec3(0.0f);
-  vec3 stick = inverse(k) * (-e * un * n - u);
+  vec3 stick = inverse(k) * (rebound * n - u);
   float jn = dot(stick, n);
   vec3 jt = stick - jn * n;
   if (length(jt) <= mu * jn) return stick;
@@ -85,7 +85,7 @@ KFN vec3 newton_coulomb_impulse(vec3 n, vec3 u, mat3 k, float e, float mu) {
   vec3 dir = n - mu * t;
   float denom = dot(n, k * dir);
   if (denom <= 0.0f) return vec3(0.0f);  // degenerate coupling: leave it to the solver
-  float j = -(1.0f + e) * un / denom;
+  float j = (rebound - un) / denom;
   return j * dir;
 }
 

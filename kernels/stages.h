@@ -7,7 +7,7 @@
 //   broadphase   sorts, sweep and prune, particle grid, pair and particle-contact lists
 //   narrowphase  manifolds of the SAP pairs, warm-start matching                (world_narrowphase)
 //   coloring     colours (coloured scheme) or per-body unit lists (Jacobi)      (world_coloring)
-//   predict      scheduled impulses, kinematic paths, [impacts], forces and fields
+//   predict      scheduled impulses, kinematic paths, forces and fields, [impacts]
 //   prepare      SPOOK rows of every unit kind, and their targets for the first substep
 //   solve        per substep: [forces, targets,] warm start + iterations (+ the split
 //                impulse's second solve), positions, [targets, relax sweeps]

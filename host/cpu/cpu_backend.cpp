@@ -246,13 +246,13 @@ class CpuBackend final : public Backend {
     lap(Stage::coloring);
     e.apply_impulses();
     for (std::uint32_t k = 0; k < world_.drive.paths(); ++k) e.drive_path_velocity(k);
-    if (scene_.settings.solver.restitution == RestitutionModel::newton) {
-      sweep(e, kern::KIND_IMPACT);
-    }
     for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
     if (trace) {
       trace->predicted_vel = world_.vel;
       trace->predicted_omega = world_.omega;
+    }
+    if (scene_.settings.solver.restitution == RestitutionModel::newton) {
+      sweep(e, kern::KIND_IMPACT);
     }
     lap(Stage::predict);
     const std::uint32_t units = e.unit_count();

@@ -458,13 +458,14 @@ class GpuBackend final : public Backend {
     const std::uint32_t paths = world_.drive.paths();
     if (world_.drive.max_impulses_per_step() > 0) run(kernels_.drive, 1, kern::DRIVE_IMPULSES);
     if (paths > 0) run(kernels_.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_VELOCITY);
-    if (sv.restitution == RestitutionModel::newton) sweep(kern::KIND_IMPACT);
     run(kernels_.body, body_groups, kern::BODY_PREDICT);
     // Kept for StepTrace (48 bytes per rigid body, 16 per particle): the solve overwrites v*,
     // w* in place.
     const VkDeviceSize v4 = sizeof(glm::vec4);
     copy_region(cb, buf_[b_body_vel], predicted_, 0, 0, n_ * v4);
     copy_region(cb, buf_[b_rigid_omega], predicted_, 0, n_ * v4, r_ * v4);
+    vk::barrier(cb);
+    if (sv.restitution == RestitutionModel::newton) sweep(kern::KIND_IMPACT);
     stage_done();
     // Preparation and targets: joints and pairs in the unit kernel, particle contacts in their
     // own (particle contacts have nothing to prepare).

@@ -3,7 +3,7 @@
 //
 //   setup ─► [sort by min x ─► sweep] ─► [particle grid: hash, sort, cell ranges, contacts]
 //     ─► narrowphase + warm-start match ─► colour (coloured PGS) | incidence lists (Jacobi)
-//     ─► [Newton-Coulomb impacts] ─► predict (gravity, drag, gyroscopic) ─► prepare rows
+//     ─► predict (gravity, drag, gyroscopic) ─► [Newton-Coulomb impacts] ─► prepare rows
 //     ─► warm start ─► iterate ─► [split impulse: second solve] ─► commit ─► integrate
 //
 // The stages (kernels/stages.h has the table):
@@ -14,7 +14,7 @@
 //              by (pair, feature id) (world_narrowphase.inl)
 // coloring     colours for the coloured scheme, per-body unit lists for Jacobi
 //              (world_coloring.inl)
-// predict      impacts (optional), v* = v + h M^-1 f, w* with the gyroscopic term
+// predict      v* = v + h M^-1 f, w* with the gyroscopic term, then impacts (optional)
 // prepare      SPOOK rows of every unit kind (contact_manifold.inl, contact_particle.inl,
 //              joints.inl)
 // solve        warm start + iterations (+ the split impulse's second solve)
