@@ -9,9 +9,9 @@
 
 KERNELS_BEGIN
 
-#define VKPHYS_SHAPE_PLANE \
-  0u                             // static half-space: local +y is the outward normal,
-                                 // the body's position is a point on the surface
+// Plane: a static half-space; local +y is the outward normal, the body's position is a point on
+// the surface.
+#define VKPHYS_SHAPE_PLANE 0u
 #define VKPHYS_SHAPE_SPHERE 1u   // dims.w = radius
 #define VKPHYS_SHAPE_CAPSULE 2u  // segment from -dims.y to +dims.y along local y, radius dims.w
 #define VKPHYS_SHAPE_BOX 3u      // half extents dims.xyz

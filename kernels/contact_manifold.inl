@@ -176,8 +176,7 @@ void contact_targets(uint p, uint phase) {
   }
 }
 
-// ---- contact sweeps
-// ------------------------------------------------------------------------------
+// ---- contact sweeps --------------------------------------------------------------------------
 void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
   uvec4 info = pair_info[p];
   vec3 n = vec3(pair_normal[p]);

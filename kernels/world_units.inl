@@ -69,13 +69,13 @@ void unit_in_place(uint u, uint kind) {
   store_body(ab.y, b);
 }
 
-// ---- Jacobi with mass splitting
-// ------------------------------------------------------------------ A body with n units appears to
-// each with n times its inverse mass and inertia; the unit writes its copies' velocity changes and
-// the body adds their average, which is exactly M^-1 sum(G^T dlambda) over its units (Tonge et al.
-// 2012). Unit u keeps its copies' velocity changes in unit_dv: joints and manifolds at 4u (dv_a,
-// dw_a, dv_b, dw_b), the particle contacts after them at 4c + 2(u - c), 2 entries each (dv_a,
-// dv_b), c the first of them.
+// ---- Jacobi with mass splitting ---------------------------------------------------------------
+// A body with n units appears to each with n times its inverse mass and inertia; the unit writes
+// its copies' velocity changes and the body adds their average, which is exactly
+// M^-1 sum(G^T dlambda) over its units (Tonge et al. 2012). Unit u keeps its copies' velocity
+// changes in unit_dv: joints and manifolds at 4u (dv_a, dw_a, dv_b, dw_b), the particle contacts
+// after them at 4c + 2(u - c), 2 entries each (dv_a, dv_b), c the first of them.
+
 // Particle contact c (unit pcontact_unit_base() + c) on the split copies of its bodies.
 void jacobi_pcontact(uint c, uint kind) {
   uvec2 ab = pcontact_bodies[c];
