@@ -227,7 +227,10 @@ void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
 // after the forces and before the solve: Newton's law gives the rebound -e u_n of the approach
 // at the step's start, and the impulse brings the current velocity (this step's gravity in it)
 // there, so the bounce loses no step of gravity (it lost g h, 10% of the apex of a 1 m drop at
-// 60 Hz).
+// 60 Hz). The step-start velocities hold the impacts of the units swept before this one
+// (add_impact_to_start), so in the sequential scheme an impact propagates along a row of
+// touching bodies within the pass (Newton's cradle); the coloured scheme propagates it one
+// colour per pass and Jacobi not at all (a simultaneous impact).
 void contact_impacts(uint p, KINOUT(BodyState) a, KINOUT(BodyState) b) {
   uvec4 info = pair_info[p];
   vec3 n = vec3(pair_normal[p]);
@@ -244,6 +247,13 @@ void contact_impacts(uint p, KINOUT(BodyState) a, KINOUT(BodyState) b) {
     if (!closes_on_impact(geom.w, un0, step)) continue;
     vec3 j = newton_coulomb_impulse(n, point_rel_velocity(a, b, ra, rb),
                                     collision_matrix(ra, rb, a, b), -mat.x * un0, mu);
+    BodyState a_in = a;
+    BodyState b_in = b;
     row_apply(-j, -cross(ra, j), j, cross(rb, j), 1.0f, a, b);
+    // The manifold's next point sees this one's impulse in its approach.
+    a0.v += a.v - a_in.v;
+    a0.w += a.w - a_in.w;
+    b0.v += b.v - b_in.v;
+    b0.w += b.w - b_in.w;
   }
 }

@@ -43,12 +43,29 @@ void unit_sweep(uint u, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
   }
 }
 
+// An impact pass's velocity change also goes into the body's step-start velocities: the next
+// unit's Newton's law sees the approach the impacts so far have made (a ball stopped by an
+// impact passes its speed on to the ball it touches, so an e = 1 Newton's cradle sends the
+// last ball off in one pass), and the rows' targets and the split impulse's re-prediction
+// start from the velocities after the impacts.
+void add_impact_to_start(uint i, vec3 dv, vec3 dw) {
+  if (body_vel[i].w <= 0.0f) return;
+  body_start[i] += vec4(dv, 0.0f);
+  if (!is_particle(i)) rigid_omega_start[i] += vec4(dw, 0.0f);
+}
+
 // Particle contact c in place on its bodies' (v, 1/m).
 void pcontact_in_place(uint c, uint kind) {
   uvec2 ab = pcontact_bodies[c];
   vec4 va = body_vel[ab.x];
   vec4 vb = body_vel[ab.y];
+  vec4 va_in = va;
+  vec4 vb_in = vb;
   pcontact_sweep(c, kind, va, vb);
+  if (kind == KIND_IMPACT) {
+    add_impact_to_start(ab.x, vec3(va - va_in), vec3(0.0f));
+    add_impact_to_start(ab.y, vec3(vb - vb_in), vec3(0.0f));
+  }
   if (va.w > 0.0f) body_vel[ab.x] = va;
   if (vb.w > 0.0f) body_vel[ab.y] = vb;
 }
@@ -64,7 +81,13 @@ void unit_in_place(uint u, uint kind) {
   uvec2 ab = unit_bodies(u);
   BodyState a = load_body(ab.x);
   BodyState b = load_body(ab.y);
+  BodyState a_in = a;
+  BodyState b_in = b;
   unit_sweep(u, kind, a, b);
+  if (kind == KIND_IMPACT) {
+    add_impact_to_start(ab.x, a.v - a_in.v, a.w - a_in.w);
+    add_impact_to_start(ab.y, b.v - b_in.v, b.w - b_in.w);
+  }
   store_body(ab.x, a);
   store_body(ab.y, b);
 }
@@ -111,7 +134,8 @@ void jacobi_unit(uint u, uint kind) {
   unit_dv[slot + 3u] = vec4(b.w - wb, 0.0f);
 }
 
-void jacobi_body(uint b) {
+// The body takes the average of its units' velocity changes (`kind`: the sweep's).
+void jacobi_body(uint b, uint kind) {
   uvec2 r = body_range[b];
   if (r.y <= r.x) return;
   vec3 dv = vec3(0.0f);
@@ -129,6 +153,7 @@ void jacobi_body(uint b) {
     }
   }
   float inv_n = 1.0f / float(r.y - r.x);
+  if (kind == KIND_IMPACT) add_impact_to_start(b, inv_n * dv, inv_n * dw);
   vec4 vel = body_vel[b];
   body_vel[b] = vec4(vec3(vel) + inv_n * dv, vel.w);
   if (!is_particle(b)) rigid_omega[b] = vec4(vec3(rigid_omega[b]) + inv_n * dw, 0.0f);

@@ -1,6 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Per-body stages (kernels/world_bodies.inl, world_units.inl); push.x: VKPHYS_BODY_MODES.
+// Per-body stages (kernels/world_bodies.inl, world_units.inl); push.x: VKPHYS_BODY_MODES,
+// push.y: the sweep kind for BODY_JACOBI_AVERAGE.
 #include "world_common.glsl"
 
 void main() {
@@ -12,7 +13,7 @@ void main() {
     case BODY_PREDICT_AGAIN: body_predict(i, false); break;
     case BODY_INTEGRATE: body_integrate(i); break;
     case BODY_SAVE_POS_VEL: body_save_position_velocity(i); break;
-    case BODY_JACOBI_AVERAGE: jacobi_body(i); break;
+    case BODY_JACOBI_AVERAGE: jacobi_body(i, push.y); break;
     default: break;
   }
 }

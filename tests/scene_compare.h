@@ -64,6 +64,7 @@ inline void expect_same_settings(const Settings& sa, const Settings& sb) {
   VKPHYS_EXPECT_SAME(a.contact_hertz, b.contact_hertz);
   VKPHYS_EXPECT_SAME(a.substeps, b.substeps);
   VKPHYS_EXPECT_SAME(a.relax_iterations, b.relax_iterations);
+  VKPHYS_EXPECT_SAME(a.impact_passes, b.impact_passes);
 }
 
 inline void expect_same_body(const Body& x, const Body& y) {

@@ -58,6 +58,10 @@ TEST(SceneFileV2Errors, NewFieldsNeedVersion2) {
   j["solver"] = {{"relax_iterations", 1001}};
   EXPECT_EQ(error_of(j), "<test>: solver.relax_iterations = 1001: must be an integer in [0, 1000]");
 
+  j = mixed();
+  j["solver"] = {{"impact_passes", 0}};
+  EXPECT_EQ(error_of(j), "<test>: solver.impact_passes = 0: must be an integer in [1, 64]");
+
   // Version 1 keeps its rule and its message for particles with bodies.
   j = v1_bodies();
   j["particles"] = v1_particles()["particles"];

@@ -177,7 +177,7 @@ class CpuBackend final : public Backend {
         break;
       case SolverScheme::jacobi:
         for (std::uint32_t u = 0; u < units; ++u) e.jacobi_unit(u, kind);
-        for (std::uint32_t b = 0; b < world_.bodies(); ++b) e.jacobi_body(b);
+        for (std::uint32_t b = 0; b < world_.bodies(); ++b) e.jacobi_body(b, kind);
         break;
     }
   }
@@ -252,7 +252,9 @@ class CpuBackend final : public Backend {
       trace->predicted_omega = world_.omega;
     }
     if (scene_.settings.solver.restitution == RestitutionModel::newton) {
-      sweep(e, kern::KIND_IMPACT);
+      for (std::uint32_t k = 0; k < scene_.settings.solver.impact_passes; ++k) {
+        sweep(e, kern::KIND_IMPACT);
+      }
     }
     lap(Stage::predict);
     const std::uint32_t units = e.unit_count();

@@ -393,7 +393,7 @@ class GpuBackend final : public Backend {
           run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
                        kern::PCONTACT_JACOBI, 0, kind);
         }
-        run(kernels_.body, body_groups, kern::BODY_JACOBI_AVERAGE);
+        run(kernels_.body, body_groups, kern::BODY_JACOBI_AVERAGE, kind);
       }
     };
     auto solve = [&](std::uint32_t kind) {
@@ -465,7 +465,9 @@ class GpuBackend final : public Backend {
     copy_region(cb, buf_[b_body_vel], predicted_, 0, 0, n_ * v4);
     copy_region(cb, buf_[b_rigid_omega], predicted_, 0, n_ * v4, r_ * v4);
     vk::barrier(cb);
-    if (sv.restitution == RestitutionModel::newton) sweep(kern::KIND_IMPACT);
+    if (sv.restitution == RestitutionModel::newton) {
+      for (std::uint32_t k = 0; k < sv.impact_passes; ++k) sweep(kern::KIND_IMPACT);
+    }
     stage_done();
     // Preparation and targets: joints and pairs in the unit kernel, particle contacts in their
     // own (particle contacts have nothing to prepare).

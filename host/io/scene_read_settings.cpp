@@ -53,12 +53,12 @@ void SceneParser::read_solver(const Object& top) {
   SolverSettings& s = scene_.settings.solver;
   auto f = top.get("solver");
   if (!f) return;
-  Object o = versioned(*f,
-                       {"iterations", "relaxation", "restitution_threshold", "friction",
-                        "warm_start", "spook_k", "spook_d", "scheme", "restitution",
-                        "friction_model", "split_impulse", "gyroscopic", "max_colors",
-                        "contact_hertz"},
-                       {"substeps", "relax_iterations"});
+  Object o =
+      versioned(*f,
+                {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start",
+                 "spook_k", "spook_d", "scheme", "restitution", "friction_model", "split_impulse",
+                 "gyroscopic", "max_colors", "contact_hertz"},
+                {"substeps", "relax_iterations", "impact_passes"});
   if (auto g = o.get("iterations")) s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
   if (auto g = o.get("relaxation")) {
     s.relaxation = g->as_float();
@@ -88,6 +88,9 @@ void SceneParser::read_solver(const Object& top) {
   if (auto g = o.get("substeps")) s.substeps = static_cast<std::uint32_t>(g->as_uint(1, 64));
   if (auto g = o.get("relax_iterations")) {
     s.relax_iterations = static_cast<std::uint32_t>(g->as_uint(0, 1000));
+  }
+  if (auto g = o.get("impact_passes")) {
+    s.impact_passes = static_cast<std::uint32_t>(g->as_uint(1, 64));
   }
   if (auto g = o.get("contact_hertz")) {
     contact_hertz_given_ = true;

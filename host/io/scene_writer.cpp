@@ -229,10 +229,10 @@ std::string write_scene_json(const Scene& scene) {
       name_of(kRestitutionNames, static_cast<std::uint32_t>(so.restitution)),
       name_of(kFrictionModelNames, static_cast<std::uint32_t>(so.friction_model)), so.split_impulse,
       so.gyroscopic, so.max_colors, num(so.contact_hertz),
-      so.substeps == 1 && so.relax_iterations == 0
+      so.substeps == 1 && so.relax_iterations == 0 && so.impact_passes == 1
           ? std::string()
-          : fmt::format(", \"substeps\": {}, \"relax_iterations\": {}", so.substeps,
-                        so.relax_iterations)));
+          : fmt::format(", \"substeps\": {}, \"relax_iterations\": {}, \"impact_passes\": {}",
+                        so.substeps, so.relax_iterations, so.impact_passes)));
 
   put("  \"materials\": [\n");
   for (std::size_t i = 0; i < scene.materials.size(); ++i) {

@@ -82,6 +82,11 @@ struct SolverSettings {
   // engines' iterations.
   std::uint32_t substeps = 1;
   std::uint32_t relax_iterations = 0;
+  // Newton restitution: sweeps of the impact pass. Each sweep starts from the impacts of the
+  // sweeps before it, so a row of n touching bodies struck at one end passes the blow on to its
+  // far end within a step when the sweeps reach every contact in order: one sweep when the
+  // sequential order follows the row, up to n against it (coloured: a colour per sweep).
+  std::uint32_t impact_passes = 1;
 };
 
 // Quadratic (aerodynamic) drag on every body and particle, seed 002 eq 23 (reconstructed in the
