@@ -38,8 +38,8 @@ void pcontact_targets(uint c, uint phase) {
   vec3 rel = vec3(body_start[ab.y]) - vec3(body_start[ab.x]);
   vec4 mat = pair_material(ab.x, ab.y);
   float reduced = reduced_mass(body_vel[ab.x].w, body_vel[ab.y].w);
-  ContactTargets t =
-      point_targets(gap, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat, reduced, phase);
+  ContactTargets t = point_targets(gap, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat, reduced,
+                                   contact_pull(ab.x, ab.y, n), phase);
   pcontact_target[c] = vec4(t.normal, t.t1, t.t2, t.eps);
   pcontact_lambda[c].w = mat.y;
 }
@@ -85,18 +85,20 @@ void pcontact_rows(uint c, uint kind, KINOUT(vec4) a, KINOUT(vec4) b) {
   pcontact_lambda[c] = lam;
 }
 
-// Newton-Coulomb impact (seed 001 step 2, as contact_impacts: after the forces, the rebound from
-// the approach at the step's start); the collision matrix of two particles is
-// (1/m_a + 1/m_b) Id.
+// Newton-Coulomb impact (seed 001 step 2, as contact_impacts: after the forces, the rebound
+// rebound_speed gives for the approach at the step's start); the collision matrix of two
+// particles is (1/m_a + 1/m_b) Id.
 void pcontact_impact(uint c, KINOUT(vec4) a, KINOUT(vec4) b) {
   uvec2 ab = pcontact_bodies[c];
   vec4 geom = pcontact_geom[c];
   vec3 n = vec3(geom);
   float un0 = dot(vec3(body_start[ab.y]) - vec3(body_start[ab.x]), n);
-  if (!closes_on_impact(geom.w, un0, params.gravity_dt.w * params.contact.w)) return;
+  float step = params.gravity_dt.w * params.contact.w;
+  if (!closes_on_impact(geom.w, un0, step)) return;
   vec4 mat = pair_material(ab.x, ab.y);
   float mu = params.solver.z != 0.0f ? mat.y : 0.0f;
-  vec3 j = newton_coulomb_impulse(n, vec3(b) - vec3(a), (a.w + b.w) * mat3(1.0f), -mat.x * un0, mu);
+  float rebound = rebound_speed(geom.w, un0, contact_pull(ab.x, ab.y, n), mat.x, step);
+  vec3 j = newton_coulomb_impulse(n, vec3(b) - vec3(a), (a.w + b.w) * mat3(1.0f), rebound, mu);
   pcontact_apply(j, a, b);
 }
 

@@ -2,14 +2,13 @@
 // height, in both restitution models, at 60 and 240 Hz and with a contact margin larger than
 // a step's travel (a speculative contact must not bounce before the ball touches).
 //
-// Tolerances are the measured errors, not a target met: the impact turns the ball round in the
-// step it would cross the plane, at the gap left at the step's start (up to h u_n, 7 cm for a
-// 1 m drop at 60 Hz), so the apex overshoots by that gap, and the symplectic step undershoots by
-// about g h^2 per step of flight. Measured (apex / e^2 h): 60 Hz 0.948 (e 0.5), 0.993 (e 0.8);
-// 240 Hz 1.055, 1.010; 60 Hz with a 0.3 m margin 1.166, 1.034. Before the impact test used the
-// gap, a 0.3 m margin bounced the ball in mid-air (1.78, 1.65) and the Newton model lost a
-// step of gravity (0.80, 0.90). A Box2D-style restitution pass after the position update would
-// remove the gap term; it is not built yet.
+// The rebound is Newton's law with the step's own motion counted (rebound_speed,
+// kernels/contact_manifold.inl): the bounce leaves the ball the energy height e^2 H whatever gap
+// the step starts with and whatever the step's length. Measured (apex / e^2 h, every scheme,
+// both models): 0.9996 to 1.0003 at 60 Hz and with a 0.3 m margin, 0.9984 to 1.0000 at 240 Hz;
+// the issue asks for 3%, the test holds 1%. With the rebound -e u_n alone it was 0.948 (60 Hz,
+// e 0.5), 1.055 (240 Hz) and 1.166 (0.3 m margin): the ball turned round above the plane, at
+// the gap the step started with, and the step's gravity was not counted.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -70,10 +69,8 @@ TEST_P(Restitution, BounceApexIsRestitutionSquaredOfTheDrop) {
                     scheme_name(GetParam().scheme),
                     model == RestitutionModel::bias ? "bias" : "newton", double(c.hz),
                     double(c.margin), double(e), ratio);
-        const double tolerance = c.margin > 0.1f ? 0.2 : 0.07;
-        EXPECT_NEAR(ratio, 1.0, tolerance)
-            << (model == RestitutionModel::bias ? "bias" : "newton") << " " << c.hz
-            << " Hz, margin " << c.margin << ", e " << e;
+        EXPECT_NEAR(ratio, 1.0, 0.01) << (model == RestitutionModel::bias ? "bias" : "newton")
+                                      << " " << c.hz << " Hz, margin " << c.margin << ", e " << e;
       }
     }
   }
