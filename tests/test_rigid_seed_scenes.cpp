@@ -207,6 +207,43 @@ TEST_P(RigidRagdoll, DropComesToRestWithPinsAndLimitsHeld) {
   }
 }
 
+// Seed 004's own settings for its rag-doll (digest: 30 Hz, one pass, two constraint iterations),
+// as 1 x 2 and 2 x 1 (substeps x iterations), 5 s. Measured worst pin gap / limit excess:
+// sequential 5.4 cm / 0.48 rad and 5.6 cm / 0.31 rad, coloured 3.4 cm / 0.12 rad and 6.1 cm /
+// 0.13 rad; Jacobi 13-15 cm and parts sink into the floor (skipped). The issue asks that the pins
+// hold; the 2 cm the 60 Hz, 40-iteration test holds is NOT met here: the bounds below are the
+// measured state, kept so that it cannot get worse unnoticed.
+TEST_P(RigidRagdoll, PinsAtSeed004Settings) {
+  if (GetParam().scheme == SolverScheme::jacobi) GTEST_SKIP() << "Jacobi: see above";
+  for (std::uint32_t substeps : {1u, 2u}) {
+    Scene s = ragdoll_scene();
+    s.settings.time_step = 1.0f / 30.0f;
+    s.settings.solver.iterations = 2 / substeps;
+    s.settings.solver.substeps = substeps;
+    load(s);
+    float worst_gap = 0.0f, worst_excess = 0.0f, lowest = 1e9f;
+    WorldState st;
+    for (int k = 0; k < 30; ++k) {
+      st = run(5);
+      worst_gap = std::max(worst_gap, max_pin_gap(s, st));
+      worst_excess = std::max(worst_excess, max_limit_excess(s, st));
+      for (std::size_t i = 0; i < s.bodies.size(); ++i) lowest = std::min(lowest, st.pos[i].y);
+    }
+    float fastest = 0.0f;
+    for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+      fastest = std::max(fastest, glm::length(glm::vec3(st.vel[i])));
+    }
+    std::printf(
+        "ragdoll 30 Hz %u x %u (%s): pin gap %.4f m, limit excess %.3f rad, lowest centre %.3f m, "
+        "final max speed %.3f m/s\n",
+        substeps, 2 / substeps, scheme_name(GetParam().scheme), double(worst_gap),
+        double(worst_excess), double(lowest), double(fastest));
+    EXPECT_LT(worst_gap, 0.07f);
+    EXPECT_LT(worst_excess, 0.55f);
+    EXPECT_GT(lowest, 0.0f);
+  }
+}
+
 VKPHYS_ON_ALL_CASES(RigidRagdoll);
 
 // A chain of 20 capsule links on ball joints, pinned at one end and released horizontally: the
