@@ -80,8 +80,8 @@ void joint_targets(uint j) {
   BodyState b0 = start_body(info.y);
   BodyState a = solver_body(info.x);  // masses as the sweeps see them
   BodyState b = solver_body(info.y);
-  vec4 qa = rigid_rot[info.x];
-  vec4 qb = rigid_rot[info.y];
+  vec4 qa = body_rotation(info.x);  // a spring's ends are particles
+  vec4 qb = body_rotation(info.y);
   vec3 xa = vec3(body_pos[info.x]);
   vec3 xb = vec3(body_pos[info.y]);
   vec4 anchor_a = joint_frame(j, 0u);

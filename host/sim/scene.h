@@ -125,12 +125,16 @@ struct Particles {
   std::vector<glm::vec4> pos_radius;   // (x, y, z, radius)
   std::vector<glm::vec4> vel_invmass;  // (vx, vy, vz, 1/m), 1/m = 0 for static
   std::vector<std::uint32_t> material;
+  // Optional, one per particle when given: particles of one nonzero group never collide with
+  // each other (a cloth's own vertices; they still collide with everything else).
+  std::vector<std::uint32_t> group;
 
   std::size_t size() const { return pos_radius.size(); }
   void add(glm::vec3 x, glm::vec3 v, float radius, float mass, std::uint32_t mat) {
     pos_radius.emplace_back(x, radius);
     vel_invmass.emplace_back(v, mass > 0.0f ? 1.0f / mass : 0.0f);
     material.push_back(mat);
+    if (!group.empty()) group.push_back(0u);
   }
 };
 
@@ -225,6 +229,17 @@ struct ScheduledImpulse {
   glm::vec3 point{0.0f};    // [m], world; a particle takes it at its centre
 };
 
+// A spring between particles a and b (scene particle indices): a distance row with rest length
+// `rest` and its own SPOOK k and d, i.e. exactly a compliant spring with damping (seed 001,
+// digest B2.2: at rest under a load F it stretches F / k). Cloth, ropes and soft bodies are
+// particles joined by springs (host/sim/cloth.h builds a cloth).
+struct Spring {
+  std::uint32_t a = 0, b = 0;
+  float rest = 1.0f;  // [m]
+  float k = 1.0e4f;   // [N/m]
+  float d = 4.0f;     // SPOOK relaxation [steps]
+};
+
 struct Scene {
   std::string name = "unnamed";
   Settings settings;
@@ -234,6 +249,7 @@ struct Scene {
   Particles particles;
   std::vector<Body> bodies;
   std::vector<Joint> joints;
+  std::vector<Spring> springs;
   std::vector<KinematicPath> kinematic;
   std::vector<ScheduledImpulse> impulses;
 };

@@ -47,6 +47,41 @@ std::uint32_t joint_row_count(const Joint& j) {
   return 0;
 }
 
+// Springs become distance rows between particles (world indices R + a, R + b), after the
+// scene's joints.
+void add_springs(const Scene& scene, WorldArrays& w) {
+  const std::size_t particles = scene.particles.size();
+  for (std::size_t k = 0; k < scene.springs.size(); ++k) {
+    const Spring& s = scene.springs[k];
+    const std::string name = "spring " + std::to_string(k);
+    if (s.a >= particles || s.b >= particles) {
+      throw std::invalid_argument(name + ": particle index out of range (" +
+                                  std::to_string(particles) + " particles)");
+    }
+    if (s.a == s.b) throw std::invalid_argument(name + " joins a particle to itself");
+    if (!(s.rest >= 0.0f) || !std::isfinite(s.rest)) {
+      throw std::invalid_argument(name + ": rest length " + std::to_string(s.rest) +
+                                  " must be a finite number >= 0");
+    }
+    if (!(s.k > 0.0f) || !std::isfinite(s.k) || !(s.d >= 0.0f) || !std::isfinite(s.d)) {
+      throw std::invalid_argument(name + ": k " + std::to_string(s.k) + " and d " +
+                                  std::to_string(s.d) + " must be finite, k > 0 and d >= 0");
+    }
+    w.joint_info.emplace_back(w.rigid + s.a, w.rigid + s.b,
+                              static_cast<std::uint32_t>(JointType::distance), 0u);
+    w.joint_frames.emplace_back(glm::vec3(0.0f), s.rest);
+    w.joint_frames.emplace_back(0.0f);
+    w.joint_frames.emplace_back(0.0f, 0.0f, 1.0f, 0.0f);
+    w.joint_frames.emplace_back(0.0f, 0.0f, 1.0f, 0.0f);
+    w.joint_frames.emplace_back(1.0f, 0.0f, 0.0f, 0.0f);
+    w.joint_frames.emplace_back(1.0f, 0.0f, 0.0f, 0.0f);
+    w.joint_frames.emplace_back(0.0f);
+    w.joint_frames.emplace_back(0.0f);
+    w.joint_frames.emplace_back(s.k, s.d, s.k, s.d);
+    w.joint_rows += 1;
+  }
+}
+
 bool finite(glm::vec3 v) {
   return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
 }
@@ -130,9 +165,10 @@ WorldArrays build_world(const Scene& scene) {
   }
   w.rigid = w.bodies();
   const Particles& pt = scene.particles;
-  if (pt.pos_radius.size() != pt.vel_invmass.size() || pt.material.size() != pt.size()) {
+  if (pt.pos_radius.size() != pt.vel_invmass.size() || pt.material.size() != pt.size() ||
+      (!pt.group.empty() && pt.group.size() != pt.size())) {
     throw std::invalid_argument(
-        "particles: position, velocity and material lists differ in "
+        "particles: position, velocity, material and group lists differ in "
         "length");
   }
   if (pt.size() > (1u << 26)) {
@@ -153,7 +189,9 @@ WorldArrays build_world(const Scene& scene) {
     w.max_particle_radius = std::max(w.max_particle_radius, x.w);
     w.pos.push_back(x);
     w.vel.push_back(v);
-    w.info.emplace_back(static_cast<std::uint32_t>(Shape::sphere), pt.material[i], 0u, 0u);
+    // Rigid groups are 1 .. R (below); a particle group g becomes R + g.
+    const std::uint32_t group = pt.group.empty() || pt.group[i] == 0u ? 0u : w.rigid + pt.group[i];
+    w.info.emplace_back(static_cast<std::uint32_t>(Shape::sphere), pt.material[i], group, 0u);
   }
   w.drive = Drive(scene, w.rigid);
   for (std::uint32_t i = 0; i < w.bodies(); ++i) {
@@ -189,6 +227,7 @@ WorldArrays build_world(const Scene& scene) {
     w.joint_frames.push_back(spook);
     w.joint_rows += joint_row_count(j);
   }
+  add_springs(scene, w);
   for (std::uint32_t i = 0; i < scene.bodies.size(); ++i) {
     w.info[i].z = find_root(parent, i) + 1u;
   }

@@ -1,0 +1,78 @@
+#include "host/sim/cloth.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace vkphys {
+
+namespace {
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument("cloth: " + what);
+}
+
+}  // namespace
+
+std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
+  require(c.nu >= 2 && c.nv >= 2 && c.nu <= 4096 && c.nv <= 4096,
+          "resolution " + std::to_string(c.nu) + " x " + std::to_string(c.nv) +
+              " must be 2 to 4096 vertices each way");
+  const float area = glm::length(glm::cross(c.u, c.v));
+  require(std::isfinite(area) && area > 0.0f, "edges u and v must be finite and not parallel");
+  require(std::isfinite(c.density) && c.density > 0.0f,
+          "density " + std::to_string(c.density) + " kg/m^2 must be > 0");
+  for (float k : {c.k_structural, c.k_shear}) {
+    require(std::isfinite(k) && k > 0.0f, "spring k " + std::to_string(k) + " must be > 0");
+  }
+  require(std::isfinite(c.k_bend) && c.k_bend >= 0.0f,
+          "k_bend " + std::to_string(c.k_bend) + " must be >= 0");
+  require(std::isfinite(c.d) && c.d >= 0.0f, "d " + std::to_string(c.d) + " must be >= 0");
+  const glm::vec3 du = c.u / static_cast<float>(c.nu - 1);
+  const glm::vec3 dv = c.v / static_cast<float>(c.nv - 1);
+  const float spacing = std::min(glm::length(du), glm::length(dv));
+  const float radius = c.radius > 0.0f ? c.radius : 0.25f * spacing;
+  require(std::isfinite(radius) && radius < 0.5f * spacing,
+          "radius " + std::to_string(radius) + " m must be below half the vertex spacing " +
+              std::to_string(spacing) + " m (neighbours would overlap)");
+  Particles& p = scene.particles;
+  const auto first = static_cast<std::uint32_t>(p.size());
+  std::uint32_t group = 1;
+  for (std::uint32_t g : p.group) group = std::max(group, g + 1u);
+  const float mass = c.density * area / static_cast<float>(c.nu * c.nv);
+  for (std::uint32_t j = 0; j < c.nv; ++j) {
+    for (std::uint32_t i = 0; i < c.nu; ++i) {
+      const glm::vec3 x = c.origin + static_cast<float>(i) * du + static_cast<float>(j) * dv;
+      p.add(x, glm::vec3(0.0f), radius, mass, c.material);
+      p.group.resize(p.size(), 0u);  // add() keeps the list only once it is in use
+      p.group.back() = group;
+    }
+  }
+  for (const auto& [i, j] : c.pins) {
+    require(i < c.nu && j < c.nv, "pin (" + std::to_string(i) + ", " + std::to_string(j) +
+                                      ") is outside the " + std::to_string(c.nu) + " x " +
+                                      std::to_string(c.nv) + " grid");
+    p.vel_invmass[first + j * c.nu + i].w = 0.0f;
+  }
+  auto vertex = [&](std::uint32_t i, std::uint32_t j) { return first + j * c.nu + i; };
+  auto spring = [&](std::uint32_t a, std::uint32_t b, float k) {
+    const float rest = glm::length(glm::vec3(p.pos_radius[b]) - glm::vec3(p.pos_radius[a]));
+    scene.springs.push_back(Spring{a, b, rest, k, c.d});
+  };
+  for (std::uint32_t j = 0; j < c.nv; ++j) {
+    for (std::uint32_t i = 0; i < c.nu; ++i) {
+      if (i + 1 < c.nu) spring(vertex(i, j), vertex(i + 1, j), c.k_structural);
+      if (j + 1 < c.nv) spring(vertex(i, j), vertex(i, j + 1), c.k_structural);
+      if (i + 1 < c.nu && j + 1 < c.nv) {
+        spring(vertex(i, j), vertex(i + 1, j + 1), c.k_shear);
+        spring(vertex(i + 1, j), vertex(i, j + 1), c.k_shear);
+      }
+      if (c.k_bend > 0.0f && i + 2 < c.nu) spring(vertex(i, j), vertex(i + 2, j), c.k_bend);
+      if (c.k_bend > 0.0f && j + 2 < c.nv) spring(vertex(i, j), vertex(i, j + 2), c.k_bend);
+    }
+  }
+  return first;
+}
+
+}  // namespace vkphys
