@@ -4,14 +4,13 @@ renders it to a PNG, and the picture shows the verdict box in its colour and the
 
 Usage: report_in_browser.py VKPHYS SCENE OUTDIR. Exits 77 (ctest: skipped) without chromium or
 Pillow (scripts/setup.sh installs both), or without a Vulkan device unless VKPHYS_REQUIRE_GPU=1."""
-import os
 import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-SKIP = 77
+from cli_env import SKIP, vulkan_missing
 
 
 def main() -> int:
@@ -25,12 +24,9 @@ def main() -> int:
     if not browser:
         print("skipped: chromium is not installed")
         return SKIP
-    if subprocess.run([vkphys, "info"], capture_output=True).returncode != 0:
-        if os.environ.get("VKPHYS_REQUIRE_GPU") == "1":
-            print("no Vulkan device, and VKPHYS_REQUIRE_GPU=1")
-            return 1
-        print("skipped: no Vulkan device")
-        return SKIP
+    missing = vulkan_missing(vkphys)
+    if missing is not None:
+        return missing
     out.mkdir(parents=True, exist_ok=True)
     report = out / "report.html"
     run = subprocess.run([vkphys, "compare", scene, "--steps", "30", "--report", str(report)],

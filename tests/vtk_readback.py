@@ -13,7 +13,8 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-SKIP = 77
+from cli_env import SKIP
+
 # Faces per shape: a box's 6 quads; spheres and capsules are 8 rings x 12 segments
 # (host/io/vtk_output.h), a capsule with one more ring (the cylinder); a plane is one quad.
 FACES = {"box": 6, "sphere": 12 + 6 * 12 + 12, "capsule": 12 + 7 * 12 + 12, "none": 0}

@@ -19,7 +19,10 @@ struct Options {
   std::uint32_t steps = 300;
   std::string out = "out/run";
   std::uint32_t every = 10;
-  bool vtk = false;  // run: also write VTK XML frames and a .pvd series
+  bool vtk = false;                         // run: also write VTK XML frames and a .pvd series
+  std::uint32_t frames = 60;                // render: pictures
+  std::uint32_t width = 640, height = 480;  // render: picture size [pixels]
+  std::string video;                        // render: assemble the frames with ffmpeg
   double pos_tol = 1e-3;
   double vel_tol = 1e-2;
   double rot_tol = 1e-3;     // compare, rigid bodies: orientation tolerance [rad]
@@ -47,6 +50,8 @@ int cmd_compare(const Options& opt);
 int cmd_bench(const Options& opt);
 // `vkphys plot RUN_DIR` (tools/plot.cpp): RUN_DIR is opt.scene.
 int cmd_plot(const Options& opt);
+// `vkphys render SCENE --frames N --out DIR` (tools/render.cpp).
+int cmd_render(const Options& opt);
 
 // The backends `--backend cpu|gpu|both` asks `bench` for, in that order. Opens the Vulkan
 // context into `ctx` for "gpu" (a missing device prints one line and drops "gpu") and prints

@@ -12,6 +12,8 @@
 //                [--steps N]
 //   vkphys export-scene NAME [--size N] [--out FILE]   a built-in scene as JSON
 //   vkphys plot RUN_DIR                       SVG plots of RUN_DIR/metrics.csv in RUN_DIR/plots
+//   vkphys render SCENE [--frames N] [--every K] [--out DIR] [--backend gpu|cpu]
+//                       [--width W] [--height H] [--video FILE]   PNG frames of a run
 //
 // run and compare take every scene (rigid bodies, planes, joints and particles in any mix);
 // --scheme overrides the scene's solver.scheme. The sequential scheme runs on the CPU backend
@@ -114,6 +116,20 @@ int main(int argc, char** argv) {
   bench->add_option("--plot", opt.plot,
                     "folder for SVG plots: ms/step per stage against size, per backend and scheme");
 
+  auto* render = app.add_subcommand("render", "draw a scene's run to PNG frames");
+  render->add_option("scene", opt.scene, "scene file (JSON)")->required();
+  render->add_option("--frames", opt.frames, "pictures (the first is the loaded state)");
+  render->add_option("--every", opt.every, "steps between pictures (default 1)");
+  render->add_option("--out", opt.out, "output folder");
+  render->add_option("--backend", opt.backend, "gpu or cpu: which one simulates")
+      ->check(CLI::IsMember({"gpu", "cpu"}));
+  render->add_option("--scheme", opt.scheme, "solver scheme (overrides the scene's)")
+      ->check(CLI::IsMember({"sequential", "colored", "jacobi"}));
+  render->add_option("--width", opt.width, "picture width [pixels]")->check(CLI::Range(16, 8192));
+  render->add_option("--height", opt.height, "picture height [pixels]")
+      ->check(CLI::Range(16, 8192));
+  render->add_option("--video", opt.video, "also assemble the frames into FILE with ffmpeg");
+
   auto* plot = app.add_subcommand("plot", "SVG plots of a run's metrics over time");
   plot->add_option("run_dir", opt.scene, "a `vkphys run` output folder (with metrics.csv)")
       ->required();
@@ -132,6 +148,10 @@ int main(int argc, char** argv) {
     if (cmp->parsed()) return vkphys::tools::cmd_compare(opt);
     if (export_cmd->parsed()) return vkphys::tools::cmd_export_scene(opt);
     if (plot->parsed()) return vkphys::tools::cmd_plot(opt);
+    if (render->parsed()) {
+      if (!render->count("--every")) opt.every = 1;
+      return vkphys::tools::cmd_render(opt);
+    }
     if (bench->parsed()) {
       if (opt.backend == "gpu" && !bench->count("--backend")) opt.backend = "both";
       if (!bench->count("--steps")) opt.steps = 20;
