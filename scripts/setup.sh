@@ -10,7 +10,7 @@ packages=(
   libglm-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
   # tests that check outputs with independent programs: a browser for the compare report,
   # Pillow for its screenshot, VTK's own reader for the --vtk frames
-  chromium python3-pil python3-vtk9
+  python3 chromium python3-pil python3-vtk9
 )
 
 missing=()
