@@ -1,6 +1,6 @@
-# Compiles each compute shader to SPIR-V at build time, validates it with spirv-val and embeds it
-# as a C header (uint32_t array named <name>_spv). glslangValidator writes a depfile so edits to
-# the included kernels/ headers rebuild the shaders that use them.
+# Compiles each shader (compute, vertex, fragment) to SPIR-V at build time, validates it with
+# spirv-val and embeds it as a C header (uint32_t array named <name>_spv). glslangValidator
+# writes a depfile so edits to the included kernels/ headers rebuild the shaders that use them.
 function(vkphys_compile_shaders target)
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/spirv)
   file(MAKE_DIRECTORY ${out_dir}) # glslangValidator exits 0 when it cannot write its output

@@ -110,6 +110,22 @@
   MODE(KIND_VELOCITY, 2u)        \
   MODE(KIND_IMPACT, 3u)
 
+// Test-only fault injection (make_gpu_backend's `fault`, host/sim/backend.h): the world shaders'
+// specialization constant VKPHYS_FAULT (shaders/world_common.glsl) picks a stage whose GPU kernel
+// then computes something deliberately wrong, so that the tests can show `vkphys compare` catches
+// it and names the stage. It is 0 in every other pipeline, where the driver folds the faulty
+// branches away; the CPU backend has none. The value is 1 + the stage's index in the stage table.
+//   FAULT_BROADPHASE   the particle grid tilts every particle contact's normal by ~6 degrees
+//   FAULT_NARROWPHASE  every manifold point's gap is 1 cm too large (bodies sink 1 cm)
+//   FAULT_PREDICT      gravity is applied twice in the first substep
+//   FAULT_SOLVE        the iterations skip every even-numbered unit (warm start only)
+#define VKPHYS_FAULTS(MODE)   \
+  MODE(FAULT_NONE, 0u)        \
+  MODE(FAULT_BROADPHASE, 2u)  \
+  MODE(FAULT_NARROWPHASE, 3u) \
+  MODE(FAULT_PREDICT, 5u)     \
+  MODE(FAULT_SOLVE, 7u)
+
 KERNELS_BEGIN
 
 #define VKPHYS_DEFINE_MODE(name, value) const uint name = value;
@@ -124,6 +140,7 @@ VKPHYS_PCONTACT_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_DRIVE_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_TARGET_PHASES(VKPHYS_DEFINE_MODE)
 VKPHYS_SWEEP_KINDS(VKPHYS_DEFINE_MODE)
+VKPHYS_FAULTS(VKPHYS_DEFINE_MODE)
 #undef VKPHYS_DEFINE_MODE
 
 KERNELS_END

@@ -7,7 +7,10 @@ packages=(
   cmake ninja-build g++ pkg-config
   libvulkan-dev libvulkan-volk-dev glslang-tools spirv-tools
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
-  libglm-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libglm-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
+  # tests that check outputs with independent programs: a browser for the compare report,
+  # Pillow for its screenshot, VTK's own reader for the --vtk frames
+  python3 chromium python3-pil python3-vtk9
 )
 
 missing=()

@@ -9,7 +9,12 @@ void main() {
   if (i >= params.counts.x) return;
   switch (push.x) {
     case BODY_SETUP: body_setup(i); break;
-    case BODY_PREDICT: body_predict(i, true); break;
+    case BODY_PREDICT:
+      body_predict(i, true);
+      if (VKPHYS_FAULT == FAULT_PREDICT && body_vel[i].w > 0.0f) {  // test-only (stages.h)
+        body_vel[i] += vec4(params.gravity_dt.w * vec3(params.gravity_dt), 0.0f);
+      }
+      break;
     case BODY_PREDICT_AGAIN: body_predict(i, false); break;
     case BODY_INTEGRATE: body_integrate(i); break;
     case BODY_SAVE_POS_VEL: body_save_position_velocity(i); break;

@@ -24,6 +24,10 @@ VKPHYS_WORLD_BUFFERS(VKPHYS_DECLARE_BUFFER)
 // (mode, a, b, c): which stage function (kernels/stages.h), and its arguments.
 layout(push_constant) uniform Push { uvec4 push; };
 
+// Test-only: the stage whose kernel is made wrong on purpose (VKPHYS_FAULTS, kernels/stages.h).
+// FAULT_NONE in every shipping pipeline, where the faulty branches compile away.
+layout(constant_id = 0) const uint VKPHYS_FAULT = FAULT_NONE;
+
 #include "kernels/world_bodies.inl"
 #include "kernels/world_broadphase.inl"
 #include "kernels/particle_grid.inl"
@@ -33,3 +37,8 @@ layout(push_constant) uniform Push { uvec4 push; };
 #include "kernels/contact_particle.inl"
 #include "kernels/joints.inl"
 #include "kernels/world_units.inl"
+
+// FAULT_SOLVE: the solve's sweeps pass over every even-numbered unit (it keeps its warm start).
+bool fault_skips_unit(uint u, uint kind) {
+  return VKPHYS_FAULT == FAULT_SOLVE && kind == KIND_SOLVE && (u & 1u) == 0u;
+}

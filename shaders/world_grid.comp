@@ -11,7 +11,16 @@ void main() {
     case GRID_HASH: grid_hash_particle(p); break;
     case GRID_CELL_RANGE: grid_cell_range(p); break;
     case GRID_COUNT: grid_count(p); break;
-    case GRID_WRITE: grid_write(p); break;
+    case GRID_WRITE:
+      grid_write(p);
+      if (VKPHYS_FAULT == FAULT_BROADPHASE) {  // test-only (kernels/stages.h)
+        uint end = min(pcontact_offsets[p + 1u], params.kinds.z);
+        for (uint c = pcontact_offsets[p]; c < end; ++c) {
+          vec4 g = pcontact_geom[c];
+          pcontact_geom[c] = vec4(normalize(vec3(g) + vec3(0.1f, 0.0f, 0.0f)), g.w);
+        }
+      }
+      break;
     default: break;
   }
 }

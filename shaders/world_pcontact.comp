@@ -11,13 +11,15 @@ void main() {
   uint t = gl_GlobalInvocationID.x;
   if (push.x == PCONTACT_COLOR) {
     uint u = colored_unit(push.y, t);
-    if (u != VKPHYS_UNCOLORED) pcontact_in_place(u - pcontact_unit_base(), push.z);
+    if (u != VKPHYS_UNCOLORED && !fault_skips_unit(u, push.z)) {
+      pcontact_in_place(u - pcontact_unit_base(), push.z);
+    }
     return;
   }
   if (t >= stored_pcontacts()) return;
   if (push.x == PCONTACT_TARGETS) {
     pcontact_targets(t, push.y);
-  } else {
+  } else if (!fault_skips_unit(t + pcontact_unit_base(), push.z)) {
     jacobi_pcontact(t, push.z);
   }
 }

@@ -15,14 +15,18 @@
 void main() {
   uint t = gl_GlobalInvocationID.x;
   if (push.x == UNIT_COLOR) {
-    unit_in_place(colored_unit(push.y, t), push.z);
+    uint u = colored_unit(push.y, t);
+    if (!fault_skips_unit(u, push.z)) unit_in_place(u, push.z);
     return;
   }
   if (push.x == UNIT_OVERFLOW_COLOR) {  // both lists of the overflow colour, push.y = 2 slot
     if (t != 0u) return;
     for (uint list = push.y; list <= push.y + 1u; ++list) {
       uint count = color_list_size(list);
-      for (uint k = 0u; k < count; ++k) unit_in_place(colored_unit(list, k), push.z);
+      for (uint k = 0u; k < count; ++k) {
+        uint u = colored_unit(list, k);
+        if (!fault_skips_unit(u, push.z)) unit_in_place(u, push.z);
+      }
     }
     return;
   }
@@ -32,7 +36,7 @@ void main() {
     prepare_unit(t);
   } else if (push.x == UNIT_TARGETS) {
     unit_targets(t, push.y);
-  } else {
+  } else if (!fault_skips_unit(t, push.z)) {
     jacobi_unit(t, push.z);
   }
 }

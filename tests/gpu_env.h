@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "host/vk/context.h"
@@ -49,6 +50,26 @@ class ValidationGuard {
  private:
   const vk::Context& ctx_;
   std::uint32_t start_;
+};
+
+// A fixture base (over ::testing::Test or TestWithParam<T>) holding the shared context as ctx_
+// and a validation guard for each test; skips or fails as gpu_context_or_null says.
+template <class Base = ::testing::Test>
+class WithGpu : public Base {
+ protected:
+  void SetUp() override {
+    std::string why;
+    ctx_ = gpu_context_or_null(&why);
+    if (!ctx_) {
+      if (gpu_required()) FAIL() << why;
+      GTEST_SKIP() << why;
+    }
+    guard_.emplace(*ctx_);
+  }
+  void TearDown() override { guard_.reset(); }
+
+  vk::Context* ctx_ = nullptr;
+  std::optional<ValidationGuard> guard_;
 };
 
 }  // namespace vkphys::test

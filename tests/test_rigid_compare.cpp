@@ -58,7 +58,7 @@ TEST(RigidCompare, StateErrorMaxMeanAndWorstBody) {
   const StepError e = state_error(a, b);
   EXPECT_NEAR(e.max_pos, 0.5, 1e-6);
   EXPECT_NEAR(e.mean_pos, 0.6 / 4.0, 1e-6);
-  EXPECT_EQ(e.worst_body, 1u);
+  EXPECT_EQ(e.worst_pos.index, 1u);
   EXPECT_NEAR(e.max_rot, 0.2, 1e-6);
   EXPECT_NEAR(e.mean_rot, 0.05, 1e-6);
   EXPECT_NEAR(e.max_vel, 2.0, 1e-12);
@@ -95,7 +95,7 @@ TEST(RigidCompare, NanMakesTheMaximaNan) {
   b.vel[2].y = 5.0f;  // a larger error after the NaN must not hide it
   const StepError e = state_error(a, b);
   EXPECT_TRUE(std::isnan(e.max_pos));
-  EXPECT_EQ(e.worst_body, 1u);
+  EXPECT_EQ(e.worst_pos.index, 1u);
   EXPECT_NEAR(e.max_vel, 5.0, 1e-12);
   EXPECT_EQ(past_tolerance(e, Tolerance{1.0, 1.0, 10.0, 10.0}), "position");
 }
@@ -123,11 +123,14 @@ TEST(RigidCompare, CpuAgainstItself) {
   a->load(s);
   b->load(s);
   std::uint32_t calls = 0;
-  CompareResult same = compare_backends(*a, *b, 30, Tolerance{}, s.bodies.size(),
-                                        [&calls](std::uint32_t) { ++calls; });
+  CompareOptions fixed;
+  fixed.seeds = 0;
+  fixed.diagnose = false;
+  fixed.checks = 0;
+  CompareResult same = compare_backends(*a, *b, s, 30, fixed, [&calls](std::uint32_t) { ++calls; });
   EXPECT_EQ(calls, 30u);
   ASSERT_EQ(same.steps.size(), 30u);
-  EXPECT_FALSE(same.first_bad.has_value());
+  EXPECT_FALSE(same.divergence.has_value());
   for (const StepError& e : same.steps) {
     EXPECT_EQ(e.max_pos, 0.0);
     EXPECT_EQ(e.max_rot, 0.0);
@@ -142,14 +145,18 @@ TEST(RigidCompare, CpuAgainstItself) {
   a->load(s);
   b->load(jacobi);
   const Tolerance tight{1e-9, 1e-9, 1e-9, 1e-9};
-  CompareResult differ = compare_backends(*a, *b, 30, tight, s.bodies.size());
-  ASSERT_TRUE(differ.first_bad.has_value());
-  EXPECT_FALSE(differ.first_bad_what.empty());
-  const StepError& bad = differ.steps[*differ.first_bad - 1u];
-  EXPECT_FALSE(past_tolerance(bad, tight).empty());
-  if (*differ.first_bad > 1u) {
-    EXPECT_TRUE(past_tolerance(differ.steps[*differ.first_bad - 2u], tight).empty());
+  fixed.tol = tight;
+  CompareResult differ = compare_backends(*a, *b, s, 30, fixed);
+  ASSERT_TRUE(differ.divergence.has_value());
+  const std::uint32_t first_bad = differ.divergence->step;
+  EXPECT_FALSE(differ.divergence->what.empty());
+  const StepError& bad = differ.steps[first_bad - 1u];
+  EXPECT_EQ(past_tolerance(bad, tight), differ.divergence->what);
+  if (first_bad > 1u) {
+    EXPECT_TRUE(past_tolerance(differ.steps[first_bad - 2u], tight).empty());
   }
+  EXPECT_NE(differ.verdict.find("FAIL at step " + std::to_string(first_bad)), std::string::npos)
+      << differ.verdict;
 }
 
 // The rounding envelope: a run compared with itself stays at 0 while its 1-ulp copies part from
@@ -165,10 +172,12 @@ TEST(RigidCompare, RoundingEnvelopeCatchesABugButNotRounding) {
   auto a = make_cpu_backend(), b = make_cpu_backend();
   a->load(s);
   b->load(s);
-  CompareResult same =
-      compare_backends(*a, *b, 60, Tolerance{1e-6, 1e-6, 1e-6, 1e-6}, s.bodies.size(), {}, &s);
+  CompareOptions opt;
+  opt.tol = Tolerance{1e-6, 1e-6, 1e-6, 1e-6};
+  opt.diagnose = false;
+  CompareResult same = compare_backends(*a, *b, s, 60, opt);
   ASSERT_EQ(same.envelope.size(), 60u);
-  EXPECT_FALSE(same.first_bad.has_value());
+  EXPECT_FALSE(same.divergence.has_value());
   double widest = 0.0;
   for (const StepError& e : same.envelope) widest = std::max(widest, e.max_pos);
   EXPECT_GT(widest, 0.0) << "a 1-ulp nudge must change something";
@@ -178,9 +187,8 @@ TEST(RigidCompare, RoundingEnvelopeCatchesABugButNotRounding) {
   bug.settings.solver.warm_start = 0.0f;
   a->load(bug);
   b->load(s);
-  CompareResult caught =
-      compare_backends(*a, *b, 60, Tolerance{1e-6, 1e-6, 1e-6, 1e-6}, s.bodies.size(), {}, &s);
-  ASSERT_TRUE(caught.first_bad.has_value());
+  CompareResult caught = compare_backends(*a, *b, s, 60, opt);
+  ASSERT_TRUE(caught.divergence.has_value());
   EXPECT_LE(caught.allowed.position, 2.0 * widest + 1e-6);
 }
 

@@ -173,5 +173,39 @@ TEST(Metrics, MatchesTheCpuBackendsInitialState) {
   EXPECT_NEAR(glm::length(from_backend.angular_momentum - from_scene.angular_momentum), 0.0, 1e-6);
 }
 
+// Constraint errors: rigid penetration from the trace's manifold points (negative gaps only,
+// counted points only), joint errors from the state with each anchor rotated into the world.
+TEST(Metrics, ConstraintErrorsFromTracePointsAndJointAnchors) {
+  Scene s = empty_rigid_scene();
+  s.bodies.push_back(make_box({0.0f, 0.0f, 0.0f}, glm::vec3(0.5f), 1.0f));
+  s.bodies.push_back(make_box({2.0f, 0.0f, 0.0f}, glm::vec3(0.5f), 1.0f));
+  s.bodies[1].orientation = axis_angle({0.0f, 0.0f, 1.0f}, 1.5707963f);  // local x -> world y
+  Joint ball;
+  ball.type = JointType::ball;
+  ball.body_a = 0;
+  ball.body_b = 1;
+  ball.anchor_a = {1.0f, 0.0f, 0.0f};   // world (1, 0, 0)
+  ball.anchor_b = {-0.2f, 0.0f, 0.0f};  // world (2, -0.2, 0): 1.0198 m apart
+  Joint dist = ball;
+  dist.type = JointType::distance;
+  dist.length = 0.5f;  // 0.5198 m too long
+  s.joints = {ball, dist};
+  StepTrace t;
+  t.pairs = {{0, 1, 2, 0}, {1, 2, 1, 0}};
+  t.points = {{0, 0, 0, -0.01f}, {0, 0, 0, 0.02f}, {0, 0, 0, -0.5f}, {0, 0, 0, -0.5f},
+              {0, 0, 0, -0.03f}, {0, 0, 0, -0.5f}, {0, 0, 0, 0.0f},  {0, 0, 0, 0.0f}};
+  const ConstraintErrors e = constraint_errors(s, t, state_of(s));
+  EXPECT_NEAR(e.max_rigid_penetration, 0.03, 1e-7) << "slots past a pair's point count ignored";
+  EXPECT_NEAR(e.mean_rigid_penetration, 0.02, 1e-7);
+  const double apart = std::sqrt(1.0 + 0.04);
+  EXPECT_NEAR(e.max_joint_error, apart, 1e-6);
+  EXPECT_NEAR(e.mean_joint_error, (apart + (apart - 0.5)) / 2.0, 1e-6);
+
+  const ConstraintErrors none = constraint_errors(empty_rigid_scene(), StepTrace{}, WorldState{});
+  EXPECT_EQ(none.max_rigid_penetration, 0.0);
+  EXPECT_EQ(none.mean_rigid_penetration, 0.0);
+  EXPECT_EQ(none.max_joint_error, 0.0);
+}
+
 }  // namespace
 }  // namespace vkphys::test

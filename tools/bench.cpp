@@ -19,15 +19,22 @@
 // timestamps on the GPU backend and from the host clock on the CPU backend; "wall" is the
 // host-measured time of the whole step including submit and wait. Counts (pairs, points, rows,
 // colours, overflow) are the last timed step's. Output is a Markdown table for docs/benchmarks.md;
-// progress goes to stderr.
+// progress goes to stderr. --plot DIR also writes DIR/bench_WORKLOAD_BACKEND_SCHEME.svg: ms/step
+// of every stage and of the whole step against size, log axes (backend gpus: gpu* rows).
 #include <fmt/format.h>
 
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
+#include "host/io/output.h"
+#include "host/io/svg_plot.h"
 #include "host/sim/backend.h"
 #include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
@@ -76,6 +83,51 @@ std::string thousands(std::uint64_t v) {
     out.push_back(digits[i]);
   }
   return out;
+}
+
+// One table row, kept for --plot.
+struct Timed {
+  std::string workload, backend, scheme;
+  double size = 0;
+  std::array<double, kStageCount> stage_ms{};
+  double wall_ms = 0;
+};
+
+// --plot DIR: per workload, backend and scheme, ms/step of every stage and of the whole step
+// against size, both axes logarithmic.
+void plot_bench(const std::filesystem::path& dir, const std::vector<Timed>& rows,
+                const std::string& device_note) {
+  std::filesystem::create_directories(dir);
+  std::map<std::string, std::vector<const Timed*>> groups;
+  for (const Timed& r : rows) groups[r.workload + "_" + r.backend + "_" + r.scheme].push_back(&r);
+  for (const auto& [key, group] : groups) {
+    io::Plot p;
+    const Timed& first = *group.front();
+    p.title = fmt::format("{}: {} backend, {}{}", first.workload, first.backend, first.scheme,
+                          first.backend == "gpu*" ? device_note : "");
+    p.x_label = "size (log)";
+    p.y_label = "ms/step (log)";
+    p.log_x = p.log_y = true;
+    auto series = [&](const std::string& label, auto value) {
+      io::PlotSeries s{label, {}, {}, io::plot_color(p.series.size()), label == "wall"};
+      for (const Timed* r : group) {
+        s.x.push_back(r->size);
+        s.y.push_back(value(*r));
+      }
+      p.series.push_back(std::move(s));
+    };
+    for (std::size_t s = 0; s < kStageCount; ++s) {
+      series(stage_name(static_cast<Stage>(s)), [s](const Timed& r) { return r.stage_ms[s]; });
+    }
+    series("wall", [](const Timed& r) { return r.wall_ms; });
+    std::string file = key;
+    for (char& c : file) {
+      if (c == '*') c = 's';  // gpu* -> gpus: a CPU Vulkan driver's rows
+    }
+    const std::filesystem::path out = dir / ("bench_" + file + ".svg");
+    io::write_text_file(out, io::svg_plot(p));
+    std::printf("plot: %s\n", out.c_str());
+  }
 }
 
 bool chosen_by(const std::string& asked, const std::string& workload) {
@@ -142,6 +194,7 @@ int cmd_bench(const Options& opt) {
   std::fflush(stdout);
 
   std::uint32_t regrow_rows = 0;
+  std::vector<Timed> timed;
   for (const Workload* w : chosen) {
     const std::uint32_t warmup = opt.warmup_given ? opt.warmup : w->warmup;
     for (const std::string& which : backends) {
@@ -211,6 +264,14 @@ int cmd_bench(const Options& opt) {
             total += ms / steps;
           }
           std::printf("%.3f | %.3f | %.1f |\n", total, wall / steps, 1000.0 * steps / wall);
+          Timed t{w->name,
+                  which == "gpu" ? (cpu_driver ? "gpu*" : "gpu") : "cpu",
+                  scheme_name(scheme),
+                  double(size),
+                  {},
+                  wall / steps};
+          for (std::size_t s = 0; s < kStageCount; ++s) t.stage_ms[s] = stage_sum[s] / steps;
+          timed.push_back(t);
           if (regrows) ++regrow_rows;
           std::fflush(stdout);
         }
@@ -226,6 +287,11 @@ int cmd_bench(const Options& opt) {
   if (cpu_driver) {
     std::printf("\ngpu*: the GPU backend on %s, a CPU Vulkan driver: not GPU timings\n",
                 ctx->info().name.c_str());
+  }
+  if (!opt.plot.empty()) {
+    plot_bench(opt.plot, timed,
+               cpu_driver ? " (" + ctx->info().name + ": a CPU Vulkan driver, not GPU timings)"
+                          : std::string());
   }
   return 0;
 }

@@ -19,17 +19,26 @@ struct Options {
   std::uint32_t steps = 300;
   std::string out = "out/run";
   std::uint32_t every = 10;
+  bool vtk = false;                         // run: also write VTK XML frames and a .pvd series
+  std::uint32_t frames = 60;                // render: pictures
+  std::uint32_t width = 640, height = 480;  // render: picture size [pixels]
+  std::string video;                        // render: assemble the frames with ffmpeg
   double pos_tol = 1e-3;
   double vel_tol = 1e-2;
-  double rot_tol = 1e-3;  // compare, rigid bodies: orientation tolerance [rad]
-  bool envelope = true;   // compare: also hold the run to its 1-ulp rounding envelope
-  std::string scheme;     // sequential|colored|jacobi (bench: or all); empty = default
+  double rot_tol = 1e-3;     // compare, rigid bodies: orientation tolerance [rad]
+  bool envelope = true;      // compare: also hold the run to its 1-ulp rounding envelope
+  std::uint32_t seeds = 3;   // compare: nudged CPU runs that measure the envelope
+  std::uint32_t checks = 6;  // compare: one-step checks from the CPU's state over the run
+  double factor = 2.0;       // compare: how many times its envelope a run may differ by
+  std::string report;        // compare: HTML report path, empty = out/compare/SCENE.html
+  std::string scheme;        // sequential|colored|jacobi (bench: or all); empty = default
   // run, compare, bench: override the scene's solver.iterations, substeps, relax_iterations
   std::optional<std::uint32_t> iterations, substeps, relax;
   std::string workload = "all";  // bench: particles|pyramid|pyramids|boxes|rigid|all
   std::vector<std::uint32_t> sizes{1000, 10000, 100000};
   bool sizes_given = false;   // --sizes was on the command line
   std::uint32_t warmup = 0;   // bench: warm-up steps
+  std::string plot;           // bench: folder for SVG plots of ms/step against size
   bool warmup_given = false;  // --warmup was on the command line
   std::uint32_t size = 0;     // export-scene: count/base parameter, 0 = the builder's default
   std::string export_out;     // export-scene: output file, empty = stdout
@@ -39,6 +48,10 @@ int cmd_info(const Options& opt);
 int cmd_run(const Options& opt);
 int cmd_compare(const Options& opt);
 int cmd_bench(const Options& opt);
+// `vkphys plot RUN_DIR` (tools/plot.cpp): RUN_DIR is opt.scene.
+int cmd_plot(const Options& opt);
+// `vkphys render SCENE --frames N --out DIR` (tools/render.cpp).
+int cmd_render(const Options& opt);
 
 // The backends `--backend cpu|gpu|both` asks `bench` for, in that order. Opens the Vulkan
 // context into `ctx` for "gpu" (a missing device prints one line and drops "gpu") and prints

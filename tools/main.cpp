@@ -5,11 +5,15 @@
 //                    [--scheme sequential|colored|jacobi] [--iterations N] [--substeps N]
 //                    [--relax N]
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
-//                        [--rot-tol RAD] [--scheme colored|jacobi] [--no-envelope]
+//                        [--rot-tol RAD] [--scheme colored|jacobi] [--seeds N] [--factor F]
+//                        [--checks N] [--no-envelope] [--report FILE.html]
 //   vkphys bench [particles|mixed|pyramid|pyramids|boxes|rigid|all] [--sizes N,...]
 //                [--backend gpu|cpu|both] [--scheme colored|jacobi|sequential|all] [--warmup N]
 //                [--steps N]
 //   vkphys export-scene NAME [--size N] [--out FILE]   a built-in scene as JSON
+//   vkphys plot RUN_DIR                       SVG plots of RUN_DIR/metrics.csv in RUN_DIR/plots
+//   vkphys render SCENE [--frames N] [--every K] [--out DIR] [--backend gpu|cpu]
+//                       [--width W] [--height H] [--video FILE]   PNG frames of a run
 //
 // run and compare take every scene (rigid bodies, planes, joints and particles in any mix);
 // --scheme overrides the scene's solver.scheme. The sequential scheme runs on the CPU backend
@@ -50,6 +54,8 @@ int main(int argc, char** argv) {
   run->add_option("--steps", opt.steps, "number of steps");
   run->add_option("--out", opt.out, "output folder");
   run->add_option("--every", opt.every, "write a frame every K steps (0: first and last only)");
+  run->add_flag("--vtk", opt.vtk,
+                "also write each frame as VTK XML (DIR/vtk/frame_NNNNNN.vtp) and DIR/run.pvd");
   run->add_option("--scheme", opt.scheme, "solver scheme (overrides the scene's)")
       ->check(CLI::IsMember({"sequential", "colored", "jacobi"}));
 
@@ -76,6 +82,15 @@ int main(int argc, char** argv) {
   cmp->add_flag("!--no-envelope", opt.envelope,
                 "fixed tolerances only (by default a run may also differ by twice what rounding "
                 "alone makes of it: three CPU runs nudged by 1 ulp)");
+  cmp->add_option("--seeds", opt.seeds, "CPU runs nudged by 1 ulp that measure the envelope")
+      ->check(CLI::Range(1, 64));
+  cmp->add_option("--factor", opt.factor, "how many times the envelope a run may differ by")
+      ->check(CLI::Range(1.0, 1e6));
+  cmp->add_option("--checks", opt.checks,
+                  "one-step checks of every stage from the CPU's state, spread over the run")
+      ->check(CLI::Range(0, 1000));
+  cmp->add_option("--report", opt.report,
+                  "HTML report (default out/compare/SCENE.html, SCENE the file's name)");
 
   add_solver_overrides(cmp);
 
@@ -98,6 +113,26 @@ int main(int argc, char** argv) {
   bench->add_option("--backend", opt.backend, "gpu, cpu or both")
       ->check(CLI::IsMember({"gpu", "cpu", "both"}));
   bench->add_option("--steps", opt.steps, "timed steps per size");
+  bench->add_option("--plot", opt.plot,
+                    "folder for SVG plots: ms/step per stage against size, per backend and scheme");
+
+  auto* render = app.add_subcommand("render", "draw a scene's run to PNG frames");
+  render->add_option("scene", opt.scene, "scene file (JSON)")->required();
+  render->add_option("--frames", opt.frames, "pictures (the first is the loaded state)");
+  render->add_option("--every", opt.every, "steps between pictures (default 1)");
+  render->add_option("--out", opt.out, "output folder");
+  render->add_option("--backend", opt.backend, "gpu or cpu: which one simulates")
+      ->check(CLI::IsMember({"gpu", "cpu"}));
+  render->add_option("--scheme", opt.scheme, "solver scheme (overrides the scene's)")
+      ->check(CLI::IsMember({"sequential", "colored", "jacobi"}));
+  render->add_option("--width", opt.width, "picture width [pixels]")->check(CLI::Range(16, 8192));
+  render->add_option("--height", opt.height, "picture height [pixels]")
+      ->check(CLI::Range(16, 8192));
+  render->add_option("--video", opt.video, "also assemble the frames into FILE with ffmpeg");
+
+  auto* plot = app.add_subcommand("plot", "SVG plots of a run's metrics over time");
+  plot->add_option("run_dir", opt.scene, "a `vkphys run` output folder (with metrics.csv)")
+      ->required();
 
   auto* export_cmd = app.add_subcommand("export-scene", "write a built-in scene as JSON");
   export_cmd->add_option("name", opt.scene, "scene name")
@@ -112,6 +147,11 @@ int main(int argc, char** argv) {
     if (run->parsed()) return vkphys::tools::cmd_run(opt);
     if (cmp->parsed()) return vkphys::tools::cmd_compare(opt);
     if (export_cmd->parsed()) return vkphys::tools::cmd_export_scene(opt);
+    if (plot->parsed()) return vkphys::tools::cmd_plot(opt);
+    if (render->parsed()) {
+      if (!render->count("--every")) opt.every = 1;
+      return vkphys::tools::cmd_render(opt);
+    }
     if (bench->parsed()) {
       if (opt.backend == "gpu" && !bench->count("--backend")) opt.backend = "both";
       if (!bench->count("--steps")) opt.steps = 20;

@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <cstring>
 #include <map>
+#include <optional>
+#include <span>
 #include <stdexcept>
 
 #include "host/gpu/primitives.h"
@@ -53,19 +55,43 @@ enum Binding : std::uint32_t {
 #undef VKPHYS_BINDING_NAME
 };
 
+// The world shaders' specialization constants: VKPHYS_FAULT (kernels/stages.h), FAULT_NONE unless
+// a test asks for a wrong kernel.
+struct WorldConstants {
+  std::array<std::uint32_t, 1> values{kern::FAULT_NONE};
+  explicit WorldConstants(std::optional<Stage> fault) {
+    if (!fault) return;
+    const std::uint32_t v = 1u + static_cast<std::uint32_t>(*fault);
+    bool known = false;
+#define VKPHYS_KNOWN_FAULT(name, value) known = known || (v == (value) && (value) != 0u);
+    VKPHYS_FAULTS(VKPHYS_KNOWN_FAULT)
+#undef VKPHYS_KNOWN_FAULT
+    if (!known) {
+      throw std::invalid_argument(std::string("make_gpu_backend: fault stage \"") +
+                                  stage_name(*fault) +
+                                  "\" has no fault (broadphase, narrowphase, predict, solve do)");
+    }
+    values[0] = v;
+  }
+};
+static_assert(kern::FAULT_BROADPHASE == 1u + static_cast<std::uint32_t>(Stage::broadphase));
+static_assert(kern::FAULT_NARROWPHASE == 1u + static_cast<std::uint32_t>(Stage::narrowphase));
+static_assert(kern::FAULT_PREDICT == 1u + static_cast<std::uint32_t>(Stage::predict));
+static_assert(kern::FAULT_SOLVE == 1u + static_cast<std::uint32_t>(Stage::solve));
+
 struct WorldKernels {
   vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact;
-  explicit WorldKernels(const vk::Context& c)
-      : body(c, "world_body", words(world_body_spv), kPush),
-        grid(c, "world_grid", words(world_grid_spv), kPush),
-        sweep(c, "world_sweep", words(world_sweep_spv), kPush),
-        finalize(c, "world_finalize", words(world_finalize_spv), kPush),
-        narrowphase(c, "world_narrowphase", words(world_narrowphase_spv), kPush),
-        color(c, "world_color", words(world_color_spv), kPush),
-        unit(c, "world_unit", words(world_unit_spv), kPush),
-        commit(c, "world_commit", words(world_commit_spv), kPush),
-        drive(c, "world_drive", words(world_drive_spv), kPush),
-        pcontact(c, "world_pcontact", words(world_pcontact_spv), kPush) {}
+  WorldKernels(const vk::Context& c, std::span<const std::uint32_t> k)
+      : body(c, "world_body", words(world_body_spv), kPush, k),
+        grid(c, "world_grid", words(world_grid_spv), kPush, k),
+        sweep(c, "world_sweep", words(world_sweep_spv), kPush, k),
+        finalize(c, "world_finalize", words(world_finalize_spv), kPush, k),
+        narrowphase(c, "world_narrowphase", words(world_narrowphase_spv), kPush, k),
+        color(c, "world_color", words(world_color_spv), kPush, k),
+        unit(c, "world_unit", words(world_unit_spv), kPush, k),
+        commit(c, "world_commit", words(world_commit_spv), kPush, k),
+        drive(c, "world_drive", words(world_drive_spv), kPush, k),
+        pcontact(c, "world_pcontact", words(world_pcontact_spv), kPush, k) {}
   std::array<vk::Kernel*, 10> all() {
     return {&body,  &grid, &sweep,  &finalize, &narrowphase,
             &color, &unit, &commit, &drive,    &pcontact};
@@ -74,8 +100,11 @@ struct WorldKernels {
 
 class GpuBackend final : public Backend {
  public:
-  explicit GpuBackend(vk::Context& ctx)
-      : ctx_(ctx), kernels_(ctx), timestamps_(ctx, kStageCount + 1) {}
+  GpuBackend(vk::Context& ctx, std::optional<Stage> fault)
+      : ctx_(ctx),
+        constants_(fault),
+        kernels_(ctx, constants_.values),
+        timestamps_(ctx, kStageCount + 1) {}
 
   ~GpuBackend() override { free_command_buffer(); }
 
@@ -540,6 +569,7 @@ class GpuBackend final : public Backend {
   }
 
   vk::Context& ctx_;
+  WorldConstants constants_;
   WorldKernels kernels_;
   vk::Timestamps timestamps_;
   Scene scene_;
@@ -560,8 +590,8 @@ class GpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx) {
-  return std::make_unique<GpuBackend>(ctx);
+std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx, std::optional<Stage> fault) {
+  return std::make_unique<GpuBackend>(ctx, fault);
 }
 
 }  // namespace vkphys

@@ -7,16 +7,23 @@
 //   DIR/metrics.csv               step,time,kinetic,kinetic_linear,kinetic_rotational,potential,
 //                                 energy,px,py,pz,lx,ly,lz,max_speed,max_angular_speed,
 //                                 max_penetration,pairs,manifolds,points,particle_contacts,rows,
-//                                 colors,overflow_units,regrows,step_ms
+//                                 colors,overflow_units,regrows,step_ms,max_rigid_penetration,
+//                                 mean_rigid_penetration,max_joint_error,mean_joint_error
+//   DIR/vtk/frame_NNNNNN.vtp, DIR/run.pvd   with `vtk`: each frame also as VTK XML PolyData and
+//       the frames as a ParaView time series (host/io/vtk_output.h)
 //
 // Energies in J, momentum in kg m/s, angular momentum about the origin in kg m^2/s
 // (host/sim/metrics.h); pairs .. regrows as in StepStats (host/sim/backend.h); step_ms is the
-// host-measured time of the step (backend step only, not the read-back).
+// host-measured time of the step (backend step only, not the read-back); the rigid penetration
+// and joint errors [m] are ConstraintErrors (host/sim/metrics.h; 0 at step 0).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "host/sim/backend.h"
 #include "host/sim/metrics.h"
@@ -24,18 +31,25 @@
 
 namespace vkphys::io {
 
+// Writes `text` to `path`; throws std::runtime_error naming the path if it cannot.
+void write_text_file(const std::filesystem::path& path, const std::string& text);
+
 class RunWriter {
  public:
-  // Creates DIR and DIR/frames; throws std::runtime_error naming the path if it cannot.
-  explicit RunWriter(const std::filesystem::path& dir);
+  // Creates DIR and DIR/frames (and DIR/vtk with `vtk`); throws std::runtime_error naming the
+  // path if it cannot. `time_step`: the scene's h, the .pvd's clock (frame k is at k h).
+  explicit RunWriter(const std::filesystem::path& dir, bool vtk = false, double time_step = 0.0);
   // Writes the first scene.bodies.size() bodies of `state`, then its particles.
   void frame(std::uint64_t step, const Scene& scene, const WorldState& state);
   void metrics(std::uint64_t step, double time, const Metrics& m, const StepStats& stats,
-               double step_ms);
+               double step_ms, const ConstraintErrors& errors);
 
  private:
   std::filesystem::path dir_;
   std::ofstream metrics_;
+  bool vtk_ = false;
+  double time_step_ = 0.0;
+  std::vector<std::pair<double, std::string>> vtk_frames_;  // (time, file) for run.pvd
 };
 
 }  // namespace vkphys::io

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <glm/glm.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,8 +60,8 @@ struct StepStats {
   std::uint32_t overflow_units = 0;  // units in the overflow colour
   std::uint32_t pair_capacity = 0;
   std::uint32_t contact_capacity = 0;  // particle contacts
-  std::uint32_t regrows = 0;     // times this step was redone after a pair or contact overflow
-  std::uint32_t dispatches = 0;  // compute dispatches per step (GPU)
+  std::uint32_t regrows = 0;       // times this step was redone after a pair or contact overflow
+  std::uint32_t dispatches = 0;    // compute dispatches per step (GPU)
   std::uint64_t device_bytes = 0;  // device memory the GPU backend holds (0 on the CPU)
   std::array<double, kStageCount> stage_ms{};
 };
@@ -104,6 +105,10 @@ class Backend {
 
 std::unique_ptr<Backend> make_cpu_backend();
 // The context must outlive the backend. The sequential scheme is CPU-only: load throws.
-std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx);
+//   `fault` is for tests only: that stage's GPU kernel computes something deliberately wrong
+// (VKPHYS_FAULTS in kernels/stages.h: broadphase, narrowphase, predict or solve; another stage
+// throws std::invalid_argument), to show that a comparison with the CPU catches it.
+std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx,
+                                          std::optional<Stage> fault = std::nullopt);
 
 }  // namespace vkphys

@@ -158,4 +158,36 @@ Metrics measure(const Scene& scene, const WorldState& state) {
   return measure(mass_table(scene), scene, state);
 }
 
+ConstraintErrors constraint_errors(const Scene& scene, const StepTrace& trace,
+                                   const WorldState& state) {
+  ConstraintErrors e;
+  std::size_t overlapping = 0;
+  for (std::size_t p = 0; p < trace.pairs.size(); ++p) {
+    for (std::uint32_t k = 0; k < std::min(trace.pairs[p].z, 4u) && 4 * p + k < trace.points.size();
+         ++k) {
+      const double gap = trace.points[4 * p + k].w;
+      if (!(gap < 0.0)) continue;
+      e.max_rigid_penetration = std::max(e.max_rigid_penetration, -gap);
+      e.mean_rigid_penetration += -gap;
+      ++overlapping;
+    }
+  }
+  if (overlapping) e.mean_rigid_penetration /= static_cast<double>(overlapping);
+  for (const Joint& j : scene.joints) {
+    if (std::max(j.body_a, j.body_b) >= state.pos.size()) {
+      throw std::invalid_argument("constraint_errors: a joint's body is not in the state");
+    }
+    auto anchor = [&state](std::uint32_t b, glm::vec3 local) {
+      return glm::dvec3(state.pos[b]) +
+             quat_double::rotate(normalised(glm::dvec4(state.rot[b])), glm::dvec3(local));
+    };
+    const double d = glm::length(anchor(j.body_b, j.anchor_b) - anchor(j.body_a, j.anchor_a));
+    const double err = j.type == JointType::distance ? std::abs(d - static_cast<double>(j.length)) : d;
+    e.max_joint_error = std::max(e.max_joint_error, err);
+    e.mean_joint_error += err;
+  }
+  if (!scene.joints.empty()) e.mean_joint_error /= static_cast<double>(scene.joints.size());
+  return e;
+}
+
 }  // namespace vkphys

@@ -52,6 +52,19 @@ MassTable mass_table(const Scene& scene);
 Metrics measure(const MassTable& masses, const Scene& scene, const WorldState& state);
 Metrics measure(const Scene& scene, const WorldState& state);
 
+// The constraint errors of one step (`vkphys run`'s metrics.csv):
+//   rigid penetration: over the manifold points the step's narrowphase found (StepTrace points,
+//   at the step's start) with a negative gap, the deepest and the mean overlap [m] (0 if none);
+//   joint error: per joint after the step, |anchor_a - anchor_b| in world space for ball and
+//   hinge joints, ||anchor_a - anchor_b| - length| for distance joints; the largest and the
+//   mean [m] (a hinge's axis alignment is not counted).
+struct ConstraintErrors {
+  double max_rigid_penetration = 0.0, mean_rigid_penetration = 0.0;
+  double max_joint_error = 0.0, mean_joint_error = 0.0;
+};
+ConstraintErrors constraint_errors(const Scene& scene, const StepTrace& trace,
+                                   const WorldState& state);
+
 // Rotational kinetic energy 1/2 w_b . (I w_b) of one body with principal moments `inertia`,
 // orientation q (x, y, z, w; normalised here) and world angular velocity w.
 double rotational_energy(glm::dvec3 inertia, glm::dvec4 q, glm::dvec3 omega);

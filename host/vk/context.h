@@ -65,6 +65,7 @@ class Context {
   VkDevice device() const { return device_; }
   VkPhysicalDevice physical() const { return physical_; }
   VkQueue queue() const { return queue_; }
+  std::uint32_t queue_family() const { return queue_family_; }
   const DeviceInfo& info() const { return info_; }
   bool validation_enabled() const { return validation_; }
   std::uint32_t validation_errors() const { return validation_errors_; }

@@ -9,7 +9,7 @@ constexpr std::uint32_t kSetsPerPool = 64;
 }
 
 Kernel::Kernel(const Context& ctx, std::string name, std::span<const std::uint32_t> spirv,
-               std::uint32_t push_bytes)
+               std::uint32_t push_bytes, std::span<const std::uint32_t> constants)
     : ctx_(ctx), name_(std::move(name)), bindings_(used_bindings(spirv)), push_bytes_(push_bytes) {
   VkShaderModuleCreateInfo minfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   minfo.codeSize = spirv.size_bytes();
@@ -37,11 +37,22 @@ Kernel::Kernel(const Context& ctx, std::string name, std::span<const std::uint32
   pinfo.pPushConstantRanges = push_bytes ? &range : nullptr;
   check(vkCreatePipelineLayout(ctx.device(), &pinfo, nullptr, &layout_), "vkCreatePipelineLayout");
 
+  std::vector<VkSpecializationMapEntry> entries(constants.size());
+  for (std::size_t i = 0; i < constants.size(); ++i) {
+    entries[i] = {static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(4 * i), 4};
+  }
+  VkSpecializationInfo spec{};
+  spec.mapEntryCount = static_cast<std::uint32_t>(entries.size());
+  spec.pMapEntries = entries.data();
+  spec.dataSize = constants.size_bytes();
+  spec.pData = constants.data();
+
   VkComputePipelineCreateInfo cinfo{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   cinfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   cinfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   cinfo.stage.module = module_;
   cinfo.stage.pName = "main";
+  cinfo.stage.pSpecializationInfo = constants.empty() ? nullptr : &spec;
   cinfo.layout = layout_;
   check(vkCreateComputePipelines(ctx.device(), VK_NULL_HANDLE, 1, &cinfo, nullptr, &pipeline_),
         ("vkCreateComputePipelines(" + name_ + ")").c_str());

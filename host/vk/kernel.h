@@ -21,9 +21,11 @@ namespace vkphys::vk {
 
 class Kernel {
  public:
-  // spirv: the embedded words; push_bytes: push constant size.
+  // spirv: the embedded words; push_bytes: push constant size; constants: the values of the
+  // shader's 32-bit specialization constants, constant_id i = constants[i] (ids the shader does
+  // not declare are ignored).
   Kernel(const Context& ctx, std::string name, std::span<const std::uint32_t> spirv,
-         std::uint32_t push_bytes = 0);
+         std::uint32_t push_bytes = 0, std::span<const std::uint32_t> constants = {});
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;

@@ -1,0 +1,104 @@
+// `vkphys plot RUN_DIR`: SVG plots of a run's metrics.csv over time (host/io/svg_plot.h), one
+// file per figure in RUN_DIR/plots/.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "host/io/output.h"
+#include "host/io/svg_plot.h"
+#include "tools/commands.h"
+
+namespace vkphys::tools {
+
+namespace {
+
+// metrics.csv as columns by header name; throws naming the file, line and field that is wrong.
+std::map<std::string, std::vector<double>> read_columns(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path.string() + " (is it a run's folder?)");
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  std::stringstream header(line);
+  for (std::string name; std::getline(header, name, ',');) names.push_back(name);
+  std::map<std::string, std::vector<double>> columns;
+  for (std::size_t row = 2; std::getline(in, line); ++row) {
+    std::stringstream fields(line);
+    std::size_t k = 0;
+    for (std::string field; std::getline(fields, field, ','); ++k) {
+      if (k >= names.size()) {
+        throw std::runtime_error(fmt::format("{} line {}: more fields than the header's {}",
+                                             path.string(), row, names.size()));
+      }
+      try {
+        columns[names[k]].push_back(std::stod(field));
+      } catch (const std::exception&) {
+        throw std::runtime_error(fmt::format("{} line {}: {} = \"{}\" is not a number",
+                                             path.string(), row, names[k], field));
+      }
+    }
+  }
+  return columns;
+}
+
+struct Figure {
+  const char* file;
+  const char* title;
+  const char* unit;
+  std::vector<const char*> columns;
+  bool log_y = false;
+};
+
+const std::vector<Figure>& figures() {
+  static const std::vector<Figure> list{
+      {"energy", "energy", "[J]", {"kinetic", "potential", "energy"}},
+      {"momentum", "linear momentum", "[kg m/s]", {"px", "py", "pz"}},
+      {"angular_momentum", "angular momentum about the origin", "[kg m^2/s]", {"lx", "ly", "lz"}},
+      {"penetration",
+       "penetration",
+       "[m]",
+       {"max_penetration", "max_rigid_penetration", "mean_rigid_penetration"}},
+      {"joint_error", "joint error", "[m]", {"max_joint_error", "mean_joint_error"}},
+      {"contacts", "contacts", "count", {"pairs", "manifolds", "points", "particle_contacts"}},
+      {"colors", "colours and overflow", "count", {"colors", "overflow_units", "regrows"}},
+      {"step_ms", "time per step (host clock)", "[ms] (log)", {"step_ms"}, true},
+  };
+  return list;
+}
+
+}  // namespace
+
+int cmd_plot(const Options& opt) {
+  const std::filesystem::path dir(opt.scene);
+  const auto columns = read_columns(dir / "metrics.csv");
+  if (!columns.count("time")) {
+    throw std::runtime_error((dir / "metrics.csv").string() + ": no \"time\" column");
+  }
+  const std::vector<double>& t = columns.at("time");
+  std::filesystem::create_directories(dir / "plots");
+  for (const Figure& f : figures()) {
+    io::Plot p;
+    p.title = f.title;
+    p.x_label = "time [s]";
+    p.y_label = f.unit;
+    p.log_y = f.log_y;
+    for (const char* c : f.columns) {
+      if (!columns.count(c)) continue;
+      p.series.push_back({c, t, columns.at(c), io::plot_color(p.series.size()), false});
+    }
+    if (p.series.empty()) continue;
+    const std::filesystem::path out = dir / "plots" / (std::string(f.file) + ".svg");
+    io::write_text_file(out, io::svg_plot(p));
+    std::printf("%s\n", out.c_str());
+  }
+  return 0;
+}
+
+}  // namespace vkphys::tools
