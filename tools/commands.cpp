@@ -47,6 +47,14 @@ int cmd_info(const Options&) {
   return 0;
 }
 
+void check_size(const char* flag, std::uint64_t size, const std::string& what, std::uint64_t max) {
+  if (size <= max) return;
+  throw std::runtime_error(
+      fmt::format("{} {}: {} takes at most {} (the scene loader's limits: "
+                  "kMaxBodies = {}, kMaxParticles = {})",
+                  flag, size, what, max, io::kMaxBodies, io::kMaxParticles));
+}
+
 SolverScheme parse_scheme(const std::string& name) {
   if (name == "sequential") return SolverScheme::sequential;
   if (name == "colored") return SolverScheme::colored;
@@ -74,6 +82,8 @@ std::string describe_nonfinite(const Scene& scene, const Metrics& m) {
 
 int cmd_run(const Options& opt) {
   Scene scene = io::load_scene(opt.scene);
+  // Refuses a non-empty folder before any work.
+  io::RunWriter writer(opt.out, opt.force, opt.vtk, static_cast<double>(scene.settings.time_step));
   SolverSettings& solver = scene.settings.solver;
   if (!opt.scheme.empty()) solver.scheme = parse_scheme(opt.scheme);
   apply_solver_overrides(opt, solver);
@@ -101,7 +111,6 @@ int cmd_run(const Options& opt) {
     std::printf("(a CPU Vulkan driver: step times are not GPU timings)\n");
   }
   backend->load(scene);
-  io::RunWriter writer(opt.out, opt.vtk, static_cast<double>(scene.settings.time_step));
   const MassTable masses = mass_table(scene);
   WorldState prev, cur;  // prev: the last finite state
   backend->read(prev);
