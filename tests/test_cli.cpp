@@ -114,5 +114,24 @@ TEST(Cli, RunRefusesANonEmptyFolderUnlessForced) {
   fs::remove_all(dir);
 }
 
+TEST(Cli, RunStopsAtANonFiniteStateNamingStepBodyAndStage) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("vkphys_test_cli_nan_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path scene_file = dir / "overforced.json";
+  std::ofstream(scene_file) << R"({"format": "vkphys-scene", "version": 2,
+    "bodies": [{"shape": "sphere", "radius": 0.1, "mass": 0.001, "position": [0, 5, 0]},
+               {"shape": "sphere", "radius": 0.1, "mass": 0.001, "position": [3, 5, 0],
+                "force": [0, 0, 0]}],
+    "impulses": [{"time": 0.06, "body": 1, "impulse": [0, 3e38, 0]}]})";
+  const fs::path out = dir / "out";
+  expect_refused("run " + scene_file.string() + " --backend cpu --steps 10 --out " + out.string(),
+                 {"step 4: the predict stage made body 1 (sphere) NaN or infinite",
+                  "frame_000003.csv holds the last finite state"});
+  EXPECT_TRUE(fs::exists(out / "frames" / "frame_000003.csv"));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace vkphys
