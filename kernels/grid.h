@@ -10,8 +10,16 @@
 
 KERNELS_BEGIN
 
+// Cell coordinates stop at +-2^30 (a NaN counts as -2^30): converting a float beyond the int
+// range is undefined, and a neighbour cell (cell +- 1) must not overflow. Clamping keeps
+// neighbouring cells neighbours, so far-out particles only share cells, and no pair is lost.
+#define VKPHYS_GRID_CELL_LIMIT 1073741824.0f
+
 KFN ivec3 grid_cell(vec3 p, float inv_cell) {
-  return ivec3(floor(p * inv_cell));
+  vec3 c = floor(p * inv_cell);
+  vec3 lo = vec3(-VKPHYS_GRID_CELL_LIMIT);
+  c = mix(lo, min(c, vec3(VKPHYS_GRID_CELL_LIMIT)), greaterThanEqual(c, lo));
+  return ivec3(c);
 }
 
 KFN uint grid_hash(ivec3 cell, uint table_size) {

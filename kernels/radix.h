@@ -15,7 +15,18 @@
 #define VKPHYS_SCAN_ITEMS 16u    // elements per invocation in the scan kernels
 #define VKPHYS_SORT_ITEMS 16u    // elements per invocation in the sort kernels
 
+// Scans saturate at VKPHYS_SCAN_LIMIT = 2^31 instead of wrapping modulo 2^32: an offset or a
+// total that reaches it belongs to a list far past any capacity (< 2^24, grown_capacity), so the
+// step stops with a capacity error, and an offset plus a count (< 2^31) cannot wrap back onto a
+// slot in range. min(true sum, limit) is associative, so every blocking gives the same result.
+#define VKPHYS_SCAN_LIMIT 0x80000000u
+
 KERNELS_BEGIN
+
+KFN uint saturating_add(uint a, uint b) {
+  uint s = a + b;
+  return (s < a || s > VKPHYS_SCAN_LIMIT) ? VKPHYS_SCAN_LIMIT : s;
+}
 
 // Passes needed for key_bits (0..32) bits; 0 bits need none.
 KFN uint radix_passes(uint key_bits) {

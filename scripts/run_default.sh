@@ -8,4 +8,4 @@ cmake --preset release
 cmake --build --preset release -j"$(nproc)"
 ./build/release/tools/vkphys info
 ./build/release/tools/vkphys run scenes/particles_box.json --backend gpu --steps 300 \
-  --out out/particles_box "$@"
+  --out out/particles_box --force "$@"

@@ -11,6 +11,7 @@ packages=(
   # tests that check outputs with independent programs: a browser for the compare report,
   # Pillow for its screenshot, VTK's own reader for the --vtk frames
   python3 chromium python3-pil python3-vtk9
+  clang libclang-rt-14-dev   # the libFuzzer targets (preset fuzz, scripts/fuzz.sh)
 )
 
 missing=()

@@ -1,4 +1,5 @@
-// Scan, step 2 of each level: adds the scanned block sums back, data[i] += sums[i / BLOCK].
+// Scan, step 2 of each level: adds the scanned block sums back, data[i] += sums[i / BLOCK]
+// (saturating: kernels/radix.h, saturating_add).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "kernels/limits.h"
@@ -21,6 +22,6 @@ void main() {
   uint add = sums[gl_WorkGroupID.x];
   for (uint i = 0u; i < ITEMS; ++i) {
     uint g = base + i * GROUP + t;
-    if (g < pc.count) data[g] += add;
+    if (g < pc.count) data[g] = saturating_add(data[g], add);
   }
 }

@@ -1,6 +1,6 @@
 // Scan, step 1 of each level: exclusive scan of each block of BLOCK = 64 x 16 elements in place,
 // and the block's total into sums[block] (the next level scans the sums; scan_add adds them back).
-// Values wrap modulo 2^32 like the CPU twin.
+// Sums saturate at VKPHYS_SCAN_LIMIT (kernels/radix.h, saturating_add) like the CPU twin.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "kernels/limits.h"
@@ -39,7 +39,7 @@ void main() {
     uint j = t * ITEMS + i;
     uint v = s_data[j];
     s_data[j] = sum;
-    sum += v;
+    sum = saturating_add(sum, v);
   }
   s_part[t] = sum;
   memoryBarrierShared();
@@ -48,15 +48,18 @@ void main() {
   // Inclusive scan of the run totals across the workgroup (Hillis-Steele).
   for (uint off = 1u; off < GROUP; off <<= 1u) {
     uint v = s_part[t];
-    if (t >= off) v += s_part[t - off];
+    if (t >= off) v = saturating_add(v, s_part[t - off]);
     memoryBarrierShared();
     barrier();
     s_part[t] = v;
     memoryBarrierShared();
     barrier();
   }
-  uint prefix = s_part[t] - sum;
-  for (uint i = 0u; i < ITEMS; ++i) s_data[t * ITEMS + i] += prefix;
+  // The runs before this one (no subtraction: a saturated sum cannot be taken apart).
+  uint prefix = t == 0u ? 0u : s_part[t - 1u];
+  for (uint i = 0u; i < ITEMS; ++i) {
+    s_data[t * ITEMS + i] = saturating_add(s_data[t * ITEMS + i], prefix);
+  }
   if (t == GROUP - 1u) sums[gl_WorkGroupID.x] = s_part[t];
   memoryBarrierShared();
   barrier();

@@ -26,7 +26,8 @@ def main() -> int:
     vkphys, scene, out = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     steps = 40
     run = subprocess.run([vkphys, "run", scene, "--backend", "cpu", "--steps", str(steps),
-                          "--out", str(out)], capture_output=True, text=True, timeout=600)
+                          "--out", str(out), "--force"],  # the folder outlives a ctest run
+                         capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     rows = list(csv.DictReader(open(out / "metrics.csv")))
     assert len(rows) == steps + 1

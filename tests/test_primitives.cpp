@@ -14,6 +14,7 @@
 #include "host/cpu/primitives.h"
 #include "host/gpu/primitives.h"
 #include "host/vk/buffer.h"
+#include "kernels/radix.h"
 #include "tests/gpu_env.h"
 
 namespace vkphys {
@@ -55,9 +56,22 @@ Words iota_words(std::size_t n) {
   return out;
 }
 
+// Values below 2^12: the sums of the large sizes pass 2^31 (about a million elements in), so one
+// scan checks exact offsets and the saturation after them.
+Words scan_words(std::size_t n, u32 seed) {
+  Words out = random_words(n, seed);
+  for (u32& v : out) v &= 0xFFFu;
+  return out;
+}
+
+// The exclusive scan in 64 bits, saturated at VKPHYS_SCAN_LIMIT = 2^31 (kernels/radix.h).
 Words reference_scan(const Words& in) {
   Words out(in.size());
-  std::exclusive_scan(in.begin(), in.end(), out.begin(), u32{0});
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    out[i] = static_cast<u32>(std::min<std::uint64_t>(sum, VKPHYS_SCAN_LIMIT));
+    sum += in[i];
+  }
   return out;
 }
 
@@ -107,12 +121,26 @@ TEST(CpuScan, MatchesStdExclusiveScan) {
   sizes.push_back(kLarge);
   for (u32 n : sizes) {
     SCOPED_TRACE("n = " + std::to_string(n));
-    Words data = random_words(n, 100 + n);  // full 32-bit values: the sums wrap
-    const Words expected = reference_scan(data);
-    const u32 total = n ? expected.back() + data.back() : 0u;
-    EXPECT_EQ(cpu::exclusive_scan(data), total);
-    EXPECT_EQ(data, expected);
+    for (const Words& in : {scan_words(n, 100 + n), random_words(n, 100 + n)}) {
+      Words data = in;
+      Words extended = in;
+      extended.push_back(0);
+      const u32 total = reference_scan(extended).back();
+      EXPECT_EQ(cpu::exclusive_scan(data), total);
+      EXPECT_EQ(data, reference_scan(in));
+    }
   }
+}
+
+// Sums past 2^32 used to wrap to small offsets, so a list sized to the total was overrun.
+TEST(CpuScan, SaturatesInsteadOfWrapping) {
+  const u32 limit = VKPHYS_SCAN_LIMIT;
+  Words data{5u, 0xFFFFFFFFu, 7u, 0x7FFFFFFAu, 1u};
+  EXPECT_EQ(cpu::exclusive_scan(data), limit);
+  EXPECT_EQ(data, (Words{0u, 5u, limit, limit, limit}));
+  data = {0x7FFFFFF0u, 0x0Fu, 1u, 1u};
+  EXPECT_EQ(cpu::exclusive_scan(data), limit);
+  EXPECT_EQ(data, (Words{0u, 0x7FFFFFF0u, 0x7FFFFFFFu, limit}));
 }
 
 TEST(CpuRadixSort, MatchesStableSort) {
@@ -151,8 +179,11 @@ class GpuScan : public ::testing::TestWithParam<u32> {};
 TEST_P(GpuScan, MatchesStdExclusiveScan) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   const u32 n = GetParam();
-  const Words data = random_words(n, 400 + n);  // full 32-bit values: the sums wrap
+  const Words data = scan_words(n, 400 + n);
   EXPECT_EQ(gpu_scan(ctx, data), reference_scan(data));
+  // Full 32-bit values: every level saturates, as on the CPU, never wraps.
+  const Words full = random_words(n, 400 + n);
+  EXPECT_EQ(gpu_scan(ctx, full), reference_scan(full));
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, GpuScan,
@@ -166,7 +197,7 @@ TEST(GpuScanReuse, PartialCountsLeaveTheTailAlone) {
   gpu::Scan scan(ctx, kCapacity);
   for (u32 n : {0u, 1u, 1025u, 66000u, 3000u}) {
     SCOPED_TRACE("n = " + std::to_string(n));
-    const Words data = random_words(kCapacity, 500 + n);
+    const Words data = scan_words(kCapacity, 500 + n);
     vk::Buffer buf = make_buffer(ctx, data);
     ctx.run_once([&](VkCommandBuffer cb) { scan.record(cb, buf, n); });
     const Words got = buf.download<u32>(kCapacity);

@@ -663,9 +663,9 @@ TEST(RigidSceneFile, BodyErrors) {
 
   s = base_rigid();
   s["bodies"][1].erase("density");
-  s["bodies"][1]["mass"] = 1e-30;
-  s["bodies"][1]["radius"] = 1e-5;
-  expect_error(error_of(s), {"bodies[1].mass = 1e-30", "moments of inertia", "32-bit float"});
+  s["bodies"][1]["mass"] = 1e-35;  // the smallest radius (1e-4 m): I = 4e-44 kg m^2
+  s["bodies"][1]["radius"] = 1e-4;
+  expect_error(error_of(s), {"bodies[1].mass = 1e-35", "moments of inertia", "32-bit float"});
 
   text = base_rigid().dump();
   text.replace(text.find("\"position\":[0,1,0]"), 18, "\"position\":[0,1e999,0]");

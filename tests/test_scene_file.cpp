@@ -457,8 +457,9 @@ TEST(SceneFileErrors, TooManyParticlesFailsBeforeAllocating) {
 
   // The limit applies to the running total: 24 + 1 particles before, then exactly the limit.
   s = base_scene();
-  s["particles"].push_back(lattice({8192, 4096, 1}, 0.25, 0.1, 0.0, 0));
-  expect_error(error_of(s), {"particles[2].count = [8192,4096,1]",
+  static_assert(kMaxParticles == 2048u * 2048u);
+  s["particles"].push_back(lattice({2048, 2048, 1}, 0.25, 0.1, 0.0, 0));
+  expect_error(error_of(s), {"particles[2].count = [2048,2048,1]",
                              std::to_string(25u + kMaxParticles), "kMaxParticles"});
 
   s = base_scene();

@@ -27,7 +27,8 @@ def close(a, b, tol):
 def check_run(vkphys, scene_file, out, vtk):
     steps, every = 20, 10
     run = subprocess.run([vkphys, "run", str(scene_file), "--backend", "cpu", "--steps",
-                          str(steps), "--every", str(every), "--out", str(out), "--vtk"],
+                          str(steps), "--every", str(every), "--out", str(out), "--vtk",
+                          "--force"],  # the folder outlives a ctest run
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     scene = json.loads(scene_file.read_text())

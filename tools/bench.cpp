@@ -53,15 +53,21 @@ struct Workload {
   std::vector<std::uint32_t> cpu_sizes;         // ... on the CPU backend
   std::vector<std::uint32_t> cpu_driver_sizes;  // ... on a CPU Vulkan driver (lavapipe)
   std::uint32_t warmup;
+  std::uint32_t max_size;  // largest --sizes entry (the scene loader's limits)
 };
 
 const std::array<Workload, 5>& workloads() {
   static const std::array<Workload, 5> w{{
-      {"particles", {1000, 10000, 100000}, {1000, 10000, 100000}, {1000, 10000}, 30},
-      {"mixed", {2000, 20000}, {2000, 20000}, {2000}, 120},
-      {"pyramid", {20, 40}, {20, 40}, {20, 40}, 60},
-      {"pyramids", {10}, {10}, {10}, 60},
-      {"boxes", {10000, 100000}, {1000, 10000}, {1000, 4000}, 120},
+      {"particles",
+       {1000, 10000, 100000},
+       {1000, 10000, 100000},
+       {1000, 10000},
+       30,
+       io::kMaxParticles},
+      {"mixed", {2000, 20000}, {2000, 20000}, {2000}, 120, io::kMaxParticles},
+      {"pyramid", {20, 40}, {20, 40}, {20, 40}, 60, kMaxPyramidBase},
+      {"pyramids", {10}, {10}, {10}, 60, io::kMaxBodies / kPyramidBoxes10},
+      {"boxes", {10000, 100000}, {1000, 10000}, {1000, 4000}, 120, io::kMaxBodies},
   }};
   return w;
 }
@@ -176,7 +182,12 @@ int cmd_bench(const Options& opt) {
   if (opt.steps == 0) throw std::runtime_error("--steps must be at least 1");
   std::vector<const Workload*> chosen;
   for (const Workload& w : workloads()) {
-    if (chosen_by(opt.workload, w.name)) chosen.push_back(&w);
+    if (!chosen_by(opt.workload, w.name)) continue;
+    chosen.push_back(&w);
+    if (!opt.sizes_given) continue;
+    for (std::uint32_t size : opt.sizes) {
+      check_size("--sizes", size, fmt::format("the {} workload", w.name), w.max_size);
+    }
   }
 
   std::unique_ptr<vk::Context> ctx;

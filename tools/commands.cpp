@@ -47,6 +47,14 @@ int cmd_info(const Options&) {
   return 0;
 }
 
+void check_size(const char* flag, std::uint64_t size, const std::string& what, std::uint64_t max) {
+  if (size <= max) return;
+  throw std::runtime_error(
+      fmt::format("{} {}: {} takes at most {} (the scene loader's limits: "
+                  "kMaxBodies = {}, kMaxParticles = {})",
+                  flag, size, what, max, io::kMaxBodies, io::kMaxParticles));
+}
+
 SolverScheme parse_scheme(const std::string& name) {
   if (name == "sequential") return SolverScheme::sequential;
   if (name == "colored") return SolverScheme::colored;
@@ -63,6 +71,12 @@ void apply_solver_overrides(const Options& opt, SolverSettings& solver) {
 
 namespace {
 
+// World index i (the scene's bodies, the plane bodies, then the particles).
+std::string describe_world_index(const Scene& scene, std::uint32_t i) {
+  const auto rigid = static_cast<std::uint32_t>(scene.bodies.size() + scene.planes.size());
+  return describe(scene, i < rigid ? BodyRef{i, false} : BodyRef{i - rigid, true});
+}
+
 // The body or particle a NaN was found in, or empty if the metrics saw none.
 std::string describe_nonfinite(const Scene& scene, const Metrics& m) {
   if (m.nonfinite_body) return describe(scene, BodyRef{*m.nonfinite_body, false});
@@ -74,6 +88,8 @@ std::string describe_nonfinite(const Scene& scene, const Metrics& m) {
 
 int cmd_run(const Options& opt) {
   Scene scene = io::load_scene(opt.scene);
+  // Refuses a non-empty folder before any work.
+  io::RunWriter writer(opt.out, opt.force, opt.vtk, static_cast<double>(scene.settings.time_step));
   SolverSettings& solver = scene.settings.solver;
   if (!opt.scheme.empty()) solver.scheme = parse_scheme(opt.scheme);
   apply_solver_overrides(opt, solver);
@@ -101,7 +117,7 @@ int cmd_run(const Options& opt) {
     std::printf("(a CPU Vulkan driver: step times are not GPU timings)\n");
   }
   backend->load(scene);
-  io::RunWriter writer(opt.out, opt.vtk, static_cast<double>(scene.settings.time_step));
+  const bool staged = backend->check_stages(true);  // the CPU backend names the stage of a NaN
   const MassTable masses = mass_table(scene);
   WorldState prev, cur;  // prev: the last finite state
   backend->read(prev);
@@ -117,20 +133,32 @@ int cmd_run(const Options& opt) {
   std::uint64_t last_frame = 0;
   Progress progress(opt.steps);
   const double h = static_cast<double>(scene.settings.time_step);
+  // Stops the run at step k: the last finite state (step k - 1) goes to disk first.
+  auto stop_nonfinite = [&](std::uint32_t k, const std::string& what) {
+    if (last_frame != k - 1u) writer.frame(k - 1u, scene, prev);
+    progress.finish();
+    return std::runtime_error(fmt::format(
+        "step {}: {}; stopping (frame_{:06d}.csv holds the last finite state; check time_step, "
+        "spook_k, masses and forces)",
+        k, what, k - 1u));
+  };
   for (std::uint32_t k = 1; k <= opt.steps; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
-    backend->step(rigid ? &trace : nullptr);
+    try {
+      backend->step(rigid ? &trace : nullptr);
+    } catch (const NonFiniteState& e) {
+      throw stop_nonfinite(k,
+                           fmt::format("the {} stage made {} NaN or infinite", stage_name(e.stage),
+                                       describe_world_index(scene, e.body)));
+    }
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     backend->read(cur);
     m = measure(masses, scene, cur);
     if (std::string bad = describe_nonfinite(scene, m); !bad.empty()) {
-      if (last_frame != k - 1u) writer.frame(k - 1u, scene, prev);
-      progress.finish();
-      throw std::runtime_error(fmt::format(
-          "step {}: {} has a NaN or infinite position, orientation or velocity; stopping "
-          "(frame_{:06d}.csv holds the last finite state; check time_step, spook_k and masses)",
-          k, bad, k - 1u));
+      throw stop_nonfinite(
+          k, fmt::format("{} has a NaN or infinite position, orientation or velocity{}", bad,
+                         staged ? "" : " (run it with --backend cpu to learn which stage)"));
     }
     writer.metrics(k, h * k, m, backend->stats(), ms, constraint_errors(scene, trace, cur));
     if ((opt.every && k % opt.every == 0) || k == opt.steps) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "host/io/scene_file.h"
 #include "host/sim/scene.h"
 #include "host/vk/context.h"
 
@@ -18,6 +19,7 @@ struct Options {
   std::string backend = "gpu";
   std::uint32_t steps = 300;
   std::string out = "out/run";
+  bool force = false;  // run: replace the frames and metrics of an earlier run in --out
   std::uint32_t every = 10;
   bool vtk = false;                         // run: also write VTK XML frames and a .pvd series
   std::uint32_t frames = 60;                // render: pictures
@@ -43,6 +45,18 @@ struct Options {
   std::uint32_t size = 0;     // export-scene: count/base parameter, 0 = the builder's default
   std::string export_out;     // export-scene: output file, empty = stdout
 };
+
+// Largest size parameters of the built-in scenes (bench --sizes, export-scene --size): the
+// scene they build stays within the scene loader's limits (kMaxBodies, kMaxParticles).
+inline constexpr std::uint32_t kMaxPyramidBase = [] {
+  std::uint64_t b = 1;
+  while ((b + 1) * (b + 2) / 2 <= io::kMaxBodies) ++b;
+  return static_cast<std::uint32_t>(b);
+}();                                                  // base rows: base (base + 1) / 2 boxes
+inline constexpr std::uint32_t kPyramidBoxes10 = 55;  // boxes in a base-10 pyramid
+
+// Throws std::runtime_error "FLAG N: WHAT takes at most MAX" when size > max.
+void check_size(const char* flag, std::uint64_t size, const std::string& what, std::uint64_t max);
 
 int cmd_info(const Options& opt);
 int cmd_run(const Options& opt);

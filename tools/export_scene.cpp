@@ -2,6 +2,7 @@
 // scene files.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -15,8 +16,29 @@ namespace vkphys::tools {
 
 namespace {
 
+// The largest `size` of the scene called `name`: its bodies, joints and particles stay within
+// the scene loader's limits.
+std::uint64_t max_size(const std::string& name) {
+  if (name == "pendulum-grid" || name == "pendulum-grid-push") {
+    std::uint64_t n = 1;  // n x n balls and 3 boxes
+    while ((n + 1) * (n + 1) + 3 <= io::kMaxBodies) ++n;
+    return n;
+  }
+  if (name == "wall") {
+    std::uint64_t n = 1;  // n rows of n bricks
+    while ((n + 1) * (n + 1) <= io::kMaxBodies) ++n;
+    return n;
+  }
+  if (name == "pyramid") return kMaxPyramidBase;
+  if (name == "ramp" || name == "paddle") return io::kMaxParticles;
+  if (name == "particle-bed") return io::kMaxParticles / (kParticleBedSide * kParticleBedSide);
+  if (name == "pendulum-wave") return std::min(io::kMaxBodies, io::kMaxJoints);
+  return io::kMaxBodies - 1u;  // stacks, the chain and its world body, the box rain
+}
+
 // The scene called `name`; `size` (if not 0) is its count or base parameter.
 Scene build(const std::string& name, std::uint32_t size) {
+  check_size("--size", size, name, max_size(name));
   auto or_default = [size](std::uint32_t fallback) { return size ? size : fallback; };
   if (name == "stack") return stack_scene(or_default(5), false);
   if (name == "stack-intersecting") return stack_scene(or_default(5), true);

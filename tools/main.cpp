@@ -1,7 +1,7 @@
 // vkphys: the command line.
 //
 //   vkphys info                               Vulkan devices and their limits
-//   vkphys run SCENE [--backend gpu|cpu] [--steps N] [--out DIR] [--every K]
+//   vkphys run SCENE [--backend gpu|cpu] [--steps N] [--out DIR] [--force] [--every K]
 //                    [--scheme sequential|colored|jacobi] [--iterations N] [--substeps N]
 //                    [--relax N]
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
@@ -33,11 +33,36 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <stdexcept>
 
 #include "tools/commands.h"
+
+namespace {
+
+// A tolerance: a finite number >= 0 (NaN would pass every comparison, a negative one fail them).
+const CLI::Validator kTolerance(
+    [](std::string& text) -> std::string {
+      double v = 0.0;
+      try {
+        v = std::stod(text);
+      } catch (const std::exception&) {
+        return "must be a number, not " + text;
+      }
+      return std::isfinite(v) && v >= 0.0 ? std::string()
+                                          : "must be a finite number >= 0, not " + text;
+    },
+    "TOL >= 0");
+
+const CLI::Validator kNonEmptyPath(
+    [](std::string& text) {
+      return text.empty() ? std::string("must not be empty (name a path)") : std::string();
+    },
+    "PATH");
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"vkphys: GPU physics on Vulkan compute, checked against a CPU reference"};
@@ -52,7 +77,9 @@ int main(int argc, char** argv) {
   run->add_option("scene", opt.scene, "scene file (JSON)")->required();
   run->add_option("--backend", opt.backend, "gpu or cpu")->check(CLI::IsMember({"gpu", "cpu"}));
   run->add_option("--steps", opt.steps, "number of steps");
-  run->add_option("--out", opt.out, "output folder");
+  run->add_option("--out", opt.out, "output folder (new or empty)")->check(kNonEmptyPath);
+  run->add_flag("--force", opt.force,
+                "write into a non-empty --out, replacing an earlier run's frames and metrics");
   run->add_option("--every", opt.every, "write a frame every K steps (0: first and last only)");
   run->add_flag("--vtk", opt.vtk,
                 "also write each frame as VTK XML (DIR/vtk/frame_NNNNNN.vtp) and DIR/run.pvd");
@@ -73,10 +100,12 @@ int main(int argc, char** argv) {
   auto* cmp = app.add_subcommand("compare", "run both backends and report their differences");
   cmp->add_option("scene", opt.scene, "scene file (JSON)")->required();
   cmp->add_option("--steps", opt.steps, "number of steps");
-  cmp->add_option("--pos-tol", opt.pos_tol, "position tolerance [m]");
+  cmp->add_option("--pos-tol", opt.pos_tol, "position tolerance [m]")->check(kTolerance);
   cmp->add_option("--vel-tol", opt.vel_tol,
-                  "velocity tolerance [m/s] (rigid bodies: also angular velocity [rad/s])");
-  cmp->add_option("--rot-tol", opt.rot_tol, "rigid bodies: orientation tolerance [rad]");
+                  "velocity tolerance [m/s] (rigid bodies: also angular velocity [rad/s])")
+      ->check(kTolerance);
+  cmp->add_option("--rot-tol", opt.rot_tol, "rigid bodies: orientation tolerance [rad]")
+      ->check(kTolerance);
   cmp->add_option("--scheme", opt.scheme, "solver scheme for both backends (default: the scene's)")
       ->check(CLI::IsMember({"sequential", "colored", "jacobi"}));
   cmp->add_flag("!--no-envelope", opt.envelope,
@@ -139,7 +168,8 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember(vkphys::tools::export_scene_names()));
   export_cmd->add_option("--size", opt.size, "count or base size, where the scene has one");
-  export_cmd->add_option("--out", opt.export_out, "output file (default: standard output)");
+  export_cmd->add_option("--out", opt.export_out, "output file (default: standard output)")
+      ->check(kNonEmptyPath);
 
   CLI11_PARSE(app, argc, argv);
   try {

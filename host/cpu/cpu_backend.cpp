@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 #include "host/cpu/primitives.h"
@@ -72,6 +73,11 @@ class CpuBackend final : public Backend {
   }
 
   const StepStats& stats() const override { return stats_; }
+
+  bool check_stages(bool on) override {
+    check_stages_ = on;
+    return true;
+  }
 
  private:
   // Grows the pair and contact lists; last step's pairs keep their slots (the hash table is
@@ -220,6 +226,7 @@ class CpuBackend final : public Backend {
       auto now = Clock::now();
       stats_.stage_ms[static_cast<std::size_t>(s)] =
           std::chrono::duration<double, std::milli>(now - t).count();
+      if (check_stages_) check_finite(s);
       t = now;
     };
     for (std::uint32_t i = 0; i < n; ++i) e.body_setup(i);
@@ -298,6 +305,21 @@ class CpuBackend final : public Backend {
     return true;
   }
 
+  // Throws NonFiniteState for the first body with a NaN or infinite position, velocity,
+  // orientation or angular velocity.
+  void check_finite(Stage stage) const {
+    auto finite = [](const glm::vec4& v) {
+      return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z) && std::isfinite(v.w);
+    };
+    for (std::uint32_t i = 0; i < world_.bodies(); ++i) {
+      const bool rigid = i < world_.rigid;
+      if (!finite(world_.pos[i]) || !finite(world_.vel[i]) ||
+          (rigid && (!finite(world_.rot[i]) || !finite(world_.omega[i])))) {
+        throw NonFiniteState(stage, i);
+      }
+    }
+  }
+
   void color_or_incidence(kern::WorldEnv& e) {
     const std::uint32_t units = params_.coloring.w;
     const SolverScheme scheme = scene_.settings.solver.scheme;
@@ -350,6 +372,7 @@ class CpuBackend final : public Backend {
   Capacities cap_;
   StepStats stats_;
   std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
+  bool check_stages_ = false;     // check_stages: look for NaN and infinity after each stage
   std::vector<glm::vec4> drive_paths_, drive_impulses_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, pair_normal_, point_geom_,
       point_lambda_, point_prep_, prev_lambda_, joint_rows_, joint_lambda_, unit_dv_, pc_geom_,

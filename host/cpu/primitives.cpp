@@ -19,7 +19,7 @@ std::uint32_t exclusive_scan(std::span<std::uint32_t> data) {
   for (std::uint32_t& v : data) {
     const std::uint32_t x = v;
     v = sum;
-    sum += x;  // wraps modulo 2^32, as on the GPU
+    sum = kern::saturating_add(sum, x);  // saturates at VKPHYS_SCAN_LIMIT, as on the GPU
   }
   return sum;
 }

@@ -12,9 +12,37 @@ namespace vkphys::io {
 
 namespace {
 
-std::ofstream open_run_folder(const std::filesystem::path& dir, const char* metrics_header) {
+// Removes the files named PREFIX* in `folder`, if it exists.
+void remove_prefixed(const std::filesystem::path& folder, const std::string& prefix) {
   std::error_code ec;
-  std::filesystem::create_directories(dir / "frames", ec);
+  if (!std::filesystem::is_directory(folder, ec)) return;
+  for (const std::filesystem::directory_entry& e : std::filesystem::directory_iterator(folder)) {
+    if (e.path().filename().string().rfind(prefix, 0) == 0) std::filesystem::remove(e.path());
+  }
+}
+
+// Creates DIR/frames. DIR must be new or empty, unless `force`: then what an earlier run wrote
+// there (frames, VTK files, metrics) is removed first, and nothing else, so no stale frame is
+// left behind.
+std::ofstream open_run_folder(const std::filesystem::path& dir, bool force,
+                              const char* metrics_header) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) {
+    throw std::invalid_argument("output folder: the path is empty; name a folder (--out DIR)");
+  }
+  std::error_code ec;
+  if (fs::is_directory(dir, ec) && !fs::is_empty(dir, ec)) {
+    if (!force) {
+      throw std::runtime_error("output folder " + dir.string() +
+                               " is not empty; use --force to replace its frames and metrics, "
+                               "or another --out");
+    }
+    fs::remove(dir / "metrics.csv", ec);
+    fs::remove(dir / "run.pvd", ec);
+    remove_prefixed(dir / "frames", "frame_");
+    remove_prefixed(dir / "vtk", "frame_");
+  }
+  fs::create_directories(dir / "frames", ec);
   if (ec) {
     throw std::runtime_error("cannot create output folder " + dir.string() + ": " + ec.message());
   }
@@ -27,16 +55,23 @@ std::ofstream open_run_folder(const std::filesystem::path& dir, const char* metr
 }  // namespace
 
 void write_text_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-  out << text;
-  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+  std::filesystem::path partial = path;
+  partial += ".partial";
+  {
+    std::ofstream out(partial, std::ios::binary);
+    if (!out) throw std::runtime_error("cannot write " + partial.string());
+    out << text;
+    if (!out.flush()) throw std::runtime_error("cannot write " + partial.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(partial, path, ec);
+  if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
 }
 
-RunWriter::RunWriter(const std::filesystem::path& dir, bool vtk, double time_step)
+RunWriter::RunWriter(const std::filesystem::path& dir, bool force, bool vtk, double time_step)
     : dir_(dir),
       metrics_(open_run_folder(
-          dir,
+          dir, force,
           "step,time,kinetic,kinetic_linear,kinetic_rotational,potential,energy,px,py,pz,lx,ly,"
           "lz,max_speed,max_angular_speed,max_penetration,pairs,manifolds,points,"
           "particle_contacts,rows,colors,overflow_units,regrows,step_ms,max_rigid_penetration,"
@@ -58,36 +93,28 @@ void RunWriter::frame(std::uint64_t step, const Scene& scene, const WorldState& 
       state.omega.size() < n) {
     throw std::invalid_argument("RunWriter::frame: the state holds fewer bodies than the scene");
   }
-  std::filesystem::path path = dir_ / "frames" / fmt::format("frame_{:06d}.csv", step);
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write " + path.string());
-  out << "id,kind,shape,x,y,z,qx,qy,qz,qw,vx,vy,vz,wx,wy,wz,radius,inv_mass\n";
-  std::string line;
+  std::string out = "id,kind,shape,x,y,z,qx,qy,qz,qw,vx,vy,vz,wx,wy,wz,radius,inv_mass\n";
   for (std::size_t i = 0; i < n; ++i) {
     const glm::vec4& x = state.pos[i];
     const glm::vec4& q = state.rot[i];
     const glm::vec4& v = state.vel[i];
     const glm::vec4& w = state.omega[i];
-    line.clear();
-    fmt::format_to(std::back_inserter(line),
+    fmt::format_to(std::back_inserter(out),
                    "{},body,{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
                    "{:.9g},{:.9g},{:.9g},{:.9g},0,{:.9g}\n",
                    i, shape_name(scene.bodies[i].shape), x.x, x.y, x.z, q.x, q.y, q.z, q.w, v.x,
                    v.y, v.z, w.x, w.y, w.z, x.w);
-    out << line;
   }
   const Particles& p = state.particles;
   for (std::size_t i = 0; i < p.size(); ++i) {
     const glm::vec4& x = p.pos_radius[i];
     const glm::vec4& v = p.vel_invmass[i];
-    line.clear();
-    fmt::format_to(std::back_inserter(line),
+    fmt::format_to(std::back_inserter(out),
                    "{},particle,sphere,{:.9g},{:.9g},{:.9g},0,0,0,1,{:.9g},{:.9g},{:.9g},0,0,0,"
                    "{:.9g},{:.9g}\n",
                    i, x.x, x.y, x.z, v.x, v.y, v.z, x.w, v.w);
-    out << line;
   }
-  if (!out) throw std::runtime_error("cannot write " + path.string());
+  write_text_file(dir_ / "frames" / fmt::format("frame_{:06d}.csv", step), out);
   if (!vtk_) return;
   const std::string name = fmt::format("vtk/frame_{:06d}.vtp", step);
   write_text_file(dir_ / name, vtp_frame(scene, state));

@@ -1,5 +1,8 @@
 // Run outputs: per-frame states (CSV) and one metrics table per run, for every body kind.
 //
+// Every file is written whole under a temporary name (NAME.partial) and then renamed, so a run
+// killed mid-write leaves no truncated CSV or VTK file under its final name (write_text_file).
+//
 //   DIR/frames/frame_NNNNNN.csv   id,kind,shape,x,y,z,qx,qy,qz,qw,vx,vy,vz,wx,wy,wz,radius,inv_mass
 //       one row per scene body (kind "body"; the scene's planes are not rows; radius 0), then
 //       one per particle (kind "particle", shape "sphere", q = identity, w = 0); q body to world
@@ -31,14 +34,18 @@
 
 namespace vkphys::io {
 
-// Writes `text` to `path`; throws std::runtime_error naming the path if it cannot.
+// Writes `text` to `path` (through `path`.partial and a rename); throws std::runtime_error
+// naming the path if it cannot.
 void write_text_file(const std::filesystem::path& path, const std::string& text);
 
 class RunWriter {
  public:
   // Creates DIR and DIR/frames (and DIR/vtk with `vtk`); throws std::runtime_error naming the
-  // path if it cannot. `time_step`: the scene's h, the .pvd's clock (frame k is at k h).
-  explicit RunWriter(const std::filesystem::path& dir, bool vtk = false, double time_step = 0.0);
+  // path if it cannot, or if DIR exists and is not empty, unless `force`: then it first removes
+  // the frames, VTK files and metrics an earlier run left there (nothing else). Throws
+  // std::invalid_argument for an empty path. `time_step`: the scene's h, the .pvd's clock
+  // (frame k is at k h).
+  RunWriter(const std::filesystem::path& dir, bool force, bool vtk = false, double time_step = 0.0);
   // Writes the first scene.bodies.size() bodies of `state`, then its particles.
   void frame(std::uint64_t step, const Scene& scene, const WorldState& state);
   void metrics(std::uint64_t step, double time, const Metrics& m, const StepStats& stats,

@@ -40,6 +40,11 @@ void SceneParser::check_cell_size() const {
       fmt::format("must be >= 2 * largest radius + contact margin = {:.6g} m (the broadphase "
                   "searches adjacent cells only)",
                   needed));
+  cell_size_field_->check(
+      static_cast<double>(s.cell_size) <= kMaxCellFactor * static_cast<double>(needed),
+      fmt::format("must be <= {:g} * (2 * largest radius + contact margin) = {:.6g} m (a wider "
+                  "cell makes far particles candidates of each other)",
+                  kMaxCellFactor, kMaxCellFactor * static_cast<double>(needed)));
 }
 
 const Generator& SceneParser::generator_of(std::size_t index) const {
@@ -87,36 +92,43 @@ bool SceneParser::overlap(std::size_t i, std::size_t j, double* depth) const {
   return *depth > 1e-3 * std::min(ra, rb) + 1e-6 * scale;
 }
 
+// Particles of different generators must not overlap (those of one lattice cannot: its
 // spacing rule guarantees that). Particles are visited in index order and each looks for
 // partners with a higher index, so the pair reported is the first in index order:
-//   - in a lattice: its sites near the particle follow from the lattice's origin and
-//     spacing, so a lattice is searched without any extra data structure;
-//   - among the single particles: a hashed grid of cell 2 * largest single radius (or a plain
-//     scan when that is shorter).
-// A bounding-box test skips generators far from the particle, so the usual scene (separate
-// generators) costs one box test per particle and generator.
+//   - in a lattice of more than kGriddedLattice particles: its sites near the particle follow
+//     from the lattice's origin and spacing, so it is searched without any extra data;
+//   - among the single particles and the small lattices: a hashed grid of cell 2 * their
+//     largest radius (or a plain scan when that is shorter). Many small generators (100,000
+//     one-site lattices) thus cost a grid lookup per particle, not a pass over the generators.
+// A bounding-box test skips the large lattices far from the particle, so the usual scene
+// (separate generators) costs one box test per particle and large lattice.
 void SceneParser::check_overlaps() const {
   if (generators_.size() < 2) return;
+  constexpr std::uint64_t kGriddedLattice = 64;
   const auto& pr = scene_.particles.pos_radius;
   auto touches = [](glm::dvec3 alo, glm::dvec3 ahi, glm::dvec3 blo, glm::dvec3 bhi) {
     return alo.x <= bhi.x && ahi.x >= blo.x && alo.y <= bhi.y && ahi.y >= blo.y && alo.z <= bhi.z &&
            ahi.z >= blo.z;
   };
 
-  std::vector<std::size_t> lattices;   // generator indices
-  std::vector<std::uint32_t> singles;  // particle indices, ascending
-  glm::dvec3 singles_lo(std::numeric_limits<double>::max()), singles_hi(-singles_lo);
-  double singles_radius = 0.0;
+  std::vector<std::size_t> lattices;   // generator indices of the large lattices
+  std::vector<std::uint32_t> gridded;  // particle indices of the other generators, ascending
+  std::size_t gridded_generators = 0;
+  glm::dvec3 gridded_lo(std::numeric_limits<double>::max()), gridded_hi(-gridded_lo);
+  double gridded_radius = 0.0;
   for (std::size_t gi = 0; gi < generators_.size(); ++gi) {
     const Generator& g = generators_[gi];
-    if (g.lattice) {
+    if (g.lattice && g.particles > kGriddedLattice) {
       lattices.push_back(gi);
       continue;
     }
-    singles.push_back(static_cast<std::uint32_t>(g.first));
-    singles_lo = glm::min(singles_lo, g.lo());
-    singles_hi = glm::max(singles_hi, g.hi());
-    singles_radius = std::max(singles_radius, static_cast<double>(g.radius));
+    ++gridded_generators;
+    for (std::uint64_t k = 0; k < g.particles; ++k) {
+      gridded.push_back(static_cast<std::uint32_t>(g.first + k));
+    }
+    gridded_lo = glm::min(gridded_lo, g.lo());
+    gridded_hi = glm::max(gridded_hi, g.hi());
+    gridded_radius = std::max(gridded_radius, static_cast<double>(g.radius));
   }
 
   struct CellHash {
@@ -126,13 +138,13 @@ void SceneParser::check_overlaps() const {
       return static_cast<std::size_t>(SplitMix64(h ^ static_cast<std::uint64_t>(c[2])).next());
     }
   };
-  const double cell = 2.0 * singles_radius;
+  const double cell = 2.0 * gridded_radius;
   auto cell_of = [cell](double v) {
     return static_cast<std::int64_t>(std::clamp(std::floor(v / cell), -1e15, 1e15));
   };
   std::unordered_map<std::array<std::int64_t, 3>, std::vector<std::uint32_t>, CellHash> grid;
-  if (singles.size() >= 2 || !lattices.empty()) {
-    for (std::uint32_t j : singles) {
+  if (gridded_generators >= 2 || !lattices.empty()) {
+    for (std::uint32_t j : gridded) {
       glm::dvec3 x(pr[j]);
       grid[{cell_of(x.x), cell_of(x.y), cell_of(x.z)}].push_back(j);
     }
@@ -140,6 +152,7 @@ void SceneParser::check_overlaps() const {
 
   for (std::size_t gi = 0; gi < generators_.size(); ++gi) {
     const Generator& g = generators_[gi];
+    const bool in_grid = !g.lattice || g.particles <= kGriddedLattice;
     for (std::size_t i = g.first; i < g.first + g.particles; ++i) {
       glm::dvec3 xi(pr[i]);
       double ri = pr[i].w;
@@ -148,7 +161,9 @@ void SceneParser::check_overlaps() const {
       double best_depth = 0.0;
       auto consider = [&](std::size_t j) {
         double depth = 0.0;
-        if (j <= i || (best && j >= *best) || !overlap(i, j, &depth)) return false;
+        if (j <= i || j < g.first + g.particles || (best && j >= *best) || !overlap(i, j, &depth)) {
+          return false;
+        }
         best = j;
         best_depth = depth;
         return true;
@@ -184,17 +199,17 @@ void SceneParser::check_overlaps() const {
         }
       }
 
-      bool near_singles = !singles.empty() && (g.lattice || singles.size() >= 2) &&
-                          touches(lo, hi, singles_lo, singles_hi);
-      if (near_singles) {
-        double reach = ri + singles_radius;
+      bool near_grid =
+          gridded_generators > (in_grid ? 1u : 0u) && touches(lo, hi, gridded_lo, gridded_hi);
+      if (near_grid) {
+        double reach = ri + gridded_radius;
         std::int64_t x0 = cell_of(xi.x - reach), x1 = cell_of(xi.x + reach);
         std::int64_t y0 = cell_of(xi.y - reach), y1 = cell_of(xi.y + reach);
         std::int64_t z0 = cell_of(xi.z - reach), z1 = cell_of(xi.z + reach);
         double cells = static_cast<double>(x1 - x0 + 1) * static_cast<double>(y1 - y0 + 1) *
                        static_cast<double>(z1 - z0 + 1);
-        if (cells > static_cast<double>(singles.size())) {
-          for (std::uint32_t j : singles) consider(j);
+        if (cells > static_cast<double>(gridded.size())) {
+          for (std::uint32_t j : gridded) consider(j);
         } else {
           for (std::int64_t z = z0; z <= z1; ++z) {
             for (std::int64_t y = y0; y <= y1; ++y) {

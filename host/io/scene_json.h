@@ -24,6 +24,10 @@ namespace vkphys::io::scene_json {
 
 using Json = nlohmann::ordered_json;
 constexpr double kFloatMax = static_cast<double>(std::numeric_limits<float>::max());
+// Deepest nesting of arrays and objects a scene file may have (a scene needs 5). Checked while
+// parsing, before the DOM exists: nlohmann's parser and destructor are iterative, but dump(),
+// which error messages use, recurses once per level.
+constexpr std::size_t kMaxJsonDepth = 64;
 
 // ---- text helpers ---------------------------------------------------------------------------
 
@@ -107,6 +111,7 @@ class DomBuilder final : public nlohmann::json_sax<Json> {
   bool binary(binary_t& v) override { return put(Json::binary(std::move(v))); }
 
   bool start_object(std::size_t) override {
+    if (!deeper()) return false;
     Json* node = place(Json::object());
     stack_.push_back(Frame{node, false, 0, {}, {}});
     return true;
@@ -123,6 +128,7 @@ class DomBuilder final : public nlohmann::json_sax<Json> {
   }
   bool end_object() override { return close(); }
   bool start_array(std::size_t) override {
+    if (!deeper()) return false;
     Json* node = place(Json::array());
     stack_.push_back(Frame{node, true, 0, {}, {}});
     return true;
@@ -153,6 +159,16 @@ class DomBuilder final : public nlohmann::json_sax<Json> {
     std::string key;                       // objects: key of the member being read
     std::unordered_set<std::string> keys;  // objects: keys seen so far
   };
+
+  // False (with the error) when one more open container would pass kMaxJsonDepth.
+  bool deeper() {
+    if (stack_.size() < kMaxJsonDepth) return true;
+    error_.emplace(fmt::format(
+        "{}: {}: nested more than {} arrays or objects deep; at most {} "
+        "levels are allowed",
+        source_, shorten(display_path(path_of(stack_.size()))), kMaxJsonDepth, kMaxJsonDepth));
+    return false;
+  }
 
   // Path of the value being read inside the first `depth` open containers.
   std::string path_of(std::size_t depth) const {

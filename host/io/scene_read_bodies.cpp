@@ -21,15 +21,6 @@ using namespace scene_json;
 
 namespace {
 
-constexpr double kMaxSize = 1.0e4;  // largest body size field [m]
-
-// A size field in (0, kMaxSize] metres.
-float size_value(const Field& f) {
-  float v = f.positive();
-  f.check(static_cast<double>(v) <= kMaxSize, fmt::format("must be <= {:g} m", kMaxSize));
-  return v;
-}
-
 glm::vec4 read_orientation(const Field& f) {
   if (f.json().is_object()) {
     Object o(f, {"axis", "angle_deg"});
@@ -45,16 +36,6 @@ glm::vec4 read_orientation(const Field& f) {
   glm::vec4 q(f.at(0).as_float(), f.at(1).as_float(), f.at(2).as_float(), f.at(3).as_float());
   f.check(glm::length(glm::dvec4(q)) > 0.0, "must be non-zero (it is normalised)");
   return unit_or_normalised(q);
-}
-
-glm::vec3 read_position(const Field& f) {
-  glm::vec3 v = f.as_vec3();
-  for (int a = 0; a < 3; ++a) {
-    f.at(static_cast<std::size_t>(a))
-        .check(std::abs(static_cast<double>(v[a])) <= kMaxCoordinate,
-               fmt::format("must be within {:g} m of the origin", kMaxCoordinate));
-  }
-  return v;
 }
 
 }  // namespace
@@ -120,10 +101,10 @@ Body SceneParser::read_body(const Field& f, std::uint32_t index) {
       b.half_extents[static_cast<glm::length_t>(a)] = size_value(g->at(a));
     }
   }
-  if (auto g = o.get("position")) b.position = read_position(*g);
+  if (auto g = o.get("position")) b.position = bounded_vec3(*g, kCoordinate);
   if (auto g = o.get("orientation")) b.orientation = read_orientation(*g);
-  if (auto g = o.get("velocity")) b.velocity = g->as_vec3();
-  if (auto g = o.get("angular_velocity")) b.angular_velocity = g->as_vec3();
+  if (auto g = o.get("velocity")) b.velocity = bounded_vec3(*g, kSpeed);
+  if (auto g = o.get("angular_velocity")) b.angular_velocity = bounded_vec3(*g, kAngularSpeed);
   b.material = material_of(o);
   if (auto g = o.get("force")) b.force = g->as_vec3();
   if (auto g = o.get("torque")) b.torque = g->as_vec3();

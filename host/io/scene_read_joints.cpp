@@ -113,15 +113,15 @@ Joint SceneParser::read_joint(const Field& f) {
           "not used by a distance joint (its ends differ): give \"anchor_a\" and "
           "\"anchor_b\" (points in each body's frame, default the centres)");
     }
-    j.anchor_a = anchor_a ? anchor_a->as_vec3() : glm::vec3(0.0f);
-    j.anchor_b = anchor_b ? anchor_b->as_vec3() : glm::vec3(0.0f);
+    j.anchor_a = anchor_a ? bounded_vec3(*anchor_a, kCoordinate) : glm::vec3(0.0f);
+    j.anchor_b = anchor_b ? bounded_vec3(*anchor_b, kCoordinate) : glm::vec3(0.0f);
   } else if (anchor) {
-    glm::dvec3 w(anchor->as_vec3());
+    glm::dvec3 w(bounded_vec3(*anchor, kCoordinate));
     j.anchor_a = to_local(j.body_a, w);
     j.anchor_b = to_local(j.body_b, w);
   } else if (anchor_a && anchor_b) {
-    j.anchor_a = anchor_a->as_vec3();
-    j.anchor_b = anchor_b->as_vec3();
+    j.anchor_a = bounded_vec3(*anchor_a, kCoordinate);
+    j.anchor_b = bounded_vec3(*anchor_b, kCoordinate);
   } else if (anchor_a || anchor_b) {
     fail_at(source_, join_path(f.path(), anchor_a ? "anchor_b" : "anchor_a"),
             "required field is missing (\"anchor_a\" and \"anchor_b\" go together)");
@@ -186,8 +186,8 @@ Joint SceneParser::read_joint(const Field& f) {
     if (length) length->fail("only a distance joint has a length");
   } else if (length) {
     j.length = length->positive();
-    length->check(static_cast<double>(j.length) <= kMaxCoordinate,
-                  fmt::format("must be <= {:g} m", kMaxCoordinate));
+    length->check(static_cast<double>(j.length) <= kCoordinate.max,
+                  fmt::format("must be <= {:g} m", kCoordinate.max));
   } else {
     double d = glm::length(to_world(j.body_b, j.anchor_b) - to_world(j.body_a, j.anchor_a));
     if (!(static_cast<float>(d) > 0.0f)) {

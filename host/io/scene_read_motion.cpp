@@ -26,11 +26,11 @@ KinematicPath SceneParser::read_kinematic(const Field& f, Target target) const {
                  : Object(f, {"velocity", "amplitude", "frequency", "phase", "angular_velocity"});
   KinematicPath k;
   k.target = target;
-  if (auto g = o.get("velocity")) k.velocity = g->as_vec3();
-  if (auto g = o.get("amplitude")) k.amplitude = g->as_vec3();
+  if (auto g = o.get("velocity")) k.velocity = bounded_vec3(*g, kSpeed);
+  if (auto g = o.get("amplitude")) k.amplitude = bounded_vec3(*g, kCoordinate);
   if (auto g = o.get("frequency")) k.frequency = g->non_negative();
   if (auto g = o.get("phase")) k.phase = g->as_float();
-  if (auto g = o.get("angular_velocity")) k.angular_velocity = g->as_vec3();
+  if (auto g = o.get("angular_velocity")) k.angular_velocity = bounded_vec3(*g, kAngularSpeed);
   return k;
 }
 
@@ -70,7 +70,7 @@ ScheduledImpulse SceneParser::read_impulse(const Field& f) const {
   s.impulse = o.require("impulse").as_vec3();
   if (auto g = o.get("point")) {
     g->check(!particle, "a particle takes an impulse at its centre; leave \"point\" out");
-    s.point = g->as_vec3();
+    s.point = bounded_vec3(*g, kCoordinate);
   }
   return s;
 }

@@ -56,7 +56,7 @@ float SceneParser::read_mass(const Object& o, float radius, bool is_static,
 Generator SceneParser::read_lattice(const Object& o) const {
   Generator g;
   g.lattice = true;
-  g.origin = glm::dvec3(o.require("origin").as_vec3());
+  g.origin = glm::dvec3(bounded_vec3(o.require("origin"), kCoordinate));
   Field count = o.require("count");
   count.check(count.json().is_array() && count.json().size() == 3,
               "must be an array of 3 integers");
@@ -66,7 +66,7 @@ Generator SceneParser::read_lattice(const Object& o) const {
   }
   Field spacing = o.require("spacing");
   g.spacing = spacing.positive();
-  g.radius = o.require("radius").positive();
+  g.radius = size_value(o.require("radius"));
   bool is_static = false;
   if (auto f = o.get("static")) is_static = f->as_bool();
   g.mass = read_mass(o, g.radius, is_static, true);
@@ -85,20 +85,16 @@ Generator SceneParser::read_lattice(const Object& o) const {
           : fmt::format("must be >= 2 * radius = {:.6g}, or neighbouring particles overlap",
                         min_spacing));
   if (auto f = o.get("seed")) g.seed = f->as_uint(0, std::numeric_limits<std::uint64_t>::max());
-  if (auto f = o.get("velocity")) g.velocity = f->as_vec3();
+  if (auto f = o.get("velocity")) g.velocity = bounded_vec3(*f, kSpeed);
   g.material = material_of(o);
-  glm::dvec3 lo = g.lo(), hi = g.hi();
-  double reach = std::max({std::abs(lo.x), std::abs(lo.y), std::abs(lo.z), std::abs(hi.x),
-                           std::abs(hi.y), std::abs(hi.z)});
-  count.check(reach <= kFloatMax, "the lattice reaches beyond the 32-bit float range");
   return g;
 }
 
 Generator SceneParser::read_particle(const Object& o) const {
   Generator g;
-  g.origin = glm::dvec3(o.require("position").as_vec3());
-  if (auto f = o.get("velocity")) g.velocity = f->as_vec3();
-  g.radius = o.require("radius").positive();
+  g.origin = glm::dvec3(bounded_vec3(o.require("position"), kCoordinate));
+  if (auto f = o.get("velocity")) g.velocity = bounded_vec3(*f, kSpeed);
+  g.radius = size_value(o.require("radius"));
   bool is_static = false;
   if (auto f = o.get("static")) is_static = f->as_bool();
   g.mass = read_mass(o, g.radius, is_static, false);
@@ -147,6 +143,16 @@ void SceneParser::read_generators(const Field& list) {
           would_be, format_bytes(would_be * static_cast<double>(kBytesPerParticle)), kMaxParticles);
       if (g.lattice) Field(source_, f.json().at("count"), join_path(f.path(), "count")).fail(rule);
       f.fail(rule);
+    }
+    if (g.lattice) {
+      glm::dvec3 lo = g.lo(), hi = g.hi();
+      double reach = std::max({std::abs(lo.x), std::abs(lo.y), std::abs(lo.z), std::abs(hi.x),
+                               std::abs(hi.y), std::abs(hi.z)});
+      Field(source_, f.json().at("count"), join_path(f.path(), "count"))
+          .check(reach <= kCoordinate.max,
+                 fmt::format("the lattice reaches {:.6g} m from the origin; particles must stay "
+                             "within {:g} m of it",
+                             reach, kCoordinate.max));
     }
     g.particles = static_cast<std::uint64_t>(wanted);
     g.first = total;

@@ -42,9 +42,10 @@ void SceneParser::read_planes(const Object& top) {
     double offset = 0.0;
     if (auto g = o.get("offset")) {
       offset = static_cast<double>(g->as_float()) / length;
-      g->check(
-          std::abs(offset) <= kFloatMax,
-          fmt::format("offset / |normal| = {:.6g} is out of range for a 32-bit float", offset));
+      g->check(std::abs(offset) <= kCoordinate.max,
+               fmt::format("offset / |normal| = {:.6g} m; the plane must pass within {:g} m of "
+                           "the origin",
+                           offset, kCoordinate.max));
     }
     add_plane(normal / length, offset, material_of(o), index_path("planes", i));
   }
@@ -54,9 +55,9 @@ void SceneParser::read_box(const Object& top) {
   auto f = top.get("box");
   if (!f) return;
   Object o(*f, {"min", "max", "open_top", "material"});
-  glm::dvec3 lo(o.require("min").as_vec3());
+  glm::dvec3 lo(bounded_vec3(o.require("min"), kCoordinate));
   Field max_field = o.require("max");
-  glm::dvec3 hi(max_field.as_vec3());
+  glm::dvec3 hi(bounded_vec3(max_field, kCoordinate));
   max_field.check(hi.x > lo.x && hi.y > lo.y && hi.z > lo.z,
                   fmt::format("must exceed box.min = [{:.6g}, {:.6g}, {:.6g}] in every component",
                               lo.x, lo.y, lo.z));

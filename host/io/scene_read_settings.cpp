@@ -35,7 +35,7 @@ std::uint32_t choice(const Field& f, const std::array<std::string_view, N>& name
 
 void SceneParser::read_settings(const Object& top) {
   Settings& s = scene_.settings;
-  if (auto f = top.get("gravity")) s.gravity = f->as_vec3();
+  if (auto f = top.get("gravity")) s.gravity = bounded_vec3(*f, kAcceleration);
   if (auto f = top.get("time_step")) {
     s.time_step = f->as_float();
     f->check(s.time_step > 0.0f && s.time_step <= 0.1f, "must be in (0, 0.1] seconds");
@@ -43,7 +43,13 @@ void SceneParser::read_settings(const Object& top) {
   s.drag = 0.0f;
   if (auto f = top.get("drag")) s.drag = f->non_negative();
   s.contact_margin = -1.0f;  // automatic
-  if (auto f = top.get("contact_margin")) s.contact_margin = f->non_negative();
+  if (auto f = top.get("contact_margin")) {
+    s.contact_margin = f->non_negative();
+    f->check(static_cast<double>(s.contact_margin) <= kMaxMargin,
+             fmt::format("must be <= {:g} m (a margin of about the largest speed times "
+                         "time_step is enough; a wider one makes far pairs contacts)",
+                         kMaxMargin));
+  }
   s.cell_size = 0.0f;  // automatic
   cell_size_field_ = top.get("cell_size");
   if (cell_size_field_) s.cell_size = cell_size_field_->positive();

@@ -30,8 +30,47 @@ using scene_json::Json;
 using scene_json::Object;
 
 constexpr double kPi = std::numbers::pi;
-constexpr double kMaxCoordinate = 1.0e6;   // largest body coordinate [m]
 constexpr double kUnitTolerance = 1.0e-6;  // |length - 1| below which a vector counts as unit
+
+// Magnitude limits of the scene's numbers (docs/scene-format.md, "Limits"). Past them the
+// particle grid's cells, the sweep keys and float precision stop meaning anything (a float near
+// 1e6 m is already 6 cm coarse), or a step moves a body farther than any contact can catch.
+// `rule` formats `max` into the message.
+struct Bound {
+  double max;
+  std::string_view rule;
+};
+constexpr Bound kCoordinate{1.0e6, "must be within {:g} m of the origin"};
+constexpr Bound kSpeed{1.0e4, "must be within +-{:g} m/s"};
+constexpr Bound kAngularSpeed{1.0e4, "must be within +-{:g} rad/s"};
+constexpr Bound kAcceleration{1.0e4, "must be within +-{:g} m/s^2"};
+constexpr double kMinSize = 1.0e-4;     // smallest radius, half extent or half height [m]
+constexpr double kMaxSize = 1.0e4;      // largest one [m]
+constexpr double kMaxMargin = 1.0;      // largest contact_margin [m]
+constexpr double kMaxCellFactor = 8.0;  // cell_size at most this times the smallest valid one
+
+inline void check_bound(const Field& f, double v, Bound b) {
+  f.check(std::abs(v) <= b.max, fmt::format(fmt::runtime(b.rule), b.max));
+}
+inline float bounded(const Field& f, Bound b) {
+  float v = f.as_float();
+  check_bound(f, static_cast<double>(v), b);
+  return v;
+}
+inline glm::vec3 bounded_vec3(const Field& f, Bound b) {
+  glm::vec3 v = f.as_vec3();
+  for (std::size_t a = 0; a < 3; ++a) {
+    check_bound(f.at(a), static_cast<double>(v[static_cast<glm::length_t>(a)]), b);
+  }
+  return v;
+}
+// A radius, half extent or half height: in [kMinSize, kMaxSize] metres.
+inline float size_value(const Field& f) {
+  float v = f.positive();
+  f.check(v >= static_cast<float>(kMinSize), fmt::format("must be >= {:g} m", kMinSize));
+  f.check(static_cast<double>(v) <= kMaxSize, fmt::format("must be <= {:g} m", kMaxSize));
+  return v;
+}
 
 // A vector whose length is within kUnitTolerance of 1 is unit to float precision and is kept as
 // written (so written scenes read back bit for bit); others are divided by their length.

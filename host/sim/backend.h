@@ -27,6 +27,7 @@
 #include <glm/glm.hpp>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,24 @@ class Backend {
   virtual void step(StepTrace* trace = nullptr) = 0;
   virtual void read(WorldState& out) const = 0;
   virtual const StepStats& stats() const = 0;
+  // With `on`, the step checks every body's state for NaN and infinity after each stage and
+  // throws NonFiniteState at the first stage that made one (the state as that stage left it).
+  // Returns whether the backend can: the GPU backend cannot (one submission runs every stage).
+  virtual bool check_stages(bool on) {
+    (void)on;
+    return false;
+  }
+};
+
+// Thrown by a step that checks its stages (Backend::check_stages).
+struct NonFiniteState : std::runtime_error {
+  NonFiniteState(Stage s, std::uint32_t b)
+      : std::runtime_error(std::string("the ") + stage_name(s) + " stage made body " +
+                           std::to_string(b) + " NaN or infinite"),
+        stage(s),
+        body(b) {}
+  Stage stage;
+  std::uint32_t body;  // world index: the scene's bodies, the plane bodies, then the particles
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

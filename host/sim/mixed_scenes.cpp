@@ -77,7 +77,7 @@ Scene ramp_scene(std::uint32_t count, float degrees, float friction) {
 Scene particle_bed_scene(std::uint32_t layers, float box_mass) {
   Scene s = base("particle_bed");
   s.settings.solver.contact_hertz = 0.0f;  // spheres and a resting box: the material's own k
-  const std::uint32_t side = 12;
+  const std::uint32_t side = kParticleBedSide;
   const float spacing = 2.2f * kRadius;
   const float width = static_cast<float>(side) * spacing;
   add_box_planes(s, glm::vec3(0.0f), glm::vec3(width, 4.0f, width), 0, false);

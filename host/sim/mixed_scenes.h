@@ -15,6 +15,9 @@ namespace vkphys {
 // a jittered lattice above the ramp's upper end.
 Scene ramp_scene(std::uint32_t count = 2000, float degrees = 30.0f, float friction = 0.3f);
 
+// The side of particle_bed_scene's layers: side x side particles each.
+inline constexpr std::uint32_t kParticleBedSide = 12;
+
 // A heavy box (0.4 m cube, `box_mass` kg) dropped onto a bed of particles (radius 5 cm,
 // `layers` deep) filling a closed box of planes; the box comes to rest on the particles.
 Scene particle_bed_scene(std::uint32_t layers = 4, float box_mass = 10.0f);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "host/sim/mass_properties.h"
+#include "kernels/radix.h"
 
 namespace vkphys {
 
@@ -252,7 +253,9 @@ Capacities default_capacities(const WorldArrays& world) {
 std::uint32_t grown_capacity(std::uint32_t needed, const char* what) {
   constexpr std::uint64_t limit = (1u << 24) - 1u;
   if (needed > limit) {
-    throw std::runtime_error(std::to_string(needed) + " " + what +
+    // A total that reached the scans' saturation is only known to be at least that.
+    const std::string count = needed >= VKPHYS_SCAN_LIMIT ? "2^31 or more" : std::to_string(needed);
+    throw std::runtime_error(count + " " + what +
                              " needed in one step; at most 2^24 - 1 fit (use fewer bodies or "
                              "particles, or a smaller contact_margin)");
   }

@@ -1,0 +1,137 @@
+// Issue 13: command lines that were accepted and did nonsense: a NaN or negative tolerance
+// (which passed or failed every step whatever the differences), sizes that allocated until the
+// machine ran out of memory, an empty --out (the current folder), a run into a folder that
+// already held another run's frames. Each is refused with one line naming the option, the value
+// and the limit, before any work.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace vkphys {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result vkphys(const std::string& args) {
+  const fs::path log =
+      fs::temp_directory_path() / ("vkphys_test_cli_" + std::to_string(::getpid()) + ".log");
+  const std::string command =
+      std::string(VKPHYS_TOOL) + " " + args + " > " + log.string() + " 2>&1";
+  const int status = std::system(command.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(log);
+  r.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  fs::remove(log);
+  return r;
+}
+
+std::string scene(const char* name) {
+  return std::string(VKPHYS_SOURCE_DIR) + "/scenes/" + name;
+}
+
+void expect_refused(const std::string& args, std::initializer_list<std::string> parts) {
+  SCOPED_TRACE(args);
+  const Result r = vkphys(args);
+  EXPECT_NE(r.code, 0) << r.output;
+  for (const std::string& part : parts) {
+    EXPECT_NE(r.output.find(part), std::string::npos)
+        << "missing \"" << part << "\" in: " << r.output;
+  }
+}
+
+TEST(Cli, ToleranceMustBeAFiniteNonNegativeNumber) {
+  const std::string bounce = scene("bounce.json");
+  expect_refused("compare " + bounce + " --steps 1 --pos-tol nan",
+                 {"--pos-tol: must be a finite number >= 0, not nan"});
+  expect_refused("compare " + bounce + " --steps 1 --pos-tol -1",
+                 {"--pos-tol: must be a finite number >= 0, not -1"});
+  expect_refused("compare " + bounce + " --steps 1 --vel-tol inf", {"--vel-tol", "inf"});
+  expect_refused("compare " + bounce + " --steps 1 --rot-tol x", {"--rot-tol", "not x"});
+}
+
+TEST(Cli, SizesBeyondTheSceneLimitsAreRefused) {
+  expect_refused("bench particles --backend cpu --sizes 1e9", {"--sizes", "1e9"});
+  expect_refused(
+      "bench particles --backend cpu --sizes 1000,1000000000",
+      {"--sizes 1000000000: the particles workload takes at most 4194304", "kMaxParticles"});
+  expect_refused("bench pyramid --backend cpu --sizes 3000",
+                 {"--sizes 3000: the pyramid workload takes at most 2895"});
+  expect_refused("export-scene box-rain --size 4294967295",
+                 {"--size 4294967295: box-rain takes at most 4194303", "kMaxBodies"});
+  expect_refused("export-scene wall --size 2049", {"--size 2049: wall takes at most 2048"});
+  expect_refused("export-scene particle-bed --size 29128",
+                 {"--size 29128: particle-bed takes at most 29127"});
+  // The largest size that fits is accepted (a small one here: the chain is cheap to build).
+  EXPECT_EQ(vkphys("export-scene chain --size 100").code, 0);
+}
+
+TEST(Cli, EmptyOutputPathsAreRefused) {
+  expect_refused("run " + scene("bounce.json") + " --backend cpu --steps 1 --out ''",
+                 {"--out: must not be empty"});
+  expect_refused("export-scene stack --out ''", {"--out: must not be empty"});
+}
+
+TEST(Cli, RunRefusesANonEmptyFolderUnlessForced) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("vkphys_test_cli_run_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string run = "run " + scene("bounce.json") + " --backend cpu --out " + dir.string();
+  ASSERT_EQ(vkphys(run + " --steps 20 --every 5").code, 0);
+  EXPECT_TRUE(fs::exists(dir / "frames" / "frame_000015.csv"));
+
+  expect_refused(run + " --steps 2", {"output folder", "is not empty", "--force"});
+  EXPECT_TRUE(fs::exists(dir / "frames" / "frame_000015.csv"));  // left alone
+
+  // --force replaces the earlier run: no stale frame remains, and nothing else is touched.
+  std::ofstream(dir / "notes.txt") << "mine\n";
+  ASSERT_EQ(vkphys(run + " --steps 2 --force").code, 0);
+  std::vector<std::string> frames;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir / "frames")) {
+    frames.push_back(e.path().filename().string());
+  }
+  std::sort(frames.begin(), frames.end());
+  EXPECT_EQ(frames, (std::vector<std::string>{"frame_000000.csv", "frame_000002.csv"}));
+  EXPECT_TRUE(fs::exists(dir / "notes.txt"));
+  std::ifstream metrics(dir / "metrics.csv");
+  std::size_t lines = 0;
+  for (std::string line; std::getline(metrics, line);) ++lines;
+  EXPECT_EQ(lines, 4u);  // header and steps 0..2
+  fs::remove_all(dir);
+}
+
+TEST(Cli, RunStopsAtANonFiniteStateNamingStepBodyAndStage) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("vkphys_test_cli_nan_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path scene_file = dir / "overforced.json";
+  std::ofstream(scene_file) << R"({"format": "vkphys-scene", "version": 2,
+    "bodies": [{"shape": "sphere", "radius": 0.1, "mass": 0.001, "position": [0, 5, 0]},
+               {"shape": "sphere", "radius": 0.1, "mass": 0.001, "position": [3, 5, 0],
+                "force": [0, 0, 0]}],
+    "impulses": [{"time": 0.06, "body": 1, "impulse": [0, 3e38, 0]}]})";
+  const fs::path out = dir / "out";
+  expect_refused("run " + scene_file.string() + " --backend cpu --steps 10 --out " + out.string(),
+                 {"step 4: the predict stage made body 1 (sphere) NaN or infinite",
+                  "frame_000003.csv holds the last finite state"});
+  EXPECT_TRUE(fs::exists(out / "frames" / "frame_000003.csv"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace vkphys

@@ -1,0 +1,148 @@
+// Determinism pins (issue 13, Box2D's practice): a hash of the final state of a few scenes per
+// backend and scheme. Any change to results, intended or not, changes a hash the moment it
+// happens; changing a pin needs a commit that says why the results moved.
+//
+// CPU pins hold on every x86-64 build of this project: the CPU backend is single-threaded and
+// compiled with -ffp-contract=off, so its floats do not depend on the optimiser (the ci and asan
+// presets give the same hashes). GPU pins are device-specific: another driver or GPU may round,
+// fuse or order differently (only parity with the CPU, tests/test_*_parity.cpp, is portable).
+// They are pinned for lavapipe (llvmpipe), whose results repeat exactly from run to run (the
+// scans, sorts and colouring use no float atomics; GpuPinsRepeat checks it), and the GPU cases
+// skip the comparison on any other device.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "host/sim/mixed_scenes.h"
+#include "host/sim/rigid_scenes.h"
+#include "host/sim/scene_builders.h"
+#include "tests/backends.h"
+
+namespace vkphys {
+namespace {
+
+using test::WorldTest;
+
+// FNV-1a over the bytes of every float of the state, in a fixed order.
+std::uint64_t state_hash(const WorldState& s) {
+  std::uint64_t h = 14695981039346656037ull;
+  auto add = [&h](const std::vector<glm::vec4>& v) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(v.data());
+    for (std::size_t i = 0; i < v.size() * sizeof(glm::vec4); ++i) {
+      h = (h ^ bytes[i]) * 1099511628211ull;
+    }
+  };
+  add(s.pos);
+  add(s.rot);
+  add(s.vel);
+  add(s.omega);
+  add(s.particles.pos_radius);
+  add(s.particles.vel_invmass);
+  return h;
+}
+
+struct PinnedScene {
+  const char* name;
+  std::function<Scene()> build;
+  std::uint32_t steps;
+};
+
+// Small, quick scenes that together reach every unit kind: box contacts and friction (a stack),
+// joints with limits (the rag-doll), particles in a pile, particles on a rigid ramp.
+const std::vector<PinnedScene>& pinned_scenes() {
+  static const std::vector<PinnedScene> scenes{
+      {"stack", [] { return stack_scene(5); }, 120},
+      {"ragdoll", [] { return ragdoll_scene(); }, 60},
+      {"particles", [] { return particle_box_scene(500, 3); }, 60},
+      {"ramp", [] { return ramp_scene(200); }, 60},
+  };
+  return scenes;
+}
+
+// Pins by "backend_scheme/scene". GPU entries: lavapipe only (see the header comment).
+const std::map<std::string, std::uint64_t>& pins() {
+  static const std::map<std::string, std::uint64_t> p{
+      {"cpu_sequential/stack", 0xee9d10528cf15332ull},
+      {"cpu_sequential/ragdoll", 0xa1aefa736ef0f522ull},
+      {"cpu_sequential/particles", 0x198abb699be509d4ull},
+      {"cpu_sequential/ramp", 0xa0ebd273fc4fbb54ull},
+      {"cpu_colored/stack", 0x9ac0b5af09bfe3bdull},
+      {"cpu_colored/ragdoll", 0xb8f8d2f1f6231b56ull},
+      {"cpu_colored/particles", 0x301f5a1858fd7663ull},
+      {"cpu_colored/ramp", 0xf5734235153fa78aull},
+      {"cpu_jacobi/stack", 0x527bd3bb59e92075ull},
+      {"cpu_jacobi/ragdoll", 0x83fe5ed103e4dc9cull},
+      {"cpu_jacobi/particles", 0xa652b48e2a47ccd2ull},
+      {"cpu_jacobi/ramp", 0x38c6993d82a788deull},
+      {"gpu_colored/stack", 0x3e3fe0904a602ec7ull},
+      {"gpu_colored/ragdoll", 0xbf9f2821bbca1baull},
+      {"gpu_colored/particles", 0x301f5a1858fd7663ull},
+      {"gpu_colored/ramp", 0xf5734235153fa78aull},
+      {"gpu_jacobi/stack", 0xee66106750402810ull},
+      {"gpu_jacobi/ragdoll", 0xc1778857ad5cc75eull},
+      {"gpu_jacobi/particles", 0xa652b48e2a47ccd2ull},
+      {"gpu_jacobi/ramp", 0x63ff73d3d2bffa9cull},
+  };
+  return p;
+}
+
+bool on_lavapipe() {
+  const vk::Context* ctx = test::gpu_context_or_null(nullptr);
+  return ctx && ctx->info().name.find("llvmpipe") != std::string::npos;
+}
+
+class DeterminismPins : public WorldTest {};
+
+TEST_P(DeterminismPins, FinalStateHashesArePinned) {
+  const std::string backend = GetParam().backend;
+  if (backend == "gpu" && !on_lavapipe()) {
+    GTEST_SKIP() << "GPU pins are lavapipe's: results on another device may differ in rounding";
+  }
+  for (const PinnedScene& p : pinned_scenes()) {
+    const std::string key = test::case_name({GetParam(), 0}) + "/" + p.name;
+    load(p.build());
+    const std::uint64_t h = state_hash(run(p.steps));
+    const auto it = pins().find(key);
+    if (it == pins().end()) {
+      ADD_FAILURE() << "no pin for " << key << ": add {\"" << key << "\", 0x" << std::hex << h
+                    << "ull}";
+      continue;
+    }
+    EXPECT_EQ(h, it->second) << key << " moved: 0x" << std::hex << h
+                             << "ull; if intended, change the pin in a commit saying why";
+  }
+}
+
+VKPHYS_ON_ALL_CASES(DeterminismPins);
+
+// The GPU pins hold only because lavapipe repeats itself: two runs of each scene, one backend
+// each, end in the same state (bit for bit).
+TEST(GpuPinsRepeat, TwoRunsEndInTheSameState) {
+  std::string why;
+  vk::Context* ctx = test::gpu_context_or_null(&why);
+  if (!ctx) {
+    if (test::gpu_required()) FAIL() << why;
+    GTEST_SKIP() << why;
+  }
+  test::ValidationGuard guard(*ctx);
+  for (const PinnedScene& p : pinned_scenes()) {
+    std::uint64_t hashes[2] = {};
+    for (std::uint64_t& h : hashes) {
+      auto b = make_gpu_backend(*ctx);
+      b->load(p.build());
+      for (std::uint32_t k = 0; k < p.steps; ++k) b->step();
+      WorldState s;
+      b->read(s);
+      h = state_hash(s);
+    }
+    EXPECT_EQ(hashes[0], hashes[1]) << p.name;
+  }
+}
+
+}  // namespace
+}  // namespace vkphys
