@@ -11,6 +11,7 @@
 #include <string>
 
 #include "host/sim/backend.h"
+#include "host/sim/compare.h"
 #include "tests/gpu_env.h"
 
 namespace vkphys::test {
@@ -60,6 +61,21 @@ class WorldTest : public ::testing::TestWithParam<Case> {
   std::unique_ptr<Backend> backend_;
   std::optional<ValidationGuard> guard_;
 };
+
+// The scene on a fresh GPU backend against a fresh CPU backend over `steps` steps, held to the
+// absolute tolerances alone (no rounding envelope: for scenes that are not chaotic).
+inline CompareResult gpu_against_cpu(vk::Context& ctx, const Scene& s, std::uint32_t steps,
+                                     double position, double velocity) {
+  std::unique_ptr<Backend> gpu = make_gpu_backend(ctx);
+  std::unique_ptr<Backend> cpu = make_cpu_backend();
+  gpu->load(s);
+  cpu->load(s);
+  CompareOptions opt;
+  opt.tol.position = position;
+  opt.tol.velocity = velocity;
+  opt.seeds = 0;
+  return compare_backends(*gpu, *cpu, s, steps, opt);
+}
 
 inline auto all_cases() {
   return ::testing::Values(Case{"cpu", SolverScheme::sequential},

@@ -152,15 +152,7 @@ TEST_P(SpringsGpuVsCpu, HangingClothOver100Steps) {
   at_cloth_budget(s);
   add_cloth(s, hanging_cloth());
   s.settings.solver.scheme = GetParam();
-  std::unique_ptr<Backend> gpu = make_gpu_backend(ctx);
-  std::unique_ptr<Backend> cpu = make_cpu_backend();
-  gpu->load(s);
-  cpu->load(s);
-  CompareOptions opt;
-  opt.tol.position = 1e-3;
-  opt.tol.velocity = 1e-2;
-  opt.seeds = 0;
-  const CompareResult r = compare_backends(*gpu, *cpu, s, 100, opt);
+  const CompareResult r = gpu_against_cpu(ctx, s, 100, 1e-3, 1e-2);
   EXPECT_FALSE(r.divergence.has_value()) << r.verdict;
   std::printf("cloth 12x12 (%s), step 100: max |dx| %.3g m, max |dv| %.3g m/s\n",
               scheme_name(GetParam()), r.steps.back().max_pos, r.steps.back().max_vel);

@@ -187,15 +187,7 @@ TEST_P(ParticleGpuVsCpu, EveryStageFromIdenticalInputs) {
 TEST_P(ParticleGpuVsCpu, PileOf2000Over100Steps) {
   Scene s = particle_box_scene(2000, 5);
   s.settings.solver.scheme = GetParam();
-  std::unique_ptr<Backend> gpu = make_gpu_backend(*ctx_);
-  std::unique_ptr<Backend> cpu = make_cpu_backend();
-  gpu->load(s);
-  cpu->load(s);
-  CompareOptions opt;
-  opt.tol.position = 1e-3;
-  opt.tol.velocity = 1e-2;
-  opt.seeds = 0;
-  CompareResult r = compare_backends(*gpu, *cpu, s, 100, opt);
+  CompareResult r = test::gpu_against_cpu(*ctx_, s, 100, 1e-3, 1e-2);
   const StepError& last = r.steps.back();
   EXPECT_FALSE(r.divergence.has_value()) << r.verdict;
   std::printf("pile 2000 (%s), step 100: max |dx| %.3g m, mean %.3g m, max |dv| %.3g m/s\n",

@@ -173,24 +173,37 @@ float max_limit_excess(const Scene& s, const WorldState& st) {
 
 // Seed 004's rag-doll (18 bodies, 17 pins with Table 1's angle limits) dropped from 1 m: it comes
 // to rest on the floor, its pins hold and its joints stay within their limits.
-class RigidRagdoll : public WorldTest {};
+// The worst the rag-doll did over a run, sampled every few steps.
+struct RagdollRecord {
+  float worst_gap = 0.0f, worst_excess = 0.0f, lowest = 1e9f;
+  float fastest = 0.0f;  // at the end
+};
+
+class RigidRagdoll : public WorldTest {
+ protected:
+  // Loads s and runs `samples` times `steps` steps.
+  RagdollRecord watch(const Scene& s, int samples, std::uint32_t steps) {
+    load(s);
+    RagdollRecord r;
+    WorldState st;
+    for (int k = 0; k < samples; ++k) {
+      st = run(steps);
+      r.worst_gap = std::max(r.worst_gap, max_pin_gap(s, st));
+      r.worst_excess = std::max(r.worst_excess, max_limit_excess(s, st));
+      for (std::size_t i = 0; i < s.bodies.size(); ++i) r.lowest = std::min(r.lowest, st.pos[i].y);
+    }
+    for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+      r.fastest = std::max(r.fastest, glm::length(glm::vec3(st.vel[i])));
+    }
+    return r;
+  }
+};
 
 TEST_P(RigidRagdoll, DropComesToRestWithPinsAndLimitsHeld) {
-  Scene s = ragdoll_scene();
-  load(s);
   const int seconds = GetParam().backend == "gpu" ? 3 : 10;
-  float worst_gap = 0.0f, worst_excess = 0.0f, lowest = 1e9f;
-  WorldState st;
-  for (int k = 0; k < seconds * 6; ++k) {
-    st = run(10);
-    worst_gap = std::max(worst_gap, max_pin_gap(s, st));
-    worst_excess = std::max(worst_excess, max_limit_excess(s, st));
-    for (std::size_t i = 0; i < s.bodies.size(); ++i) lowest = std::min(lowest, st.pos[i].y);
-  }
-  float fastest = 0.0f;
-  for (std::size_t i = 0; i < s.bodies.size(); ++i) {
-    fastest = std::max(fastest, glm::length(glm::vec3(st.vel[i])));
-  }
+  const RagdollRecord r = watch(ragdoll_scene(), seconds * 6, 10);
+  const float worst_gap = r.worst_gap, worst_excess = r.worst_excess, lowest = r.lowest;
+  const float fastest = r.fastest;
   std::printf(
       "ragdoll (%s): pin gap %.4f m, limit excess %.3f rad, lowest centre %.3f m, "
       "final max speed %.3f m/s\n",
@@ -220,19 +233,9 @@ TEST_P(RigidRagdoll, PinsAtSeed004Settings) {
     s.settings.time_step = 1.0f / 30.0f;
     s.settings.solver.iterations = 2 / substeps;
     s.settings.solver.substeps = substeps;
-    load(s);
-    float worst_gap = 0.0f, worst_excess = 0.0f, lowest = 1e9f;
-    WorldState st;
-    for (int k = 0; k < 30; ++k) {
-      st = run(5);
-      worst_gap = std::max(worst_gap, max_pin_gap(s, st));
-      worst_excess = std::max(worst_excess, max_limit_excess(s, st));
-      for (std::size_t i = 0; i < s.bodies.size(); ++i) lowest = std::min(lowest, st.pos[i].y);
-    }
-    float fastest = 0.0f;
-    for (std::size_t i = 0; i < s.bodies.size(); ++i) {
-      fastest = std::max(fastest, glm::length(glm::vec3(st.vel[i])));
-    }
+    const RagdollRecord r = watch(s, 30, 5);
+    const float worst_gap = r.worst_gap, worst_excess = r.worst_excess, lowest = r.lowest;
+    const float fastest = r.fastest;
     std::printf(
         "ragdoll 30 Hz %u x %u (%s): pin gap %.4f m, limit excess %.3f rad, lowest centre %.3f m, "
         "final max speed %.3f m/s\n",

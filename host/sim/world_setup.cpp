@@ -48,8 +48,24 @@ std::uint32_t joint_row_count(const Joint& j) {
   return 0;
 }
 
-// Springs become distance rows between particles (world indices R + a, R + b), after the
-// scene's joints.
+// Joint j between world bodies a and b: its info, its frames (kernels/world_layout.h) and its
+// row count.
+void pack_joint(const Joint& j, std::uint32_t a, std::uint32_t b, WorldArrays& w) {
+  w.joint_info.emplace_back(a, b, static_cast<std::uint32_t>(j.type), j.limited ? 1u : 0u);
+  w.joint_frames.emplace_back(j.anchor_a, j.length);
+  w.joint_frames.emplace_back(j.anchor_b, 0.0f);
+  w.joint_frames.emplace_back(glm::normalize(j.axis_a), 0.0f);
+  w.joint_frames.emplace_back(glm::normalize(j.axis_b), 0.0f);
+  w.joint_frames.emplace_back(j.ref_a, 0.0f);
+  w.joint_frames.emplace_back(j.ref_b, 0.0f);
+  w.joint_frames.emplace_back(j.limit_lo, 0.0f);
+  w.joint_frames.emplace_back(j.limit_hi, 0.0f);
+  w.joint_frames.emplace_back(j.spook_k, j.spook_d, j.limit_k, j.limit_d);
+  w.joint_rows += joint_row_count(j);
+}
+
+// Springs become distance joints between particles (world indices R + a, R + b) with anchors
+// at their centres, after the scene's joints.
 void add_springs(const Scene& scene, WorldArrays& w) {
   const std::size_t particles = scene.particles.size();
   for (std::size_t k = 0; k < scene.springs.size(); ++k) {
@@ -68,18 +84,12 @@ void add_springs(const Scene& scene, WorldArrays& w) {
       throw std::invalid_argument(name + ": k " + std::to_string(s.k) + " and d " +
                                   std::to_string(s.d) + " must be finite, k > 0 and d >= 0");
     }
-    w.joint_info.emplace_back(w.rigid + s.a, w.rigid + s.b,
-                              static_cast<std::uint32_t>(JointType::distance), 0u);
-    w.joint_frames.emplace_back(glm::vec3(0.0f), s.rest);
-    w.joint_frames.emplace_back(0.0f);
-    w.joint_frames.emplace_back(0.0f, 0.0f, 1.0f, 0.0f);
-    w.joint_frames.emplace_back(0.0f, 0.0f, 1.0f, 0.0f);
-    w.joint_frames.emplace_back(1.0f, 0.0f, 0.0f, 0.0f);
-    w.joint_frames.emplace_back(1.0f, 0.0f, 0.0f, 0.0f);
-    w.joint_frames.emplace_back(0.0f);
-    w.joint_frames.emplace_back(0.0f);
-    w.joint_frames.emplace_back(s.k, s.d, s.k, s.d);
-    w.joint_rows += 1;
+    Joint j;
+    j.type = JointType::distance;
+    j.length = s.rest;
+    j.spook_k = j.limit_k = s.k;
+    j.spook_d = j.limit_d = s.d;
+    pack_joint(j, w.rigid + s.a, w.rigid + s.b, w);
   }
 }
 
@@ -214,19 +224,7 @@ WorldArrays build_world(const Scene& scene) {
     if (scene.bodies[j.body_a].mass > 0.0f && scene.bodies[j.body_b].mass > 0.0f) {
       parent[find_root(parent, j.body_a)] = find_root(parent, j.body_b);
     }
-    const glm::vec4 spook(j.spook_k, j.spook_d, j.limit_k, j.limit_d);
-    w.joint_info.emplace_back(j.body_a, j.body_b, static_cast<std::uint32_t>(j.type),
-                              j.limited ? 1u : 0u);
-    w.joint_frames.emplace_back(j.anchor_a, j.length);
-    w.joint_frames.emplace_back(j.anchor_b, 0.0f);
-    w.joint_frames.emplace_back(glm::normalize(j.axis_a), 0.0f);
-    w.joint_frames.emplace_back(glm::normalize(j.axis_b), 0.0f);
-    w.joint_frames.emplace_back(j.ref_a, 0.0f);
-    w.joint_frames.emplace_back(j.ref_b, 0.0f);
-    w.joint_frames.emplace_back(j.limit_lo, 0.0f);
-    w.joint_frames.emplace_back(j.limit_hi, 0.0f);
-    w.joint_frames.push_back(spook);
-    w.joint_rows += joint_row_count(j);
+    pack_joint(j, j.body_a, j.body_b, w);
   }
   add_springs(scene, w);
   for (std::uint32_t i = 0; i < scene.bodies.size(); ++i) {
