@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <memory>
 #include <optional>
 #include <string>
 
@@ -18,22 +17,8 @@
 
 namespace vkphys::test {
 
-inline vk::Context* gpu_context_or_null(std::string* why) {
-  static std::unique_ptr<vk::Context> ctx;
-  static std::string error;
-  static bool tried = false;
-  if (!tried) {
-    tried = true;
-    try {
-      const char* dev = std::getenv("VKPHYS_TEST_DEVICE");
-      ctx = vk::Context::create({dev ? dev : "", true});
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-  }
-  if (why) *why = error;
-  return ctx.get();
-}
+// The shared context (created on first use) or null with the reason in *why.
+vk::Context* gpu_context_or_null(std::string* why);
 
 inline bool gpu_required() {
   const char* req = std::getenv("VKPHYS_REQUIRE_GPU");

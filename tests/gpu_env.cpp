@@ -1,0 +1,56 @@
+// The tests' shared Vulkan context and the end of its life.
+//
+// The context is destroyed when the test program's run ends (a global test environment's
+// TearDown), not by the destructor of a static at exit(). A static's destructor is registered
+// when control first passes it, which is before the context's creation loads the Vulkan driver;
+// the NVIDIA driver registers its own exit-time clean-up as it loads, so exit() would run the
+// driver's clean-up first and vkDestroyDevice would call into a torn-down driver. On an H100
+// (driver 580.159.04) every GPU test process passed its test and then crashed in exit(); on
+// lavapipe the order happens not to matter.
+#include "tests/gpu_env.h"
+
+#include <memory>
+
+namespace vkphys::test {
+namespace {
+
+struct SharedContext {
+  std::unique_ptr<vk::Context> ctx;
+  std::string error;
+  bool tried = false;
+};
+
+SharedContext& shared() {
+  static SharedContext s;
+  return s;
+}
+
+class ReleaseSharedContext : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    shared().ctx.reset();
+    shared().error = "the shared Vulkan context was released at the end of the run";
+  }
+};
+
+const ::testing::Environment* const kRelease =
+    ::testing::AddGlobalTestEnvironment(new ReleaseSharedContext);
+
+}  // namespace
+
+vk::Context* gpu_context_or_null(std::string* why) {
+  SharedContext& s = shared();
+  if (!s.tried) {
+    s.tried = true;
+    try {
+      const char* dev = std::getenv("VKPHYS_TEST_DEVICE");
+      s.ctx = vk::Context::create({dev ? dev : "", true});
+    } catch (const std::exception& e) {
+      s.error = e.what();
+    }
+  }
+  if (why) *why = s.error;
+  return s.ctx.get();
+}
+
+}  // namespace vkphys::test
