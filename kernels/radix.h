@@ -5,7 +5,8 @@
 // the low `key_bits` bits count: the last pass of e.g. 13 bits looks at bit 12 alone, so keys
 // that differ above key_bits keep their input order.
 //
-// Both GPU primitives work on blocks of VKPHYS_GROUP_SIZE * ITEMS elements, one workgroup each.
+// Both GPU primitives work on blocks of VKPHYS_GROUP_SIZE * ITEMS elements, one workgroup each;
+// a short list sorts in one workgroup instead (shaders/sort_local.comp).
 #ifndef VKPHYS_KERNELS_RADIX_H
 #define VKPHYS_KERNELS_RADIX_H
 #include "kernels/common.h"
@@ -14,6 +15,9 @@
 #define VKPHYS_RADIX_DIGITS 16u  // 1 << VKPHYS_RADIX_BITS
 #define VKPHYS_SCAN_ITEMS 16u    // elements per invocation in the scan kernels
 #define VKPHYS_SORT_ITEMS 16u    // elements per invocation in the sort kernels
+// Lists of up to VKPHYS_LOCAL_SORT_MAX pairs sort in one workgroup (shaders/sort_local.comp).
+#define VKPHYS_LOCAL_SORT_MAX 2048u
+#define VKPHYS_LOCAL_SORT_GROUP 256u
 
 // Scans saturate at VKPHYS_SCAN_LIMIT = 2^31 instead of wrapping modulo 2^32: an offset or a
 // total that reaches it belongs to a list far past any capacity (< 2^24, grown_capacity), so the

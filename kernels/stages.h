@@ -79,6 +79,11 @@
   MODE(PCONTACT_JACOBI, 1u)         \
   MODE(PCONTACT_COLOR, 2u)
 
+// shaders/world_fused.comp, one workgroup for the whole scene
+#define VKPHYS_FUSED_MODES(MODE) \
+  MODE(FUSED_COLORING, 0u)       \
+  MODE(FUSED_SWEEPS, 1u)
+
 // shaders/world_commit.comp
 #define VKPHYS_COMMIT_MODES(MODE) \
   MODE(COMMIT_PAIRS, 0u)          \
@@ -108,7 +113,8 @@
   MODE(KIND_WARM, 0u)            \
   MODE(KIND_SOLVE, 1u)           \
   MODE(KIND_VELOCITY, 2u)        \
-  MODE(KIND_IMPACT, 3u)
+  MODE(KIND_IMPACT, 3u)          \
+  MODE(KIND_NONE, 255u)
 
 // Test-only fault injection (make_gpu_backend's `fault`, host/sim/backend.h): the world shaders'
 // specialization constant VKPHYS_FAULT (shaders/world_common.glsl) picks a stage whose GPU kernel
@@ -137,6 +143,7 @@ VKPHYS_COLOR_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_UNIT_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_COMMIT_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_PCONTACT_MODES(VKPHYS_DEFINE_MODE)
+VKPHYS_FUSED_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_DRIVE_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_TARGET_PHASES(VKPHYS_DEFINE_MODE)
 VKPHYS_SWEEP_KINDS(VKPHYS_DEFINE_MODE)

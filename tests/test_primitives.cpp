@@ -26,7 +26,7 @@ using Words = std::vector<u32>;
 constexpr u32 kLarge = (1u << 21) + 3u;  // > 2^20, needs three scan levels
 
 // Sizes around the workgroup (64) and the block (1024) sizes, and one > 2^20.
-const u32 kSizes[] = {0, 1, 63, 64, 65, 1237, 100000, 1234567};
+const u32 kSizes[] = {0, 1, 63, 64, 65, 1237, 2048, 2049, 100000, 1234567};
 
 u32 mask_of(u32 key_bits) {
   return key_bits >= 32 ? ~0u : (1u << key_bits) - 1u;
@@ -338,10 +338,13 @@ TEST(GpuRadixSortReuse, RejectsBadArgumentsAndCountsDispatches) {
   });
   EXPECT_EQ(sort.dispatches(0), 0u);
   EXPECT_EQ(sort.dispatches(1), 0u);
-  EXPECT_EQ(sort.dispatches(2), 8u * 3u);         // 8 passes x (histogram, scan, scatter)
+  EXPECT_EQ(sort.dispatches(2), 1u);  // one workgroup sorts up to 2048 pairs
+  EXPECT_EQ(sort.dispatches(2048), 1u);
+  EXPECT_EQ(sort.dispatches(2049), 8u * 3u);      // 8 passes x (histogram, scan, scatter)
   EXPECT_EQ(sort.dispatches(4096, 13), 4u * 3u);  // 4 blocks: a 64-entry histogram scan
   EXPECT_EQ(sort.dispatches(4096, 1), 3u);
   EXPECT_EQ(sort.dispatches(4096, 0), 0u);
+  EXPECT_EQ(sort.dispatches(2, 0), 0u);
 }
 
 }  // namespace

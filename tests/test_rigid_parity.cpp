@@ -31,6 +31,7 @@
 #include "kernels/world_layout.h"
 #include "tests/backends.h"
 #include "tests/rigid_scene_helpers.h"
+#include "tests/same_state.h"
 
 namespace vkphys::test {
 namespace {
@@ -304,13 +305,6 @@ double max_abs(const std::vector<glm::vec4>& a, int components) {
   return m;
 }
 
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  // memcmp must not see the null data() of an empty vector (UBSan in the asan preset).
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
-
 // Index of the first differing element, or -1.
 template <class T>
 long first_difference(const std::vector<T>& a, const std::vector<T>& b) {
@@ -377,12 +371,6 @@ bool all_finite(const WorldState& st) {
     }
   }
   return true;
-}
-
-bool same_state(const WorldState& a, const WorldState& b) {
-  return same_bits(a.pos, b.pos) && same_bits(a.rot, b.rot) && same_bits(a.vel, b.vel) &&
-         same_bits(a.omega, b.omega) && same_bits(a.particles.pos_radius, b.particles.pos_radius) &&
-         same_bits(a.particles.vel_invmass, b.particles.vel_invmass);
 }
 
 // ---- 1. broadphase against brute force ----------------------------------------------------------

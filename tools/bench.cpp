@@ -166,6 +166,14 @@ std::vector<std::string> open_bench_backends(const Options& opt, std::unique_ptr
   return backends;
 }
 
+namespace {
+FusedPolicy fused_policy(const std::string& name) {
+  return name == "never"    ? FusedPolicy::never
+         : name == "always" ? FusedPolicy::always
+                            : FusedPolicy::automatic;
+}
+}  // namespace
+
 int cmd_bench(const Options& opt) {
   std::vector<SolverScheme> schemes;
   if (opt.scheme.empty() || opt.scheme == "colored") {
@@ -226,7 +234,8 @@ int cmd_bench(const Options& opt) {
           scene.settings.solver.scheme = scheme;
           apply_solver_overrides(opt, scene.settings.solver);
           std::unique_ptr<Backend> backend =
-              which == "cpu" ? make_cpu_backend() : make_gpu_backend(*ctx);
+              which == "cpu" ? make_cpu_backend()
+                             : make_gpu_backend(*ctx, std::nullopt, fused_policy(opt.fused));
           std::fprintf(stderr,
                        "%s %u (%u bodies, %u particles), %s, %s: %u warm-up + %u timed steps\n",
                        w->name, size, bodies, particles, which.c_str(), scheme_name(scheme), warmup,

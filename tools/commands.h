@@ -38,12 +38,13 @@ struct Options {
   std::optional<std::uint32_t> iterations, substeps, relax;
   std::string workload = "all";  // bench: particles|pyramid|pyramids|boxes|rigid|all
   std::vector<std::uint32_t> sizes{1000, 10000, 100000};
-  bool sizes_given = false;   // --sizes was on the command line
-  std::uint32_t warmup = 0;   // bench: warm-up steps
-  std::string plot;           // bench: folder for SVG plots of ms/step against size
-  bool warmup_given = false;  // --warmup was on the command line
-  std::uint32_t size = 0;     // export-scene: count/base parameter, 0 = the builder's default
-  std::string export_out;     // export-scene: output file, empty = stdout
+  bool sizes_given = false;    // --sizes was on the command line
+  std::uint32_t warmup = 0;    // bench: warm-up steps
+  std::string plot;            // bench: folder for SVG plots of ms/step against size
+  std::string fused = "auto";  // bench: auto|never|always (FusedPolicy, host/sim/backend.h)
+  bool warmup_given = false;   // --warmup was on the command line
+  std::uint32_t size = 0;      // export-scene: count/base parameter, 0 = the builder's default
+  std::string export_out;      // export-scene: output file, empty = stdout
 };
 
 // Largest size parameters of the built-in scenes (bench --sizes, export-scene --size): the

@@ -142,6 +142,11 @@ int main(int argc, char** argv) {
   bench->add_option("--backend", opt.backend, "gpu, cpu or both")
       ->check(CLI::IsMember({"gpu", "cpu", "both"}));
   bench->add_option("--steps", opt.steps, "timed steps per size");
+  bench
+      ->add_option("--fused", opt.fused,
+                   "GPU: colouring and sweeps in one workgroup: auto (where each colour fits "
+                   "one round; never on a CPU Vulkan driver), never or always")
+      ->check(CLI::IsMember({"auto", "never", "always"}));
   bench->add_option("--plot", opt.plot,
                     "folder for SVG plots: ms/step per stage against size, per backend and scheme");
 

@@ -4,8 +4,13 @@
 // pipeline binds the part of it its main() uses (host/vk/spirv_reflect.h), and a push constant
 // picks the stage function (kernels/stages.h).
 //
-// Per step: one submit, one fence wait, and a read of the counter block (mapped memory):
-// pair and contact counts, overflow flag, points, colour ranges. Stages over GPU-counted work
+// Per step: one submit, one fence wait, and a read of the counter block: pair and contact
+// counts, overflow flag, points, colour ranges. The counters and the step constants live in
+// device-local memory (every narrowphase pair counts atomically and every invocation reads the
+// constants: in host-visible memory, which on a discrete GPU is system memory, each of those is
+// a trip over PCIe). The host writes the constants into a host-visible copy that the step's
+// first command copies in, and the step's last command copies the counters out to a
+// host-visible readback block. Stages over GPU-counted work
 // (narrowphase, row preparation, each colour, Jacobi units) are indirect dispatches whose sizes
 // the GPU writes, so nothing is read back mid-step. When a list did not fit, the host restores
 // the step-start state (copied aside at the start of every step), grows the list to 1.5x what
@@ -29,6 +34,7 @@
 #include "world_commit.spv.h"
 #include "world_drive.spv.h"
 #include "world_finalize.spv.h"
+#include "world_fused.spv.h"
 #include "world_grid.spv.h"
 #include "world_narrowphase.spv.h"
 #include "world_pcontact.spv.h"
@@ -80,7 +86,7 @@ static_assert(kern::FAULT_PREDICT == 1u + static_cast<std::uint32_t>(Stage::pred
 static_assert(kern::FAULT_SOLVE == 1u + static_cast<std::uint32_t>(Stage::solve));
 
 struct WorldKernels {
-  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact;
+  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact, fused;
   WorldKernels(const vk::Context& c, std::span<const std::uint32_t> k)
       : body(c, "world_body", words(world_body_spv), kPush, k),
         grid(c, "world_grid", words(world_grid_spv), kPush, k),
@@ -91,17 +97,20 @@ struct WorldKernels {
         unit(c, "world_unit", words(world_unit_spv), kPush, k),
         commit(c, "world_commit", words(world_commit_spv), kPush, k),
         drive(c, "world_drive", words(world_drive_spv), kPush, k),
-        pcontact(c, "world_pcontact", words(world_pcontact_spv), kPush, k) {}
-  std::array<vk::Kernel*, 10> all() {
-    return {&body,  &grid, &sweep,  &finalize, &narrowphase,
-            &color, &unit, &commit, &drive,    &pcontact};
+        pcontact(c, "world_pcontact", words(world_pcontact_spv), kPush, k),
+        fused(c, "world_fused", words(world_fused_spv), kPush, k) {}
+  std::array<vk::Kernel*, 11> all() {
+    return {&body, &grid,   &sweep, &finalize, &narrowphase, &color,
+            &unit, &commit, &drive, &pcontact, &fused};
   }
 };
 
 class GpuBackend final : public Backend {
  public:
-  GpuBackend(vk::Context& ctx, std::optional<Stage> fault)
+  GpuBackend(vk::Context& ctx, std::optional<Stage> fault, FusedPolicy fused)
       : ctx_(ctx),
+        fused_(fused == FusedPolicy::automatic && ctx.info().type == "cpu" ? FusedPolicy::never
+                                                                           : fused),
         constants_(fault),
         kernels_(ctx, constants_.values),
         timestamps_(ctx, kStageCount + 1) {}
@@ -130,9 +139,11 @@ class GpuBackend final : public Backend {
     const VkDeviceSize v4 = sizeof(glm::vec4), u4 = sizeof(glm::uvec4), u1 = sizeof(std::uint32_t);
     const VkDeviceSize n = n_, r = r_, p = p_, j = j_;
     buf_[b_params] =
-        vk::Buffer(ctx_, sizeof(kern::WorldParams), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, true);
+        vk::Buffer(ctx_, sizeof(kern::WorldParams), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, false);
+    params_host_ = vk::Buffer(ctx_, sizeof(kern::WorldParams), 0, true);
     buf_[b_counters] =
-        vk::Buffer(ctx_, sizeof(kern::WorldCounters), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, true);
+        vk::Buffer(ctx_, sizeof(kern::WorldCounters), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, false);
+    counters_host_ = vk::Buffer(ctx_, sizeof(kern::WorldCounters), 0, true);
     buf_[b_body_pos] = storage(n * v4, "body positions");
     buf_[b_body_vel] = storage(n * v4, "body velocities");
     buf_[b_body_start] = storage(n * v4, "step-start velocities");
@@ -186,6 +197,7 @@ class GpuBackend final : public Backend {
     });
     scan_ = std::make_unique<gpu::Scan>(ctx_, std::max(n_, p_) + 1);
     colors_recorded_ = scene_.settings.solver.max_colors;
+    fuse_coloring_ = fuse_sweeps_ = fused_ == FusedPolicy::always;
     buf_[b_prev_pair_info] = vk::Buffer();
     buf_[b_prev_point_lambda] = vk::Buffer();
     buf_[b_prev_pcontact_other] = vk::Buffer();
@@ -202,7 +214,7 @@ class GpuBackend final : public Backend {
     for (;;) {
       upload_drive();  // again after a regrow, which rewrites the step constants
       ctx_.submit_and_wait(cb_);
-      std::memcpy(&counters, buf_[b_counters].mapped(), sizeof counters);
+      std::memcpy(&counters, counters_host_.mapped(), sizeof counters);
       if (counters.overflow) {
         restore_step_start();
         if (counters.pairs > cap_.pairs) cap_.pairs = grown_capacity(counters.pairs, "pairs");
@@ -226,11 +238,13 @@ class GpuBackend final : public Backend {
     // Record only the colours in use, plus headroom: a colour with no units still costs a
     // dispatch and a barrier per sweep. The colouring passes stop there too; if units are left
     // over, the step above is redone with every colour, so the result never depends on this.
+    bool changed = choose_fusion(counters);
     if (scene_.settings.solver.scheme == SolverScheme::colored &&
         stats_.colors + 2 < colors_recorded_) {
       colors_recorded_ = stats_.colors + 2;
-      rerecord();
+      changed = true;
     }
+    if (changed) rerecord();
     stats_.device_bytes = ctx_.allocated_bytes();
     std::vector<double> ms = timestamps_.read_intervals_ms();
     for (std::size_t s = 0; s < ms.size() && s < kStageCount; ++s) stats_.stage_ms[s] = ms[s];
@@ -255,6 +269,44 @@ class GpuBackend final : public Backend {
                               "use fewer bodies or particles, or the CPU backend");
   }
 
+  // Automatic fusion, from the step just taken (the next step's lists are about the same; the
+  // choice changes only the speed, never the result). Measured on an H100 (docs/benchmarks.md):
+  // fusing a colour saves its dispatch and barrier (~9 us) but runs it in rounds of one
+  // workgroup. A round of contact manifolds or joints takes one unit's latency, 10-20 us, so
+  // they fuse only where each colour fits one round (the 210-box pyramid: 1.46x faster; the
+  // 820-box one, two rounds, 1.3x slower); a round of particle contacts is about 4x cheaper (1,000
+  // particles, two rounds a colour: 2x faster; 10,000, eleven rounds: 1.8x slower). The fused
+  // colouring visits every unit for every colour and sub-pass and wins below about 768 units.
+  // Jacobi fuses when its units and its bodies each fit one round. Returns whether it changed.
+  bool choose_fusion(const kern::WorldCounters& c) {
+    constexpr std::uint32_t kRound = VKPHYS_FUSED_GROUP_SIZE;
+    constexpr std::uint32_t kColoringUnits = 3 * kRound;
+    constexpr std::uint32_t kParticleRoundsPerRound = 4;
+    bool coloring = fused_ == FusedPolicy::always, sweeps = coloring;
+    if (fused_ == FusedPolicy::automatic) {
+      const std::uint32_t units =
+          j_ + std::min(c.pairs, cap_.pairs) + std::min(c.pcontacts, cap_.contacts);
+      if (scene_.settings.solver.scheme == SolverScheme::colored) {
+        coloring = units <= kColoringUnits;
+        sweeps = true;
+        for (std::uint32_t k = 0; k < colors_recorded_; ++k) {
+          const std::uint32_t rigid = c.color_end[2 * k] - c.color_start[2 * k];
+          const std::uint32_t particle = c.color_end[2 * k + 1] - c.color_start[2 * k + 1];
+          // Cost in rounds of contact manifolds, times kParticleRoundsPerRound.
+          const std::uint32_t cost = kParticleRoundsPerRound * vk::groups_for(rigid, kRound) +
+                                     vk::groups_for(particle, kRound);
+          sweeps = sweeps && cost <= kParticleRoundsPerRound;
+        }
+      } else {
+        sweeps = units <= kRound && n_ <= kRound;
+      }
+    }
+    const bool changed = coloring != fuse_coloring_ || sweeps != fuse_sweeps_;
+    fuse_coloring_ = coloring;
+    fuse_sweeps_ = sweeps;
+    return changed;
+  }
+
   // This step's kinematic paths and due impulses, into the host-visible drive buffers and the
   // step constants.
   void upload_drive() {
@@ -266,7 +318,7 @@ class GpuBackend final : public Backend {
       std::memcpy(buf_[b_drive_impulses].mapped(), drive_impulses_.data(),
                   drive_impulses_.size() * sizeof(glm::vec4));
     }
-    auto* params = static_cast<kern::WorldParams*>(buf_[b_params].mapped());
+    auto* params = static_cast<kern::WorldParams*>(params_host_.mapped());
     params->drive.z = static_cast<std::uint32_t>(drive_impulses_.size() / 2);
   }
 
@@ -305,7 +357,7 @@ class GpuBackend final : public Backend {
     const VkDeviceSize pairs = cap_.pairs, contacts = cap_.contacts;
     const VkDeviceSize v4 = sizeof(glm::vec4), u4 = sizeof(glm::uvec4), u1 = sizeof(std::uint32_t);
     const kern::WorldParams params = make_world_params(scene_, world_, cap_);
-    std::memcpy(buf_[b_params].mapped(), &params, sizeof params);
+    std::memcpy(params_host_.mapped(), &params, sizeof params);
     table_ = params.counts.w;
     grid_table_ = params.kinds.w;
     const VkDeviceSize units = params.coloring.w;
@@ -339,6 +391,8 @@ class GpuBackend final : public Backend {
     for (vk::Kernel* k : kernels_.all()) k->reset_sets();
     sets_.clear();
     ctx_.run_once([&](VkCommandBuffer cb) {
+      // The hash insert below reads the new capacities from the step constants.
+      vk::copy(cb, params_host_, buf_[b_params], sizeof(kern::WorldParams));
       for (std::size_t k = 0; k < 4; ++k) {
         buf_[kept[k].first].fill(cb, 0u);
         if (old[k].handle()) vk::copy(cb, old[k], buf_[kept[k].first], old[k].size());
@@ -375,13 +429,16 @@ class GpuBackend final : public Backend {
     const std::uint32_t particle_groups = vk::groups_for(p_, kGroup);
     const std::uint32_t unit_cap = j_ + cap_.pairs + cap_.contacts;
     const SolverSettings& sv = scene_.settings.solver;
+    // Joints and SAP pairs (the unit kernel's units) exist only with joints or a rigid body
+    // other than a plane; a particle scene's colours and sweeps skip their empty dispatches.
+    const bool rigid_units = j_ > 0 || world_.sweepers > 0;
     auto stage_done = [&] {
       vk::barrier(cb);
       timestamps_.write(cb, ++stamp);
     };
     auto run = [&](vk::Kernel& k, std::uint32_t groups, std::uint32_t mode, std::uint32_t a = 0,
-                   std::uint32_t b = 0) {
-      const std::uint32_t push[4] = {mode, a, b, 0u};
+                   std::uint32_t b = 0, std::uint32_t c = 0) {
+      const std::uint32_t push[4] = {mode, a, b, c};
       k.dispatch(cb, set(k), groups, push);
       ++dispatches;
       vk::barrier(cb);
@@ -407,17 +464,24 @@ class GpuBackend final : public Backend {
           return offsetof(kern::WorldCounters, color_groups) + 3 * list * sizeof(std::uint32_t);
         };
         for (std::uint32_t c = 0; c < colors_recorded_; ++c) {
-          run_indirect(kernels_.unit, groups(2 * c), kern::UNIT_COLOR, 2 * c, kind);
+          if (rigid_units)
+            run_indirect(kernels_.unit, groups(2 * c), kern::UNIT_COLOR, 2 * c, kind);
           if (p_ > 0) {
             run_indirect(kernels_.pcontact, groups(2 * c + 1), kern::PCONTACT_COLOR, 2 * c + 1,
                          kind);
           }
         }
-        run(kernels_.unit, 1, kern::UNIT_OVERFLOW_COLOR, 2 * sv.max_colors, kind);
+        // Units left over with fewer colours recorded than max_colors redo the step with all
+        // of them (world_coloring.inl, color_groups), so only then can the overflow hold any.
+        if (colors_recorded_ == sv.max_colors) {
+          run(kernels_.unit, 1, kern::UNIT_OVERFLOW_COLOR, 2 * sv.max_colors, kind);
+        }
       } else {
         // Particle contacts in a pipeline of their own (see shaders/world_pcontact.comp).
-        run_indirect(kernels_.unit, offsetof(kern::WorldCounters, rigid_unit_groups),
-                     kern::UNIT_JACOBI, 0, kind);
+        if (rigid_units) {
+          run_indirect(kernels_.unit, offsetof(kern::WorldCounters, rigid_unit_groups),
+                       kern::UNIT_JACOBI, 0, kind);
+        }
         if (p_ > 0) {
           run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
                        kern::PCONTACT_JACOBI, 0, kind);
@@ -425,13 +489,21 @@ class GpuBackend final : public Backend {
         run(kernels_.body, body_groups, kern::BODY_JACOBI_AVERAGE, kind);
       }
     };
-    auto solve = [&](std::uint32_t kind) {
-      sweep(kern::KIND_WARM);
-      for (std::uint32_t it = 0; it < sv.iterations; ++it) sweep(kind);
+    // A sweep of kind `first` (unless KIND_NONE), then `count` of kind `kind`.
+    auto sweeps = [&](std::uint32_t first, std::uint32_t kind, std::uint32_t count) {
+      if (fuse_sweeps_) {
+        const std::uint32_t colors = sv.scheme == SolverScheme::colored ? colors_recorded_ : 0u;
+        run(kernels_.fused, 1, kern::FUSED_SWEEPS, first | kind << 8, count, colors);
+        return;
+      }
+      if (first != kern::KIND_NONE) sweep(first);
+      for (std::uint32_t i = 0; i < count; ++i) sweep(kind);
     };
+    auto solve = [&](std::uint32_t kind) { sweeps(kern::KIND_WARM, kind, sv.iterations); };
 
     timestamps_.reset(cb);
     timestamps_.write(cb, 0);
+    vk::copy(cb, params_host_, buf_[b_params], sizeof(kern::WorldParams));
     for (Binding b : {b_counters, b_pair_offsets, b_pcontact_offsets, b_body_color, b_body_range}) {
       buf_[b].fill(cb, 0u);
     }
@@ -464,7 +536,8 @@ class GpuBackend final : public Backend {
     if (sv.scheme == SolverScheme::colored) {
       run(kernels_.color, unit_groups, kern::COLOR_INIT);
       const std::uint32_t sub = 2;
-      for (std::uint32_t c = 0; c < colors_recorded_; ++c) {
+      if (fuse_coloring_) run(kernels_.fused, 1, kern::FUSED_COLORING, colors_recorded_);
+      for (std::uint32_t c = 0; !fuse_coloring_ && c < colors_recorded_; ++c) {
         for (std::uint32_t k = 0; k < sub; ++k) {
           // Over the live units only (the rest are inactive from COLOR_INIT on).
           run_indirect(kernels_.color, offsetof(kern::WorldCounters, unit_groups),
@@ -495,13 +568,15 @@ class GpuBackend final : public Backend {
     copy_region(cb, buf_[b_rigid_omega], predicted_, 0, n_ * v4, r_ * v4);
     vk::barrier(cb);
     if (sv.restitution == RestitutionModel::newton) {
-      for (std::uint32_t k = 0; k < sv.impact_passes; ++k) sweep(kern::KIND_IMPACT);
+      sweeps(kern::KIND_NONE, kern::KIND_IMPACT, sv.impact_passes);
     }
     stage_done();
     // Preparation and targets: joints and pairs in the unit kernel, particle contacts in their
     // own (particle contacts have nothing to prepare).
     auto units = [&](std::uint32_t mode, std::uint32_t phase = 0) {
-      run_indirect(kernels_.unit, offsetof(kern::WorldCounters, rigid_unit_groups), mode, phase);
+      if (rigid_units) {
+        run_indirect(kernels_.unit, offsetof(kern::WorldCounters, rigid_unit_groups), mode, phase);
+      }
       if (mode == kern::UNIT_TARGETS && p_ > 0) {
         run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
                      kern::PCONTACT_TARGETS, phase);
@@ -525,7 +600,7 @@ class GpuBackend final : public Backend {
       run(kernels_.body, body_groups, kern::BODY_INTEGRATE);
       if (sv.relax_iterations > 0) {
         units(kern::UNIT_TARGETS, kern::PHASE_RELAX);
-        for (std::uint32_t it = 0; it < sv.relax_iterations; ++it) sweep(kern::KIND_VELOCITY);
+        sweeps(kern::KIND_NONE, kern::KIND_VELOCITY, sv.relax_iterations);
       }
     }
     stage_done();
@@ -538,6 +613,8 @@ class GpuBackend final : public Backend {
     }
     if (paths > 0) run(kernels_.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_POSE);
     stage_done();
+    vk::copy(cb, buf_[b_counters], counters_host_, sizeof(kern::WorldCounters));
+    vk::barrier_to_host(cb);
     vk::check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
     stats_.dispatches = dispatches;
     return cb;
@@ -569,6 +646,9 @@ class GpuBackend final : public Backend {
   }
 
   vk::Context& ctx_;
+  FusedPolicy fused_;  // automatic resolved to never on a CPU Vulkan driver
+  // What the recorded step runs in one workgroup (shaders/world_fused.comp).
+  bool fuse_coloring_ = false, fuse_sweeps_ = false;
   WorldConstants constants_;
   WorldKernels kernels_;
   vk::Timestamps timestamps_;
@@ -582,6 +662,8 @@ class GpuBackend final : public Backend {
   std::vector<glm::vec4> drive_paths_, drive_impulses_;
   std::array<vk::Buffer, VKPHYS_WORLD_BINDINGS> buf_;
   vk::Buffer backup_, predicted_;
+  vk::Buffer params_host_;    // the step constants as the host writes them
+  vk::Buffer counters_host_;  // the counters as the step's last command copies them out
   std::unique_ptr<gpu::Scan> scan_;
   std::unique_ptr<gpu::RadixSort> sort_;
   std::map<const vk::Kernel*, VkDescriptorSet> sets_;
@@ -590,8 +672,9 @@ class GpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx, std::optional<Stage> fault) {
-  return std::make_unique<GpuBackend>(ctx, fault);
+std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx, std::optional<Stage> fault,
+                                          FusedPolicy fused) {
+  return std::make_unique<GpuBackend>(ctx, fault, fused);
 }
 
 }  // namespace vkphys

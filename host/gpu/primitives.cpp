@@ -7,7 +7,8 @@
 // RadixSort: per pass, sort_histogram writes per-block digit counts digit-major, Scan turns them
 // into output offsets, and sort_scatter moves the pairs stably into the other buffer of a
 // ping-pong pair (the caller's buffers and an internal scratch pair). After an odd number of
-// passes the result is copied back into the caller's buffers.
+// passes the result is copied back into the caller's buffers. Up to VKPHYS_LOCAL_SORT_MAX pairs
+// sort in one dispatch of one workgroup instead (shaders/sort_local.comp), with the same result.
 //
 // Descriptor sets for the caller's buffers are made on first use and cached per VkBuffer handle
 // (and size): pass long-lived buffers, and make a new Scan/RadixSort after destroying a buffer
@@ -15,6 +16,7 @@
 #include "host/gpu/primitives.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -26,6 +28,7 @@
 #include "scan_add.spv.h"
 #include "scan_blocks.spv.h"
 #include "sort_histogram.spv.h"
+#include "sort_local.spv.h"
 #include "sort_scatter.spv.h"
 
 namespace vkphys::gpu {
@@ -180,6 +183,7 @@ struct RadixSort::Impl {
     VkDescriptorSet histogram = VK_NULL_HANDLE;   // histogram of the caller's keys
     VkDescriptorSet to_scratch = VK_NULL_HANDLE;  // scatter caller -> scratch
     VkDescriptorSet to_caller = VK_NULL_HANDLE;   // scatter scratch -> caller
+    VkDescriptorSet local = VK_NULL_HANDLE;       // the one-workgroup sort, in place
   };
   struct Cached {
     VkBuffer keys, values;
@@ -198,7 +202,8 @@ struct RadixSort::Impl {
         hist(context, VkDeviceSize{kDigits} * max_blocks(cap) * kWord),
         scan(context, kDigits * max_blocks(cap)),
         histogram(context, "sort_histogram", spirv(sort_histogram_spv), sizeof(SortPush)),
-        scatter(context, "sort_scatter", spirv(sort_scatter_spv), sizeof(SortPush)) {
+        scatter(context, "sort_scatter", spirv(sort_scatter_spv), sizeof(SortPush)),
+        local(context, "sort_local", spirv(sort_local_spv), sizeof(SortPush)) {
     histogram_scratch = histogram.bind({&keys_scratch, &hist});
   }
 
@@ -213,6 +218,7 @@ struct RadixSort::Impl {
     sets.histogram = histogram.bind({&keys, &hist});
     sets.to_scratch = scatter.bind({&keys, &values, &hist, &keys_scratch, &values_scratch});
     sets.to_caller = scatter.bind({&keys_scratch, &values_scratch, &hist, &keys, &values});
+    sets.local = local.bind({&keys, &values});
     cache.push_back({keys.handle(), values.handle(), keys.size(), values.size(), sets});
     return cache.back().sets;
   }
@@ -224,6 +230,7 @@ struct RadixSort::Impl {
   Scan scan;
   vk::Kernel histogram;
   vk::Kernel scatter;
+  vk::Kernel local;
   VkDescriptorSet histogram_scratch = VK_NULL_HANDLE;
   std::vector<Cached> cache;
 };
@@ -255,11 +262,15 @@ void RadixSort::record(VkCommandBuffer cb, const vk::Buffer& keys, const vk::Buf
                                 " elements");
   }
   vk::barrier(cb);
-  if (count > 1) {
+  const std::uint32_t passes = kern::radix_passes(key_bits);
+  if (count > 1 && passes > 0 && count <= VKPHYS_LOCAL_SORT_MAX) {
+    Impl& im = *impl_;
+    const SortPush push{count, 0, key_bits, std::bit_ceil(count)};
+    im.local.dispatch(cb, im.sets_for(keys, values).local, 1, &push);
+  } else if (count > 1) {
     Impl& im = *impl_;
     const Impl::Sets& sets = im.sets_for(keys, values);
     const std::uint32_t blocks = blocks_for(count, kSortBlock);
-    const std::uint32_t passes = kern::radix_passes(key_bits);
     for (std::uint32_t pass = 0; pass < passes; ++pass) {
       const bool from_caller = pass % 2 == 0;
       const SortPush push{count, pass, key_bits, blocks};
@@ -278,9 +289,11 @@ void RadixSort::record(VkCommandBuffer cb, const vk::Buffer& keys, const vk::Buf
 
 std::uint32_t RadixSort::dispatches(std::uint32_t count, std::uint32_t key_bits) const {
   check_key_bits(key_bits);
-  if (count <= 1) return 0;
+  const std::uint32_t passes = kern::radix_passes(key_bits);
+  if (count <= 1 || passes == 0) return 0;
+  if (count <= VKPHYS_LOCAL_SORT_MAX) return 1;
   const std::uint32_t blocks = blocks_for(count, kSortBlock);
-  return kern::radix_passes(key_bits) * (2 + impl_->scan.dispatches(kDigits * blocks));
+  return passes * (2 + impl_->scan.dispatches(kDigits * blocks));
 }
 
 }  // namespace vkphys::gpu

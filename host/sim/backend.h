@@ -127,7 +127,14 @@ std::unique_ptr<Backend> make_cpu_backend();
 //   `fault` is for tests only: that stage's GPU kernel computes something deliberately wrong
 // (VKPHYS_FAULTS in kernels/stages.h: broadphase, narrowphase, predict or solve; another stage
 // throws std::invalid_argument), to show that a comparison with the CPU catches it.
+//   `fused`: whether the colouring passes and the solver sweeps may run in one workgroup, one
+// dispatch per solve instead of one per colour list (shaders/world_fused.comp); the results are
+// the same bit for bit either way. automatic fuses what one workgroup covers in about one round
+// on a GPU (measured on an H100, docs/benchmarks.md) and nothing on a CPU Vulkan driver, which
+// runs a workgroup on one core; never and always are for the tests and for measuring.
+enum class FusedPolicy : std::uint32_t { automatic = 0, never = 1, always = 2 };
 std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx,
-                                          std::optional<Stage> fault = std::nullopt);
+                                          std::optional<Stage> fault = std::nullopt,
+                                          FusedPolicy fused = FusedPolicy::automatic);
 
 }  // namespace vkphys

@@ -1,0 +1,102 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// A small scene's colouring and solver sweeps in ONE workgroup: the colours follow each other
+// through workgroup barriers instead of one dispatch and one full pipeline barrier each.
+//
+// Why: a coloured sweep is a dispatch per colour list and a barrier between colours, so a solve
+// records about 2 x colours x (iterations + 1) dispatches; on a real GPU each costs a few
+// microseconds however little it holds (an H100 ran the 210-box pyramid's 10 colours x 11 sweeps
+// in 2.75 ms, ~8 us per dispatch, for ~60 units a colour). A workgroup barrier costs well under
+// a microsecond. The GPU backend picks this kernel where one round of the workgroup covers each
+// colour (FusedPolicy in host/sim/backend.h, choose_fusion in host/gpu/gpu_backend.cpp).
+//
+// The results are bit for bit those of the per-colour dispatches: the units of one colour share
+// no dynamic body, so the order in which invocations take them changes nothing, and the colours,
+// the overflow colour (one invocation, in list order) and the Jacobi unit-then-average passes
+// follow each other in the same order. Every buffer is `coherent` here: an invocation reads
+// velocities another one wrote before the barrier.
+//
+// push = (mode, a, b, c), mode VKPHYS_FUSED_MODES:
+//   FUSED_COLORING  a = colours recorded: COLOR_PROPOSE / COLOR_ASSIGN for each colour and
+//                   sub-pass, over the live units (world_color.comp's per-dispatch passes)
+//   FUSED_SWEEPS    a = the first sweep's kind (KIND_NONE: none) | the kind of the b sweeps that
+//                   follow << 8, c = colours recorded (coloured scheme) or 0 (Jacobi)
+#define VKPHYS_LOCAL_SIZE VKPHYS_FUSED_GROUP_SIZE
+#define VKPHYS_BUFFER_QUALIFIER coherent
+#include "world_common.glsl"
+
+void workgroup_sync() {
+  memoryBarrierBuffer();
+  barrier();
+}
+
+void fused_coloring(uint recorded) {
+  uint units = unit_count();
+  uint sub = params.coloring.y;
+  for (uint c = 0u; c < recorded; ++c) {
+    for (uint k = 0u; k < sub; ++k) {
+      uint pass_id = c * sub + k + 1u;
+      for (uint u = gl_LocalInvocationID.x; u < units; u += VKPHYS_LOCAL_SIZE) {
+        color_propose(u, c, pass_id);
+      }
+      workgroup_sync();
+      for (uint u = gl_LocalInvocationID.x; u < units; u += VKPHYS_LOCAL_SIZE) {
+        color_assign(u, c, pass_id);
+      }
+      workgroup_sync();
+    }
+  }
+}
+
+// Colour c's two lists (joints and pairs, particle contacts) as one: they share no dynamic body.
+void colored_units(uint c, uint kind) {
+  uint first = color_list_size(2u * c);
+  uint count = first + color_list_size(2u * c + 1u);
+  for (uint t = gl_LocalInvocationID.x; t < count; t += VKPHYS_LOCAL_SIZE) {
+    uint u = t < first ? colored_unit(2u * c, t) : colored_unit(2u * c + 1u, t - first);
+    if (!fault_skips_unit(u, kind)) unit_in_place(u, kind);
+  }
+}
+
+// One sweep: the recorded colours in order, then the overflow colour by invocation 0; or
+// Jacobi's units, then the averages.
+void fused_sweep(uint kind, uint recorded) {
+  if (recorded == 0u) {  // Jacobi
+    uint units = unit_count();
+    for (uint u = gl_LocalInvocationID.x; u < units; u += VKPHYS_LOCAL_SIZE) {
+      if (!fault_skips_unit(u, kind)) jacobi_unit(u, kind);
+    }
+    workgroup_sync();
+    for (uint b = gl_LocalInvocationID.x; b < params.counts.x; b += VKPHYS_LOCAL_SIZE) {
+      jacobi_body(b, kind);
+    }
+    workgroup_sync();
+    return;
+  }
+  for (uint c = 0u; c < recorded; ++c) {
+    colored_units(c, kind);
+    workgroup_sync();
+  }
+  if (gl_LocalInvocationID.x == 0u) {
+    uint overflow = 2u * params.coloring.x;
+    for (uint list = overflow; list <= overflow + 1u; ++list) {
+      uint count = color_list_size(list);
+      for (uint k = 0u; k < count; ++k) {
+        uint u = colored_unit(list, k);
+        if (!fault_skips_unit(u, kind)) unit_in_place(u, kind);
+      }
+    }
+  }
+  workgroup_sync();
+}
+
+void main() {
+  if (push.x == FUSED_COLORING) {
+    fused_coloring(push.y);
+    return;
+  }
+  uint first = push.y & 0xFFu;
+  uint kind = push.y >> 8u;
+  if (first != KIND_NONE) fused_sweep(first, push.w);
+  for (uint s = 0u; s < push.z; ++s) fused_sweep(kind, push.w);
+}
