@@ -125,6 +125,16 @@ inline void expect_same_scene(const Scene& a, const Scene& b) {
   VKPHYS_EXPECT_SAME(a.particles.pos_radius, b.particles.pos_radius);
   VKPHYS_EXPECT_SAME(a.particles.vel_invmass, b.particles.vel_invmass);
   EXPECT_EQ(a.particles.material, b.particles.material);
+  EXPECT_EQ(a.particles.group, b.particles.group);
+  ASSERT_EQ(a.springs.size(), b.springs.size());
+  for (std::size_t i = 0; i < a.springs.size(); ++i) {
+    SCOPED_TRACE(testing::Message() << "spring " << i);
+    EXPECT_EQ(a.springs[i].a, b.springs[i].a);
+    EXPECT_EQ(a.springs[i].b, b.springs[i].b);
+    VKPHYS_EXPECT_SAME(a.springs[i].rest, b.springs[i].rest);
+    VKPHYS_EXPECT_SAME(a.springs[i].k, b.springs[i].k);
+    VKPHYS_EXPECT_SAME(a.springs[i].d, b.springs[i].d);
+  }
   ASSERT_EQ(a.bodies.size(), b.bodies.size());
   for (std::size_t i = 0; i < a.bodies.size(); ++i) {
     SCOPED_TRACE(testing::Message() << "body " << i);

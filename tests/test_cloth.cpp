@@ -8,7 +8,6 @@
 #include <memory>
 #include <string>
 
-#include "host/io/scene_file.h"
 #include "host/sim/cloth.h"
 #include "host/sim/compare.h"
 #include "tests/backends.h"
@@ -193,15 +192,6 @@ TEST(SpringErrors, NameTheSpringAndTheValue) {
     ADD_FAILURE() << "no error";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "cloth: pin (16, 0) is outside the 16 x 16 grid");
-  }
-  // Scene files cannot hold springs yet: writing one refuses instead of dropping them.
-  Scene t = s;
-  t.springs = {Spring{0, 1, 1.0f, 100.0f, 4.0f}};
-  try {
-    io::write_scene_json(t);
-    ADD_FAILURE() << "no error";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("springs or particle groups"), std::string::npos);
   }
 }
 

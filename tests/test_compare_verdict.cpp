@@ -32,6 +32,7 @@ const std::map<std::string, std::uint32_t>& scene_steps() {
   static const std::map<std::string, std::uint32_t> steps{
       {"bounce", 150},
       {"chain_20", 60},
+      {"cloth_drape", 60},
       {"funnel_20", 60},
       {"paddle", 40},
       {"particle_bed", 40},

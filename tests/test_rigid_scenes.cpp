@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "host/io/scene_file.h"
+#include "host/sim/cloth.h"
 #include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
@@ -74,6 +75,7 @@ std::vector<std::pair<std::string, Scene>> all_builders() {
   v.emplace_back("chain", vkphys::chain_scene());
   v.emplace_back("box rain", vkphys::box_rain_scene(1000));
   v.emplace_back("box rain 5", vkphys::box_rain_scene(5));
+  v.emplace_back("cloth drape 9", vkphys::cloth_drape_scene(9));
   return v;
 }
 
@@ -880,6 +882,7 @@ TEST(RigidSceneFile, SceneFilesMatchTheirBuilders) {
       {"ramp.json", [] { return vkphys::ramp_scene(); }},
       {"particle_bed.json", [] { return vkphys::particle_bed_scene(); }},
       {"paddle.json", [] { return vkphys::paddle_scene(); }},
+      {"cloth_drape.json", [] { return vkphys::cloth_drape_scene(); }},
   };
   for (const auto& [file, build] : files) {
     SCOPED_TRACE(file);

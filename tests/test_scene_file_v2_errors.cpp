@@ -84,7 +84,7 @@ TEST(SceneFileV2Errors, UnknownKeys) {
   EXPECT_EQ(error_of(j),
             "<test>: gravityy = 1: unknown key; allowed keys here: format, version, name, "
             "description, gravity, time_step, drag, contact_margin, cell_size, solver, materials, "
-            "planes, box, particles, bodies, joints, forces, impulses");
+            "planes, box, particles, bodies, joints, forces, impulses, cloths, springs");
 
   j = mixed();
   j["forces"]["linear_drag"] = 1;
@@ -292,15 +292,16 @@ TEST(SceneFileV2Errors, ImpulseTargetsOutOfRange) {
 }
 
 TEST(SceneFileV2Errors, Contents) {
-  // A version-2 scene still needs particles or bodies, and lists given must not be empty.
+  // A version-2 scene still needs particles, bodies or cloths, and lists given must not be
+  // empty.
   json j = mixed();
   j.erase("particles");
   j.erase("bodies");
   j.erase("joints");
   j.erase("impulses");
   EXPECT_EQ(error_of(j),
-            "<test>: particles: required field is missing (a scene needs \"particles\" or "
-            "\"bodies\")");
+            "<test>: particles: required field is missing (a scene needs \"particles\", "
+            "\"bodies\" or \"cloths\")");
 
   j = mixed();
   j["particles"] = json::array();

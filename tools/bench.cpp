@@ -10,6 +10,8 @@
 //             backend, 1000,4000 on a CPU Vulkan driver such as lavapipe)
 //   mixed     particles poured onto a static ramp into a box of static walls (ramp_scene),
 //             --sizes = particle counts (default 2000,20000; 2000 on lavapipe)
+//   cloth     cloth_drape_scene: an n x n cloth dropped on a ball, --sizes = n (default
+//             64,128,256; 32,64 on the CPU backend and on lavapipe)
 //   rigid     pyramid, pyramids and boxes;   all: every workload (the default)
 //
 // Each workload/size/backend/scheme first runs --warmup steps (default 30 for the particles,
@@ -36,6 +38,7 @@
 #include "host/io/output.h"
 #include "host/io/svg_plot.h"
 #include "host/sim/backend.h"
+#include "host/sim/cloth.h"
 #include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
@@ -56,8 +59,8 @@ struct Workload {
   std::uint32_t max_size;  // largest --sizes entry (the scene loader's limits)
 };
 
-const std::array<Workload, 5>& workloads() {
-  static const std::array<Workload, 5> w{{
+const std::array<Workload, 6>& workloads() {
+  static const std::array<Workload, 6> w{{
       {"particles",
        {1000, 10000, 100000},
        {1000, 10000, 100000},
@@ -68,6 +71,7 @@ const std::array<Workload, 5>& workloads() {
       {"pyramid", {20, 40}, {20, 40}, {20, 40}, 60, kMaxPyramidBase},
       {"pyramids", {10}, {10}, {10}, 60, io::kMaxBodies / kPyramidBoxes10},
       {"boxes", {10000, 100000}, {1000, 10000}, {1000, 4000}, 120, io::kMaxBodies},
+      {"cloth", {64, 128, 256}, {32, 64}, {32, 64}, 60, kMaxClothSide},
   }};
   return w;
 }
@@ -77,6 +81,7 @@ Scene build(const std::string& workload, std::uint32_t size) {
   if (workload == "mixed") return ramp_scene(size);
   if (workload == "pyramid") return pyramid_scene(size, 1);
   if (workload == "pyramids") return pyramid_scene(10, size);
+  if (workload == "cloth") return cloth_drape_scene(size);
   return box_rain_scene(size);
 }
 
@@ -138,7 +143,8 @@ void plot_bench(const std::filesystem::path& dir, const std::vector<Timed>& rows
 
 bool chosen_by(const std::string& asked, const std::string& workload) {
   if (asked == "all" || asked == workload) return true;
-  return asked == "rigid" && workload != "particles" && workload != "mixed";
+  return asked == "rigid" &&
+         (workload == "pyramid" || workload == "pyramids" || workload == "boxes");
 }
 
 }  // namespace

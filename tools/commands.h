@@ -55,6 +55,8 @@ inline constexpr std::uint32_t kMaxPyramidBase = [] {
   return static_cast<std::uint32_t>(b);
 }();                                                  // base rows: base (base + 1) / 2 boxes
 inline constexpr std::uint32_t kPyramidBoxes10 = 55;  // boxes in a base-10 pyramid
+// Largest cloth side (bench cloth): its about 6 n^2 springs stay within kMaxJoints.
+inline constexpr std::uint32_t kMaxClothSide = 800;
 
 // Throws std::runtime_error "FLAG N: WHAT takes at most MAX" when size > max.
 void check_size(const char* flag, std::uint64_t size, const std::string& what, std::uint64_t max);

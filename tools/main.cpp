@@ -7,9 +7,9 @@
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
 //                        [--rot-tol RAD] [--scheme colored|jacobi] [--seeds N] [--factor F]
 //                        [--checks N] [--no-envelope] [--report FILE.html]
-//   vkphys bench [particles|mixed|pyramid|pyramids|boxes|rigid|all] [--sizes N,...]
+//   vkphys bench [particles|mixed|pyramid|pyramids|boxes|cloth|rigid|all] [--sizes N,...]
 //                [--backend gpu|cpu|both] [--scheme colored|jacobi|sequential|all] [--warmup N]
-//                [--steps N]
+//                [--steps N] [--fused auto|never|always]
 //   vkphys export-scene NAME [--size N] [--out FILE]   a built-in scene as JSON
 //   vkphys plot RUN_DIR                       SVG plots of RUN_DIR/metrics.csv in RUN_DIR/plots
 //   vkphys render SCENE [--frames N] [--every K] [--out DIR] [--backend gpu|cpu]
@@ -25,8 +25,9 @@
 // 2000,20000), pyramid (--sizes = base rows, default 20,40), pyramids (base-10 pyramids
 // side by side, --sizes = copies, default 10), boxes (box rain, --sizes = box counts, default
 // 10000,100000 on a GPU, 1000,10000 on the CPU backend and 1000,4000 on a CPU Vulkan driver such
-// as lavapipe); rigid = pyramid, pyramids and boxes. --warmup defaults to 30 steps (particles),
-// 60 (pyramids) and 120 (boxes); --steps to 20.
+// as lavapipe), cloth (an n x n cloth dropped on a ball, --sizes = n, default 64,128,256 on a
+// GPU, 32,64 on the CPU backend and lavapipe); rigid = pyramid, pyramids and boxes. --warmup
+// defaults to 30 steps (particles), 60 (pyramids, cloth) and 120 (boxes); --steps to 20.
 //
 // --device N|NAME picks the Vulkan device for the GPU backend (default: discrete GPU first,
 // otherwise any Vulkan device, e.g. lavapipe).
@@ -128,9 +129,10 @@ int main(int argc, char** argv) {
   bench
       ->add_option(
           "workload", opt.workload,
-          "particles, mixed, pyramid, pyramids, boxes, rigid (the three rigid ones) or all")
-      ->check(
-          CLI::IsMember({"particles", "mixed", "pyramid", "pyramids", "boxes", "rigid", "all"}));
+          "particles, mixed, pyramid, pyramids, boxes, cloth, rigid (the three rigid ones) or "
+          "all")
+      ->check(CLI::IsMember(
+          {"particles", "mixed", "pyramid", "pyramids", "boxes", "cloth", "rigid", "all"}));
   bench
       ->add_option("--sizes", opt.sizes,
                    "particle counts, pyramid bases, pyramid copies or box counts")

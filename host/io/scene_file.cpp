@@ -43,7 +43,7 @@ Scene SceneParser::run() {
       Field(source_, doc_, ""),
       {"format", "version", "name", "description", "gravity", "time_step", "drag", "contact_margin",
        "cell_size", "solver", "materials", "planes", "box", "particles", "bodies", "joints"},
-      {"forces", "impulses"});
+      {"forces", "impulses", "cloths", "springs"});
   if (auto f = top.get("name")) {
     scene_.name = f->as_string();
     f->check(!scene_.name.empty(), "must not be empty");
@@ -65,30 +65,41 @@ void SceneParser::read_contents(const Object& top) {
   auto particles = top.get("particles");
   auto bodies = top.get("bodies");
   auto joints = top.get("joints");
+  auto cloths = top.get("cloths");
+  auto springs = top.get("springs");
   if (joints && !bodies) joints->fail("joints join rigid bodies: the scene needs \"bodies\"");
   if (particles && bodies && version_ < 2) {
     bodies->fail(
         "a scene has particles or rigid bodies, not both (this one also has "
         "\"particles\")");
   }
-  if (!particles && !bodies) {
+  if (!particles && !bodies && !cloths) {
     fail_at(source_, "particles",
-            "required field is missing (a scene needs \"particles\" or \"bodies\")");
+            version_ < 2 ? "required field is missing (a scene needs \"particles\" or \"bodies\")"
+                         : "required field is missing (a scene needs \"particles\", \"bodies\" or "
+                           "\"cloths\")");
   }
   if (bodies) {
     read_bodies(*bodies);
     if (joints) read_joints(*joints);
   }
-  if (!particles) return;
+  if (particles) read_particles(*particles);
+  // Cloth vertices and springs come after the generators' particles (whose checks they skip:
+  // a cloth checks its own vertices against the planes).
+  if (cloths) read_cloths(*cloths);
+  if (springs) read_springs(*springs);
+  if (particles || cloths) check_cell_size();
+}
+
+void SceneParser::read_particles(const Field& particles) {
   if (version_ < 2) {
     // Particle scenes of version 1 were written for the particle pipeline, which had only the
     // Jacobi scheme and no contact-stiffness cap: left out, those fields keep that meaning.
     if (!scheme_given_) scene_.settings.solver.scheme = SolverScheme::jacobi;
     if (!contact_hertz_given_) scene_.settings.solver.contact_hertz = 0.0f;
   }
-  read_generators(*particles);
+  read_generators(particles);
   generate();
-  check_cell_size();
   check_planes();
   check_overlaps();
 }

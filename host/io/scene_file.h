@@ -33,7 +33,8 @@ inline constexpr std::uint32_t kMaxParticles = 1u << 22;
 
 // Most rigid bodies and joints a scene may list. Checked before anything is allocated.
 inline constexpr std::uint32_t kMaxBodies = 1u << 22;
-inline constexpr std::uint32_t kMaxJoints = 1u << 22;
+inline constexpr std::uint32_t kMaxJoints = 1u << 22;  // joints, and springs (with the cloths')
+inline constexpr std::uint32_t kMaxGroup = (1u << 24) - 1;  // a particle's collision group
 
 // A scene file that cannot be read or is not a valid scene. what() is one line for the user.
 struct SceneError : std::runtime_error {

@@ -120,16 +120,22 @@ void SceneParser::read_generators(const Field& list) {
     std::string type = type_field.as_string();
     Generator g;
     if (type == "lattice") {
-      g = read_lattice(Object(f, {"type", "origin", "count", "spacing", "radius", "mass", "density",
-                                  "jitter", "seed", "velocity", "material", "static"}));
+      g = read_lattice(versioned(f,
+                                 {"type", "origin", "count", "spacing", "radius", "mass", "density",
+                                  "jitter", "seed", "velocity", "material", "static"},
+                                 {"group"}));
     } else if (type == "particle") {
       g = read_particle(
           versioned(f, {"type", "position", "velocity", "radius", "mass", "material", "static"},
-                    {"kinematic"}));
+                    {"kinematic", "group"}));
     } else {
       type_field.fail("unknown generator type; allowed: \"lattice\", \"particle\"");
     }
     g.path = f.path();
+    if (f.json().contains("group")) {
+      g.group = static_cast<std::uint32_t>(
+          Field(source_, f.json().at("group"), join_path(f.path(), "group")).as_uint(0, kMaxGroup));
+    }
     // Each count is < 2^32, so the product of the first two cannot overflow; the double
     // product is only used to describe a scene that is too large anyway.
     double wanted = static_cast<double>(g.count[0]) * g.count[1] * g.count[2];
@@ -187,6 +193,10 @@ void SceneParser::generate() {
             x.z += amplitude * (2.0 * rng.unit() - 1.0);
           }
           p.add(glm::vec3(x), g.velocity, g.radius, g.mass, g.material);
+          if (g.group != 0) {
+            p.group.resize(p.size(), 0u);  // add() keeps the list only once it is in use
+            p.group.back() = g.group;
+          }
         }
       }
     }

@@ -101,6 +101,7 @@ struct Generator {
   float radius = 0.0f;
   float mass = 0.0f;  // 0 for static particles
   std::uint32_t material = 0;
+  std::uint32_t group = 0;  // particles of one nonzero group never collide with each other
   std::uint64_t particles = 1;
   std::uint64_t first = 0;  // index of its first particle in the scene
   // A single particle's path; its target index is set when the particle is generated.
@@ -152,6 +153,7 @@ class SceneParser {
   Object versioned(const Field& f, std::initializer_list<std::string_view> keys,
                    std::initializer_list<std::string_view> added) const;
   void read_contents(const Object& top);
+  void read_particles(const Field& particles);
 
   // scene_read_settings.cpp
   void read_settings(const Object& top);
@@ -186,6 +188,11 @@ class SceneParser {
   Generator read_particle(const Object& o) const;
   void read_generators(const Field& list);
   void generate();
+
+  // scene_read_springs.cpp
+  void read_cloths(const Field& list);
+  void check_cloth_planes(const Field& cloth, std::size_t first) const;
+  void read_springs(const Field& list);
 
   // scene_read_motion.cpp
   KinematicPath read_kinematic(const Field& f, Target target) const;

@@ -45,6 +45,7 @@ class Writer {
 };
 
 std::string particles_json(const Writer& w);
+std::string springs_json(const Writer& w);
 std::string bodies_json(const Writer& w);
 std::string joints_json(const Writer& w);
 

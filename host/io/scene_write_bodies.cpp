@@ -50,11 +50,28 @@ std::string particles_json(const Writer& w) {
       }
       mass = fmt::format("\"mass\": {}", num(m));
     }
+    const std::uint32_t group = i < pa.group.size() ? pa.group[i] : 0u;
     out += fmt::format(
         "    {{\"type\": \"particle\", \"position\": {}, \"velocity\": {}, \"radius\": "
-        "{}, {}, \"material\": {}{}}}{}\n",
+        "{}, {}, \"material\": {}{}{}}}{}\n",
         vec(glm::vec3(x)), vec(glm::vec3(v)), num(x.w), mass, w.material(pa.material[i]),
+        group ? fmt::format(", \"group\": {}", group) : std::string(),
         w.kinematic({true, static_cast<std::uint32_t>(i)}), i + 1 < pa.size() ? "," : "");
+  }
+  return out + "  ]";
+}
+
+// Every spring with its rest length, k and d (a cloth's springs too: a written cloth is its
+// particles, with their group, and its springs).
+std::string springs_json(const Writer& w) {
+  const std::vector<Spring>& springs = w.scene().springs;
+  if (springs.empty()) return {};
+  std::string out = ",\n  \"springs\": [\n";
+  for (std::size_t i = 0; i < springs.size(); ++i) {
+    const Spring& s = springs[i];
+    out +=
+        fmt::format("    {{\"particles\": [{}, {}], \"rest\": {}, \"k\": {}, \"d\": {}}}{}\n", s.a,
+                    s.b, num(s.rest), num(s.k), num(s.d), i + 1 < springs.size() ? "," : "");
   }
   return out + "  ]";
 }

@@ -58,14 +58,6 @@ bool is_world_body(const Body& b) {
 }  // namespace
 
 Writer::Writer(const Scene& scene) : scene_(scene), listed_(scene.bodies.size()) {
-  // The scene format has no springs or particle groups yet: refuse rather than drop them.
-  if (!scene.springs.empty() ||
-      std::any_of(scene.particles.group.begin(), scene.particles.group.end(),
-                  [](std::uint32_t g) { return g != 0u; })) {
-    throw std::invalid_argument(
-        "write_scene_json: the scene has springs or particle groups (a cloth), which scene "
-        "files cannot hold yet");
-  }
   for (std::size_t i = 0; i < scene.materials.size(); ++i) {
     for (std::size_t k = 0; k < i; ++k) {
       if (scene.materials[i].name == scene.materials[k].name) {
@@ -267,6 +259,7 @@ std::string write_scene_json(const Scene& scene) {
   put(particles_json(w));
   put(bodies_json(w));
   put(joints_json(w));
+  put(springs_json(w));
   put(impulses_json(w));
   put("\n}\n");
   return out;

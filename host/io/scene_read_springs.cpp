@@ -1,0 +1,137 @@
+// Scene file sections "cloths" and "springs" (version 2). A cloth is a generator
+// (host/sim/cloth.h): a grid of particles over a parallelogram with structural, shear and bend
+// springs, appended after the particles of "particles"; its vertices share one particle group,
+// so they collide with everything but each other. "springs" then joins any two particles, cloth
+// vertices included, by index.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "host/io/scene_file.h"
+#include "host/io/scene_json.h"
+#include "host/io/scene_reader.h"
+#include "host/sim/cloth.h"
+
+namespace vkphys::io::scene_reader {
+
+using namespace scene_json;
+
+namespace {
+
+constexpr std::uint64_t kMaxClothSide = 4096;  // add_cloth's limit per direction
+
+glm::vec3 edge(const Field& f) {
+  glm::vec3 e = bounded_vec3(f, kCoordinate);
+  f.check(glm::length(glm::dvec3(e)) > 0.0, "must be non-zero");
+  return e;
+}
+
+}  // namespace
+
+void SceneParser::read_cloths(const Field& list) {
+  const std::size_t n = list.array_size();
+  for (std::size_t c = 0; c < n; ++c) {
+    Object o(list.at(c), {"origin", "u", "v", "resolution", "density", "radius", "springs",
+                          "material", "pins"});
+    ClothSpec spec;
+    spec.origin = bounded_vec3(o.require("origin"), kCoordinate);
+    spec.u = edge(o.require("u"));
+    spec.v = edge(o.require("v"));
+    Field res = o.require("resolution");
+    res.check(res.json().is_array() && res.json().size() == 2,
+              "must be [vertices along u, vertices along v]");
+    spec.nu = static_cast<std::uint32_t>(res.at(0).as_uint(2, kMaxClothSide));
+    spec.nv = static_cast<std::uint32_t>(res.at(1).as_uint(2, kMaxClothSide));
+    const std::uint64_t vertices = std::uint64_t{spec.nu} * spec.nv;
+    const std::uint64_t total = scene_.particles.size() + vertices;
+    res.check(total <= kMaxParticles,
+              fmt::format("the cloth's {} vertices bring the scene to {} particles; at most "
+                          "kMaxParticles = {} are allowed",
+                          vertices, total, kMaxParticles));
+    spec.density = o.require("density").positive();
+    if (auto f = o.get("radius")) spec.radius = size_value(*f);
+    Object k(o.require("springs"), {"structural", "shear", "bend", "d"});
+    spec.k_structural = k.require("structural").positive();
+    spec.k_shear = k.require("shear").positive();
+    spec.k_bend = 0.0f;
+    if (auto f = k.get("bend")) spec.k_bend = f->non_negative();
+    if (auto f = k.get("d")) spec.d = f->non_negative();
+    spec.material = material_of(o);
+    if (auto pins = o.get("pins")) {
+      for (std::size_t p = 0; p < pins->array_size(); ++p) {
+        Field pin = pins->at(p);
+        pin.check(pin.json().is_array() && pin.json().size() == 2,
+                  "must be [i, j], a vertex's index along u and along v");
+        const auto i = static_cast<std::uint32_t>(pin.at(0).as_uint(0, spec.nu - 1u));
+        const auto j = static_cast<std::uint32_t>(pin.at(1).as_uint(0, spec.nv - 1u));
+        spec.pins.emplace_back(i, j);
+      }
+    }
+    const std::uint64_t nu = spec.nu, nv = spec.nv;
+    const std::uint64_t springs = (nu - 1) * nv + nu * (nv - 1) + 2 * (nu - 1) * (nv - 1) +
+                                  (spec.k_bend > 0.0f ? (nu - 2) * nv + nu * (nv - 2) : 0);
+    res.check(scene_.springs.size() + springs <= kMaxJoints,
+              fmt::format("the cloth's {} springs bring the scene to {}; at most kMaxJoints = {} "
+                          "are allowed",
+                          springs, scene_.springs.size() + springs, kMaxJoints));
+    const std::size_t first = scene_.particles.size();
+    try {
+      add_cloth(scene_, spec);  // checks the geometry: parallel edges, radius against spacing
+    } catch (const std::invalid_argument& e) {
+      o.field().fail(e.what());
+    }
+    const float radius = scene_.particles.pos_radius[first].w;
+    max_radius_ = std::max(max_radius_, radius);
+    check_cloth_planes(o.field(), first);
+  }
+}
+
+// Every vertex of the cloth starting at particle `first` on the free side of every plane.
+void SceneParser::check_cloth_planes(const Field& cloth, std::size_t first) const {
+  const auto& pr = scene_.particles.pos_radius;
+  for (std::size_t p = 0; p < scene_.planes.size(); ++p) {
+    const glm::dvec3 n(scene_.planes[p].normal);
+    const double offset = scene_.planes[p].offset;
+    for (std::size_t i = first; i < pr.size(); ++i) {
+      const glm::dvec3 x(pr[i]);
+      const double r = pr[i].w;
+      const double gap = glm::dot(n, x) - offset - r;
+      if (gap >= -1e-3 * r) continue;
+      cloth.fail(
+          fmt::format("vertex {} at {} penetrates {} by {:.6g} m; a cloth must start on "
+                      "the free side of every plane",
+                      i - first, format_vec(x), plane_labels_[p], -gap));
+    }
+  }
+}
+
+void SceneParser::read_springs(const Field& list) {
+  const std::size_t n = list.array_size();
+  const std::uint64_t particles = scene_.particles.size();
+  list.check(scene_.springs.size() + n <= kMaxJoints,
+             fmt::format("{} springs with the cloths'; at most kMaxJoints = {} are allowed",
+                         scene_.springs.size() + n, kMaxJoints));
+  const std::string listing = fmt::format("the scene has {} particles", particles);
+  for (std::size_t s = 0; s < n; ++s) {
+    Object o(list.at(s), {"particles", "rest", "k", "d"});
+    Field ends = o.require("particles");
+    ends.check(ends.json().is_array() && ends.json().size() == 2,
+               "must be [a, b], two particle indices");
+    Spring spring;
+    spring.a = index_below(ends.at(0), particles, "particle", listing);
+    spring.b = index_below(ends.at(1), particles, "particle", listing);
+    ends.check(spring.a != spring.b, "a spring joins two different particles");
+    const glm::dvec3 xa(scene_.particles.pos_radius[spring.a]);
+    const glm::dvec3 xb(scene_.particles.pos_radius[spring.b]);
+    spring.rest = static_cast<float>(glm::length(xb - xa));
+    if (auto f = o.get("rest")) spring.rest = f->non_negative();
+    spring.k = o.require("k").positive();
+    if (auto f = o.get("d")) spring.d = f->non_negative();
+    scene_.springs.push_back(spring);
+  }
+}
+
+}  // namespace vkphys::io::scene_reader

@@ -1,0 +1,163 @@
+// Scene files with cloths, springs and particle groups (version 2): a cloth in a file is exactly
+// add_cloth's cloth, a written scene with springs and groups reads back bit for bit, and every
+// bad value is one line naming its path.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "host/io/scene_file.h"
+#include "host/sim/cloth.h"
+#include "tests/same_state.h"
+#include "tests/scene_errors.h"
+
+namespace vkphys::test {
+namespace {
+
+using nlohmann::json;
+
+json cloth_scene() {
+  return json::parse(R"({
+    "format": "vkphys-scene", "version": 2, "name": "cloth",
+    "materials": [{"name": "default"}, {"name": "silk", "friction": 0.2}],
+    "planes": [{"normal": [0, 1, 0]}],
+    "particles": [{"type": "particle", "position": [3, 0.5, 0], "radius": 0.1, "mass": 1}],
+    "cloths": [{"origin": [-0.5, 1, -0.5], "u": [1, 0, 0], "v": [0, 0, 1.2],
+                "resolution": [7, 5], "density": 0.2, "material": "silk",
+                "springs": {"structural": 2000, "shear": 200, "bend": 20, "d": 3},
+                "pins": [[0, 0], [6, 0]]}],
+    "springs": [{"particles": [0, 1], "k": 500}, {"particles": [2, 9], "k": 50, "d": 2, "rest": 0.3}]
+  })");
+}
+
+bool same_particles(const Particles& a, const Particles& b) {
+  return same_bits(a.pos_radius, b.pos_radius) && same_bits(a.vel_invmass, b.vel_invmass) &&
+         a.material == b.material && a.group == b.group;
+}
+
+bool same_springs(const std::vector<Spring>& a, const std::vector<Spring>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(Spring)) == 0);
+}
+
+TEST(SceneCloth, FileClothIsTheBuildersCloth) {
+  const Scene s = io::parse_scene(cloth_scene().dump(), "<test>");
+  Scene built;
+  built.particles.add({3.0f, 0.5f, 0.0f}, glm::vec3(0.0f), 0.1f, 1.0f, 0);
+  ClothSpec c;
+  c.origin = {-0.5f, 1.0f, -0.5f};
+  c.u = {1.0f, 0.0f, 0.0f};
+  c.v = {0.0f, 0.0f, 1.2f};
+  c.nu = 7;
+  c.nv = 5;
+  c.density = 0.2f;
+  c.material = 1;
+  c.k_structural = 2000.0f;
+  c.k_shear = 200.0f;
+  c.k_bend = 20.0f;
+  c.d = 3.0f;
+  c.pins = {{0, 0}, {6, 0}};
+  const std::uint32_t first = add_cloth(built, c);
+  EXPECT_EQ(first, 1u);
+  ASSERT_EQ(s.particles.size(), 36u);
+  EXPECT_TRUE(same_particles(s.particles, built.particles));
+  // The cloth's springs, then the file's two: the first at its current length, k 500, d 4.
+  ASSERT_EQ(s.springs.size(), built.springs.size() + 2);
+  const std::vector<Spring> cloth_springs(s.springs.begin(), s.springs.end() - 2);
+  EXPECT_TRUE(same_springs(cloth_springs, built.springs));
+  const Spring& a = s.springs[s.springs.size() - 2];
+  const float d01 = static_cast<float>(
+      glm::length(glm::dvec3(s.particles.pos_radius[1]) - glm::dvec3(s.particles.pos_radius[0])));
+  EXPECT_EQ(a.rest, d01);
+  EXPECT_EQ(a.k, 500.0f);
+  EXPECT_EQ(a.d, 4.0f);
+  const Spring& b = s.springs.back();
+  EXPECT_EQ(b.a, 2u);
+  EXPECT_EQ(b.b, 9u);
+  EXPECT_EQ(b.rest, 0.3f);
+  EXPECT_EQ(b.d, 2.0f);
+  // Pinned vertices are static; the free particle and the cloth differ in group.
+  EXPECT_EQ(s.particles.vel_invmass[1].w, 0.0f);
+  EXPECT_EQ(s.particles.vel_invmass[7].w, 0.0f);
+  EXPECT_GT(s.particles.vel_invmass[2].w, 0.0f);
+  EXPECT_EQ(s.particles.group[0], 0u);
+  EXPECT_EQ(s.particles.group[1], 1u);
+}
+
+TEST(SceneCloth, WrittenSpringsAndGroupsReadBackBitForBit) {
+  const Scene s = io::parse_scene(cloth_scene().dump(), "<test>");
+  const Scene back = io::parse_scene(io::write_scene_json(s), "<written>");
+  EXPECT_TRUE(same_particles(s.particles, back.particles));
+  EXPECT_TRUE(same_springs(s.springs, back.springs));
+  json j = json::parse(io::write_scene_json(s));
+  EXPECT_EQ(j["particles"][1]["group"], 1);
+  EXPECT_FALSE(j["particles"][0].contains("group"));
+}
+
+TEST(SceneCloth, GroupOnGeneratorsNeedsVersion2) {
+  json j = cloth_scene();
+  j["particles"][0]["group"] = 3;
+  const Scene s = io::parse_scene(j.dump(), "<test>");
+  EXPECT_EQ(s.particles.group[0], 3u);
+  EXPECT_EQ(s.particles.group[1], 4u);  // a cloth takes a group of its own
+  json v1 = json::parse(R"({"format": "vkphys-scene", "version": 1, "particles": [
+      {"type": "particle", "position": [0, 1, 0], "radius": 0.1, "mass": 1, "group": 2}]})");
+  EXPECT_EQ(error_of(v1),
+            "<test>: particles[0].group = 2: needs \"version\": 2 (this file is version 1)");
+  v1 = json::parse(R"({"format": "vkphys-scene", "version": 1, "particles": [
+      {"type": "particle", "position": [0, 1, 0], "radius": 0.1, "mass": 1}], "cloths": []})");
+  EXPECT_EQ(error_of(v1), "<test>: cloths = []: needs \"version\": 2 (this file is version 1)");
+}
+
+TEST(SceneCloth, BadValuesNameTheirPath) {
+  auto with = [](auto edit) {
+    json j = cloth_scene();
+    edit(j);
+    return error_of(j);
+  };
+  EXPECT_EQ(with([](json& j) {
+              j["springs"][0]["particles"] = {0, 36};
+            }),
+            "<test>: springs[0].particles[1] = 36: particle index out of range: the scene has 36 "
+            "particles (indices 0 to 35)");
+  EXPECT_EQ(with([](json& j) {
+              j["springs"][1]["particles"] = {4, 4};
+            }),
+            "<test>: springs[1].particles = [4,4]: a spring joins two different particles");
+  EXPECT_EQ(with([](json& j) { j["springs"][0].erase("k"); }),
+            "<test>: springs[0].k: required field is missing");
+  EXPECT_EQ(with([](json& j) {
+              j["cloths"][0]["resolution"] = {1, 5};
+            }),
+            "<test>: cloths[0].resolution[0] = 1: must be an integer in [2, 4096]");
+  EXPECT_EQ(with([](json& j) {
+              j["cloths"][0]["pins"] = {{7, 0}};
+            }),
+            "<test>: cloths[0].pins[0][0] = 7: must be an integer in [0, 6]");
+  EXPECT_EQ(with([](json& j) { j["cloths"][0]["springs"]["shear"] = 0; }),
+            "<test>: cloths[0].springs.shear = 0: must be > 0");
+  expect_error(with([](json& j) { j["cloths"][0]["radius"] = 0.2; }),
+               {"cloths[0]", "radius 0.2", "below half the vertex spacing"});
+  expect_error(with([](json& j) {
+                 j["cloths"][0]["v"] = {2, 0, 0};
+               }),
+               {"cloths[0]", "not parallel"});
+  expect_error(with([](json& j) {
+                 j["cloths"][0]["origin"] = {-0.5, -1, -0.5};
+               }),
+               {"cloths[0]", "vertex 0 at", "penetrates", "free side of every plane"});
+  expect_error(with([](json& j) {
+                 j["cloths"][0]["resolution"] = {1024, 1024};
+               }),
+               {"cloths[0].resolution", "springs bring the scene to", "kMaxJoints"});
+  expect_error(with([](json& j) {
+                 j["cloths"][0]["resolution"] = {4096, 4096};
+               }),
+               {"cloths[0].resolution", "kMaxParticles"});
+}
+
+}  // namespace
+}  // namespace vkphys::test
