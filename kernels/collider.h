@@ -1,7 +1,7 @@
 // A collision shape placed in the world, and the contact manifold a pair test produces.
 // Shared by the narrowphase (kernels/collide.h) and the rigid-body stage functions.
 //
-// Shape numbering (host/sim/scene.h, enum Shape): a pair (a, b) is always tested with
+// Shape numbering (vkphys/scene.h, enum Shape): a pair (a, b) is always tested with
 // a.type <= b.type, so there is one test per unordered pair of shapes.
 #ifndef VKPHYS_KERNELS_COLLIDER_H
 #define VKPHYS_KERNELS_COLLIDER_H

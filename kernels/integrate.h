@@ -22,7 +22,7 @@
 
 KERNELS_BEGIN
 
-#define VKPHYS_CENTRAL_INVERSE_SQUARE 0u  // a = -s (x - c) / r^3 (host/sim/scene.h CentralLaw)
+#define VKPHYS_CENTRAL_INVERSE_SQUARE 0u  // a = -s (x - c) / r^3 (vkphys/scene.h CentralLaw)
 #define VKPHYS_CENTRAL_LINEAR 1u          // a = -s (x - c)
 
 // Acceleration of the central field (centre c = field.xyz, strength s = field.w) at x.

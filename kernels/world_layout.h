@@ -81,7 +81,7 @@ KERNELS_BEGIN
 #define VKPHYS_JOINT_ROWS 6u
 #define VKPHYS_POINT_PREP 6u  // vec4 of prepared rows per contact point
 
-// Solver schemes, restitution and friction models (host/sim/scene.h mirrors them).
+// Solver schemes, restitution and friction models (vkphys/scene.h mirrors them).
 #define VKPHYS_SCHEME_SEQUENTIAL 0u
 #define VKPHYS_SCHEME_COLORED 1u
 #define VKPHYS_SCHEME_JACOBI 2u
@@ -92,7 +92,7 @@ KERNELS_BEGIN
 #define VKPHYS_FLAG_SPLIT 1u
 #define VKPHYS_FLAG_GYROSCOPIC 2u
 
-// Joint types (host/sim/scene.h, JointType).
+// Joint types (vkphys/scene.h, JointType).
 #define VKPHYS_JOINT_DISTANCE 0u
 #define VKPHYS_JOINT_BALL 1u
 #define VKPHYS_JOINT_HINGE 2u

@@ -3,8 +3,8 @@
 
 #include <glm/glm.hpp>
 
-#include "host/sim/scene.h"
 #include "kernels/quat.h"
+#include "vkphys/scene.h"
 
 namespace vkphys::test {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys::test {
 

@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "host/sim/scene.h"
 #include "kernels/grid.h"
 #include "tests/backends.h"
+#include "vkphys/scene.h"
 
 namespace vkphys {
 namespace {

@@ -1,4 +1,4 @@
-// Springs between particles and a cloth built from them (host/sim/cloth.h), in the one world:
+// Springs between particles and a cloth built from them (vkphys/cloth.h), in the one world:
 // SPOOK distance rows solved with everything else, on every scheme and both backends.
 #include <gtest/gtest.h>
 
@@ -8,10 +8,10 @@
 #include <memory>
 #include <string>
 
-#include "host/sim/cloth.h"
 #include "host/sim/compare.h"
 #include "tests/backends.h"
 #include "tests/rigid_scene_helpers.h"
+#include "vkphys/cloth.h"
 
 namespace vkphys::test {
 namespace {

@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "host/sim/backend.h"
-#include "host/sim/cloth.h"
 #include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
 #include "tests/gpu_env.h"
 #include "tests/rigid_scene_helpers.h"
 #include "tests/same_state.h"
+#include "vkphys/cloth.h"
 
 namespace vkphys::test {
 namespace {

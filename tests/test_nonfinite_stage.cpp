@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "host/sim/backend.h"
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys {
 namespace {

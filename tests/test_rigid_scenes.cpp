@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "host/io/scene_file.h"
-#include "host/sim/cloth.h"
 #include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
 #include "kernels/quat.h"
 #include "tests/scene_compare.h"
 #include "tests/scene_errors.h"
+#include "vkphys/cloth.h"
 
 namespace {
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "host/io/scene_file.h"
-#include "host/sim/cloth.h"
 #include "tests/same_state.h"
 #include "tests/scene_errors.h"
+#include "vkphys/cloth.h"
 
 namespace vkphys::test {
 namespace {

@@ -38,13 +38,13 @@
 #include "host/io/output.h"
 #include "host/io/svg_plot.h"
 #include "host/sim/backend.h"
-#include "host/sim/cloth.h"
 #include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
 #include "host/vk/context.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
+#include "vkphys/cloth.h"
 
 namespace vkphys::tools {
 

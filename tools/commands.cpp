@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "host/api/world_internal.h"
 #include "host/io/compare_report.h"
 #include "host/io/output.h"
 #include "host/io/scene_file.h"
@@ -20,6 +21,8 @@
 #include "host/sim/metrics.h"
 #include "host/vk/context.h"
 #include "tools/progress.h"
+#include "vkphys/error.h"
+#include "vkphys/world.h"
 
 namespace vkphys::tools {
 
@@ -69,23 +72,6 @@ void apply_solver_overrides(const Options& opt, SolverSettings& solver) {
   if (opt.relax) solver.relax_iterations = *opt.relax;
 }
 
-namespace {
-
-// World index i (the scene's bodies, the plane bodies, then the particles).
-std::string describe_world_index(const Scene& scene, std::uint32_t i) {
-  const auto rigid = static_cast<std::uint32_t>(scene.bodies.size() + scene.planes.size());
-  return describe(scene, i < rigid ? BodyRef{i, false} : BodyRef{i - rigid, true});
-}
-
-// The body or particle a NaN was found in, or empty if the metrics saw none.
-std::string describe_nonfinite(const Scene& scene, const Metrics& m) {
-  if (m.nonfinite_body) return describe(scene, BodyRef{*m.nonfinite_body, false});
-  if (m.nonfinite_particle) return fmt::format("particle {}", *m.nonfinite_particle);
-  return {};
-}
-
-}  // namespace
-
 int cmd_run(const Options& opt) {
   Scene scene = io::load_scene(opt.scene);
   // Refuses a non-empty folder before any work.
@@ -102,74 +88,58 @@ int cmd_run(const Options& opt) {
             : "--scheme sequential runs on the CPU backend only: use --backend cpu, or --scheme "
               "colored|jacobi on the GPU");
   }
-  std::unique_ptr<vk::Context> ctx;
-  std::unique_ptr<Backend> backend;
-  if (opt.backend == "cpu") {
-    backend = make_cpu_backend();
-  } else {
-    ctx = vk::Context::create({opt.device, opt.validation});
-    backend = make_gpu_backend(*ctx);
-  }
+  // The public API's World builds and steps the run (the CLI is its first client); the writers
+  // take its state as the library holds it (host/api/world_internal.h).
+  World world(scene, {opt.backend, opt.device, opt.validation});
   std::printf("%s\nbackend: %s, scheme %s, %u substep(s) x (%u iterations + %u relax)\n",
-              io::scene_summary(scene).c_str(), backend->name().c_str(), scheme_name(solver.scheme),
-              solver.substeps, solver.iterations, solver.relax_iterations);
-  if (ctx && ctx->info().type == "cpu") {
+              io::scene_summary(scene).c_str(), world.backend_name().c_str(),
+              scheme_name(solver.scheme), solver.substeps, solver.iterations,
+              solver.relax_iterations);
+  if (world.device_type() == "cpu") {
     std::printf("(a CPU Vulkan driver: step times are not GPU timings)\n");
   }
-  backend->load(scene);
-  const bool staged = backend->check_stages(true);  // the CPU backend names the stage of a NaN
-  const MassTable masses = mass_table(scene);
-  WorldState prev, cur;  // prev: the last finite state
-  backend->read(prev);
-  Metrics m = measure(masses, scene, prev);
-  if (std::string bad = describe_nonfinite(scene, m); !bad.empty()) {
-    throw std::runtime_error(fmt::format("step 0: {} starts with a NaN or infinite value", bad));
-  }
-  writer.frame(0, scene, prev);
-  writer.metrics(0, 0.0, m, backend->stats(), 0.0, {});
+  // On a NaN the World keeps the last finite state: that is what `state` then holds.
+  const WorldState& state = WorldInternals::state(world);
+  Metrics m = world.metrics();
+  writer.frame(0, scene, state);
+  writer.metrics(0, 0.0, m, WorldInternals::stats(world), 0.0, {});
   // The rigid penetration needs each step's manifold points (a trace); particles alone have none.
   const bool rigid = !scene.bodies.empty();
   StepTrace trace;
   std::uint64_t last_frame = 0;
   Progress progress(opt.steps);
   const double h = static_cast<double>(scene.settings.time_step);
-  // Stops the run at step k: the last finite state (step k - 1) goes to disk first.
-  auto stop_nonfinite = [&](std::uint32_t k, const std::string& what) {
-    if (last_frame != k - 1u) writer.frame(k - 1u, scene, prev);
-    progress.finish();
-    return std::runtime_error(fmt::format(
-        "step {}: {}; stopping (frame_{:06d}.csv holds the last finite state; check time_step, "
-        "spook_k, masses and forces)",
-        k, what, k - 1u));
-  };
   for (std::uint32_t k = 1; k <= opt.steps; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      backend->step(rigid ? &trace : nullptr);
-    } catch (const NonFiniteState& e) {
-      throw stop_nonfinite(k,
-                           fmt::format("the {} stage made {} NaN or infinite", stage_name(e.stage),
-                                       describe_world_index(scene, e.body)));
+      if (rigid) {
+        WorldInternals::step_traced(world, trace);
+      } else {
+        world.step();
+      }
+    } catch (const NonFiniteError& e) {
+      // Stops the run: the last finite state (step k - 1) goes to disk first.
+      if (last_frame != k - 1u) writer.frame(k - 1u, scene, state);
+      progress.finish();
+      throw std::runtime_error(fmt::format(
+          "step {}: {}{}; stopping (frame_{:06d}.csv holds the last finite state; check "
+          "time_step, spook_k, masses and forces)",
+          k, e.where,
+          opt.backend == "gpu" ? " (run it with --backend cpu to learn which stage)" : "", k - 1u));
     }
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    backend->read(cur);
-    m = measure(masses, scene, cur);
-    if (std::string bad = describe_nonfinite(scene, m); !bad.empty()) {
-      throw stop_nonfinite(
-          k, fmt::format("{} has a NaN or infinite position, orientation or velocity{}", bad,
-                         staged ? "" : " (run it with --backend cpu to learn which stage)"));
-    }
-    writer.metrics(k, h * k, m, backend->stats(), ms, constraint_errors(scene, trace, cur));
+    m = world.metrics();
+    writer.metrics(k, h * k, m, WorldInternals::stats(world), ms,
+                   constraint_errors(scene, trace, state));
     if ((opt.every && k % opt.every == 0) || k == opt.steps) {
-      writer.frame(k, scene, cur);
+      writer.frame(k, scene, state);
       last_frame = k;
     }
-    std::swap(prev, cur);
     progress.update(k);
   }
   progress.finish();
-  const StepStats& st = backend->stats();
+  const StepStats& st = WorldInternals::stats(world);
   std::printf(
       "%u steps: kinetic %.6g J (rotational %.6g J), potential %.6g J, max penetration %.4g m, "
       "%u pairs, %u contact points, %u particle contacts, %u rows; output in %s\n",

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "host/io/scene_file.h"
-#include "host/sim/scene.h"
 #include "host/vk/context.h"
+#include "vkphys/scene.h"
 
 namespace vkphys::tools {
 

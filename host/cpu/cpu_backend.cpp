@@ -74,6 +74,45 @@ class CpuBackend final : public Backend {
 
   const StepStats& stats() const override { return stats_; }
 
+  void write(const WorldState& state) override {
+    write_world_state(state, world_.rigid, world_.pos, world_.vel, world_.rot, world_.omega);
+  }
+
+  CarriedState save() const override {
+    CarriedState s;
+    s.step = step_index_;
+    s.pair_capacity = cap_.pairs;
+    s.contact_capacity = cap_.contacts;
+    s.body_pos = world_.pos;
+    s.body_vel = world_.vel;
+    s.rigid_rot = world_.rot;
+    s.rigid_omega = world_.omega;
+    s.joint_lambda = joint_lambda_;
+    s.prev_pair_info = prev_info_;
+    s.prev_point_lambda = prev_lambda_;
+    s.prev_pcontact_offsets = prev_pc_offsets_;
+    s.prev_pcontact_other = prev_pc_other_;
+    s.prev_pcontact_lambda = prev_pc_lambda_;
+    return s;
+  }
+
+  void restore(const Scene& scene, const CarriedState& s) override {
+    load(scene, s.pair_capacity, s.contact_capacity);
+    check_carried(s, carried_sizes(world_, cap_));
+    world_.pos = s.body_pos;
+    world_.vel = s.body_vel;
+    world_.rot = s.rigid_rot;
+    world_.omega = s.rigid_omega;
+    joint_lambda_ = s.joint_lambda;
+    prev_info_ = s.prev_pair_info;
+    prev_lambda_ = s.prev_point_lambda;
+    prev_pc_offsets_ = s.prev_pcontact_offsets;
+    prev_pc_other_ = s.prev_pcontact_other;
+    prev_pc_lambda_ = s.prev_pcontact_lambda;
+    allocate_lists();  // rebuilds the warm-start table from the restored pairs
+    step_index_ = s.step;
+  }
+
   bool check_stages(bool on) override {
     check_stages_ = on;
     return true;

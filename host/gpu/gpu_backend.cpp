@@ -263,6 +263,39 @@ class GpuBackend final : public Backend {
 
   const StepStats& stats() const override { return stats_; }
 
+  void write(const WorldState& state) override {
+    std::vector<glm::vec4> pos = buf_[b_body_pos].download<glm::vec4>(n_);
+    std::vector<glm::vec4> vel = buf_[b_body_vel].download<glm::vec4>(n_);
+    std::vector<glm::vec4> rot(r_), omega(r_);
+    write_world_state(state, r_, pos, vel, rot, omega);
+    buf_[b_body_pos].upload(std::span<const glm::vec4>(pos));
+    buf_[b_body_vel].upload(std::span<const glm::vec4>(vel));
+    buf_[b_rigid_rot].upload(std::span<const glm::vec4>(rot));
+    buf_[b_rigid_omega].upload(std::span<const glm::vec4>(omega));
+  }
+
+  CarriedState save() const override {
+    const CarriedSizes z = carried_sizes(world_, cap_);
+    CarriedState s;
+    s.step = step_index_;
+    s.pair_capacity = cap_.pairs;
+    s.contact_capacity = cap_.contacts;
+#define VKPHYS_DOWNLOAD_CARRIED(T, name, count) s.name = buf_[b_##name].download<T>(count);
+    VKPHYS_CARRIED_BUFFERS(VKPHYS_DOWNLOAD_CARRIED)
+#undef VKPHYS_DOWNLOAD_CARRIED
+    return s;
+  }
+
+  void restore(const Scene& scene, const CarriedState& s) override {
+    load(scene, s.pair_capacity, s.contact_capacity);
+    check_carried(s, carried_sizes(world_, cap_));
+#define VKPHYS_UPLOAD_CARRIED(T, name, count) buf_[b_##name].upload(std::span<const T>(s.name));
+    VKPHYS_CARRIED_BUFFERS(VKPHYS_UPLOAD_CARRIED)
+#undef VKPHYS_UPLOAD_CARRIED
+    allocate_lists();  // rebuilds the warm-start table from the restored pairs
+    step_index_ = s.step;
+  }
+
  private:
   vk::Buffer storage(VkDeviceSize bytes, const char* what) {
     return vk::storage_buffer(ctx_, bytes, what,

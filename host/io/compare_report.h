@@ -8,7 +8,7 @@
 #include <string>
 
 #include "host/sim/compare.h"
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys::io {
 

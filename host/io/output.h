@@ -30,7 +30,7 @@
 
 #include "host/sim/backend.h"
 #include "host/sim/metrics.h"
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys::io {
 

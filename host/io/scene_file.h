@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys::io {
 

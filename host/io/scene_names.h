@@ -6,13 +6,13 @@
 #include <array>
 #include <string_view>
 
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys::io {
 
 inline constexpr std::string_view kFormatName = "vkphys-scene";
 
-// Indexed by the enum's value (host/sim/scene.h).
+// Indexed by the enum's value (vkphys/scene.h).
 inline constexpr std::array<std::string_view, 3> kSchemeNames{"sequential", "colored", "jacobi"};
 inline constexpr std::array<std::string_view, 2> kRestitutionNames{"bias", "newton"};
 inline constexpr std::array<std::string_view, 2> kFrictionModelNames{"cone", "scaled_box"};

@@ -13,7 +13,7 @@
 #include "host/io/scene_file.h"
 #include "host/io/scene_json.h"
 #include "host/io/scene_reader.h"
-#include "host/sim/cloth.h"
+#include "vkphys/cloth.h"
 
 namespace vkphys::io::scene_reader {
 

@@ -21,7 +21,7 @@
 
 #include "host/io/scene_file.h"
 #include "host/io/scene_json.h"
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys::io::scene_reader {
 

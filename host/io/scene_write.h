@@ -11,7 +11,7 @@
 #include <glm/glm.hpp>
 #include <string>
 
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys::io::scene_write {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "host/sim/backend.h"
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys::io {
 

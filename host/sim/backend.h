@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "host/sim/scene.h"
 #include "kernels/stages.h"
+#include "vkphys/scene.h"
 
 namespace vkphys {
 namespace vk {
@@ -92,6 +92,36 @@ struct StepTrace {
   std::vector<glm::vec4> pcontact_lambda;   // after the solve
 };
 
+// The buffers a step carries into the next, beyond the scene itself: the state, the joints'
+// warm-start impulses and last step's contact lists (the warm-start source). With the step count
+// and the list capacities they are everything the next step reads that it did not write itself,
+// so a backend restored from them continues bit-identically (kernels/world_layout.h describes each
+// buffer). F(element type, buffer name, element count from a CarriedSizes `z`).
+#define VKPHYS_CARRIED_BUFFERS(F)                          \
+  F(glm::vec4, body_pos, z.bodies)                         \
+  F(glm::vec4, body_vel, z.bodies)                         \
+  F(glm::vec4, rigid_rot, z.rigid)                         \
+  F(glm::vec4, rigid_omega, z.rigid)                       \
+  F(glm::vec4, joint_lambda, 2 * z.joints)                 \
+  F(glm::uvec4, prev_pair_info, z.pairs)                   \
+  F(glm::vec4, prev_point_lambda, 8 * z.pairs)             \
+  F(std::uint32_t, prev_pcontact_offsets, z.particles + 1) \
+  F(std::uint32_t, prev_pcontact_other, z.contacts)        \
+  F(glm::vec4, prev_pcontact_lambda, z.contacts)
+
+// The counts the carried buffers' sizes follow from.
+struct CarriedSizes {
+  std::size_t bodies = 0, rigid = 0, particles = 0, joints = 0, pairs = 0, contacts = 0;
+};
+
+struct CarriedState {
+  std::uint64_t step = 0;  // steps taken since the scene was loaded (the drive schedule's clock)
+  std::uint32_t pair_capacity = 0, contact_capacity = 0;
+#define VKPHYS_CARRIED_MEMBER(T, name, count) std::vector<T> name;
+  VKPHYS_CARRIED_BUFFERS(VKPHYS_CARRIED_MEMBER)
+#undef VKPHYS_CARRIED_MEMBER
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -102,6 +132,14 @@ class Backend {
   virtual void step(StepTrace* trace = nullptr) = 0;
   virtual void read(WorldState& out) const = 0;
   virtual const StepStats& stats() const = 0;
+  // Replaces the positions, orientations and velocities with `state`'s (same sizes as read()
+  // gives); the w components that hold 1/m and radii are kept, warm-start data too.
+  virtual void write(const WorldState& state) = 0;
+  // Everything the next step carries over (a checkpoint), and a load of `scene` continued from
+  // it: the next step is bit-identical to the one the saving backend would have taken. Throws
+  // std::invalid_argument when the buffers do not fit the scene.
+  virtual CarriedState save() const = 0;
+  virtual void restore(const Scene& scene, const CarriedState& state) = 0;
   // With `on`, the step checks every body's state for NaN and infinity after each stage and
   // throws NonFiniteState at the first stage that made one (the state as that stage left it).
   // Returns whether the backend can: the GPU backend cannot (one submission runs every stage).

@@ -1,4 +1,4 @@
-#include "host/sim/cloth.h"
+#include "vkphys/cloth.h"
 
 #include <algorithm>
 #include <cmath>

@@ -13,7 +13,7 @@
 #include <glm/glm.hpp>
 #include <vector>
 
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys {
 

@@ -9,7 +9,7 @@
 
 #include <glm/glm.hpp>
 
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys {
 

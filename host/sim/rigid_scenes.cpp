@@ -117,15 +117,6 @@ double half_height_y(const Body& b) {
 
 }  // namespace
 
-std::uint32_t add_world_body(Scene& scene) {
-  Body world;
-  world.shape = Shape::none;
-  world.mass = 0.0f;
-  world.position = glm::vec3(0.0f);
-  scene.bodies.push_back(world);
-  return static_cast<std::uint32_t>(scene.bodies.size() - 1);
-}
-
 Scene stack_scene(std::uint32_t count, bool intersecting) {
   std::string name = intersecting ? (count == 5 ? std::string("stack_intersecting")
                                                 : fmt::format("stack_intersecting_{}", count))

@@ -8,7 +8,8 @@
 
 #include <cstdint>
 
-#include "host/sim/scene.h"
+#include "vkphys/build.h"
+#include "vkphys/scene.h"
 
 namespace vkphys {
 
@@ -51,9 +52,5 @@ Scene chain_scene(std::uint32_t links = 20);
 // `count` boxes (edge 0.5 m) on a loose lattice falling into an open container of 4 walls and
 // a floor (planes), for benchmarks.
 Scene box_rain_scene(std::uint32_t count);
-
-// Adds a static body with shape none at the origin and returns its index: the "world" that
-// joints hang from.
-std::uint32_t add_world_body(Scene& scene);
 
 }  // namespace vkphys

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys {
 

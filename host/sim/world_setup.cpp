@@ -394,6 +394,46 @@ void world_state(const Scene& scene, std::uint32_t rigid, const std::vector<glm:
   out.particles.material = scene.particles.material;
 }
 
+void write_world_state(const WorldState& state, std::uint32_t rigid, std::vector<glm::vec4>& pos,
+                       std::vector<glm::vec4>& vel, std::vector<glm::vec4>& rot,
+                       std::vector<glm::vec4>& omega) {
+  const std::size_t particles = pos.size() - rigid;
+  if (state.pos.size() != rigid || state.vel.size() != rigid || state.rot.size() != rigid ||
+      state.omega.size() != rigid || state.particles.pos_radius.size() != particles ||
+      state.particles.vel_invmass.size() != particles) {
+    throw std::invalid_argument("write: the state's sizes differ from the world's (" +
+                                std::to_string(rigid) + " rigid bodies, " +
+                                std::to_string(particles) + " particles)");
+  }
+  auto xyz = [](glm::vec4& to, const glm::vec4& from) { to = glm::vec4(glm::vec3(from), to.w); };
+  for (std::size_t i = 0; i < rigid; ++i) {
+    xyz(pos[i], state.pos[i]);
+    xyz(vel[i], state.vel[i]);
+    rot[i] = state.rot[i];
+    omega[i] = glm::vec4(glm::vec3(state.omega[i]), 0.0f);
+  }
+  for (std::size_t k = 0; k < particles; ++k) {
+    xyz(pos[rigid + k], state.particles.pos_radius[k]);
+    xyz(vel[rigid + k], state.particles.vel_invmass[k]);
+  }
+}
+
+CarriedSizes carried_sizes(const WorldArrays& world, const Capacities& capacities) {
+  return {world.bodies(), world.rigid,      world.particles(),
+          world.joints(), capacities.pairs, capacities.contacts};
+}
+
+void check_carried(const CarriedState& state, const CarriedSizes& z) {
+#define VKPHYS_CHECK_CARRIED(T, name, count)                                                       \
+  if (state.name.size() != (count)) {                                                              \
+    throw std::invalid_argument("checkpoint: " #name " holds " +                                   \
+                                std::to_string(state.name.size()) + " entries, the scene needs " + \
+                                std::to_string(count) + " (a checkpoint of another scene?)");      \
+  }
+  VKPHYS_CARRIED_BUFFERS(VKPHYS_CHECK_CARRIED)
+#undef VKPHYS_CHECK_CARRIED
+}
+
 void fill_world_stats(const kern::WorldCounters& c, const Scene& scene, const WorldArrays& world,
                       const Capacities& cap, StepStats& st) {
   st.bodies = world.bodies();

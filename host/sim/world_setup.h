@@ -13,8 +13,8 @@
 
 #include "host/sim/backend.h"
 #include "host/sim/drive.h"
-#include "host/sim/scene.h"
 #include "kernels/world_layout.h"
+#include "vkphys/scene.h"
 
 namespace vkphys {
 
@@ -65,6 +65,18 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
 void world_state(const Scene& scene, std::uint32_t rigid, const std::vector<glm::vec4>& pos,
                  const std::vector<glm::vec4>& vel, std::vector<glm::vec4> rot,
                  std::vector<glm::vec4> omega, WorldState& out);
+
+// Backend::write: `state`'s positions, orientations and velocities into the step's layout
+// arrays, keeping their w components (1/m, radii). Throws std::invalid_argument when a size
+// differs from the arrays'.
+void write_world_state(const WorldState& state, std::uint32_t rigid, std::vector<glm::vec4>& pos,
+                       std::vector<glm::vec4>& vel, std::vector<glm::vec4>& rot,
+                       std::vector<glm::vec4>& omega);
+
+// The sizes of the carried buffers (host/sim/backend.h) for this world and these capacities.
+CarriedSizes carried_sizes(const WorldArrays& world, const Capacities& capacities);
+// Throws std::invalid_argument naming the first carried buffer whose size is not `sizes`'.
+void check_carried(const CarriedState& state, const CarriedSizes& sizes);
 
 // Statistics from the counters and colour ranges (the same on both backends).
 void fill_world_stats(const kern::WorldCounters& counters, const Scene& scene,

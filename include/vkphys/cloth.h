@@ -5,15 +5,15 @@
 // The vertices share one collision group: they collide with bodies, planes and other particles
 // but not with each other (self-collision is not built yet). Mass per vertex from the areal
 // density: density |u x v| / (nu nv). Pinned vertices are static particles.
-#ifndef VKPHYS_HOST_SIM_CLOTH_H
-#define VKPHYS_HOST_SIM_CLOTH_H
+#ifndef VKPHYS_CLOTH_H
+#define VKPHYS_CLOTH_H
 
 #include <cstdint>
 #include <glm/glm.hpp>
 #include <utility>
 #include <vector>
 
-#include "host/sim/scene.h"
+#include "vkphys/scene.h"
 
 namespace vkphys {
 

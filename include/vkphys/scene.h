@@ -232,7 +232,7 @@ struct ScheduledImpulse {
 // A spring between particles a and b (scene particle indices): a distance row with rest length
 // `rest` and its own SPOOK k and d, i.e. exactly a compliant spring with damping (seed 001,
 // digest B2.2: at rest under a load F it stretches F / k). Cloth, ropes and soft bodies are
-// particles joined by springs (host/sim/cloth.h builds a cloth).
+// particles joined by springs (vkphys/cloth.h builds a cloth).
 struct Spring {
   std::uint32_t a = 0, b = 0;
   float rest = 1.0f;  // [m]

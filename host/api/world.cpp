@@ -1,0 +1,327 @@
+// vkphys::World (vkphys/world.h): a scene on a backend behind the public API. Every internal
+// exception leaves as vkphys::Error with its message unchanged, which is the line the CLI prints.
+#include "vkphys/world.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "host/api/guarded.h"
+#include "host/api/snapshot_data.h"
+#include "host/api/world_internal.h"
+#include "host/io/scene_file.h"
+#include "host/sim/compare.h"
+#include "host/sim/metrics.h"
+#include "host/vk/context.h"
+#include "vkphys/error.h"
+
+namespace vkphys {
+
+struct World::Impl {
+  Scene scene;
+  std::string kind;                  // "cpu" or "gpu"
+  std::unique_ptr<vk::Context> ctx;  // GPU only; outlives the backend (declared first)
+  std::unique_ptr<Backend> backend;
+  MassTable masses;
+  WorldState state;  // the host copy state() views: sizes, and so addresses, never change
+  std::uint64_t steps = 0;
+
+  Impl(Scene s, const WorldOptions& options, const std::string& default_kind)
+      : scene(std::move(s)), kind(options.backend.empty() ? default_kind : options.backend) {
+    if (kind == "cpu") {
+      backend = make_cpu_backend();
+    } else if (kind == "gpu") {
+      ctx = vk::Context::create({options.device, options.validation});
+      backend = make_gpu_backend(*ctx);
+    } else {
+      throw Error(fmt::format("backend \"{}\": expected cpu or gpu", kind));
+    }
+    masses = mass_table(scene);
+    backend->check_stages(true);  // the CPU backend names the stage that made a NaN
+  }
+
+  // After a load or a restore: the first state, which must be finite.
+  void start() {
+    backend->read(state);
+    if (std::string bad = nonfinite(state); !bad.empty()) {
+      throw Error(fmt::format("step {}: {} starts with a NaN or infinite value", steps, bad));
+    }
+  }
+
+  // The body or particle with a NaN or infinite value in `s`, or empty.
+  std::string nonfinite(const WorldState& s) const {
+    const Metrics m = measure(masses, scene, s);
+    if (m.nonfinite_body) return describe(scene, BodyRef{*m.nonfinite_body, false});
+    if (m.nonfinite_particle) return describe(scene, BodyRef{*m.nonfinite_particle, true});
+    return {};
+  }
+
+  // World index i (the scene's bodies, the plane bodies, then the particles).
+  std::string describe_world_index(std::uint32_t i) const {
+    const auto rigid = static_cast<std::uint32_t>(state.pos.size());
+    return describe(scene, i < rigid ? BodyRef{i, false} : BodyRef{i - rigid, true});
+  }
+
+  void step_once(StepTrace* trace) {
+    try {
+      backend->step(trace);
+    } catch (const NonFiniteState& e) {
+      throw NonFiniteError(steps + 1,
+                           fmt::format("the {} stage made {} NaN or infinite", stage_name(e.stage),
+                                       describe_world_index(e.body)));
+    }
+    ++steps;
+  }
+
+  // Reads the backend's state into the host copy, unless it is not finite: then the copy keeps
+  // the last finite state and NonFiniteError names the body.
+  void refresh() {
+    WorldState fresh;
+    backend->read(fresh);
+    if (std::string bad = nonfinite(fresh); !bad.empty()) {
+      throw NonFiniteError(steps, bad + " has a NaN or infinite position, orientation or velocity");
+    }
+    auto into = [](std::vector<glm::vec4>& to, const std::vector<glm::vec4>& from) {
+      std::copy(from.begin(), from.end(), to.begin());
+    };
+    into(state.pos, fresh.pos);
+    into(state.rot, fresh.rot);
+    into(state.vel, fresh.vel);
+    into(state.omega, fresh.omega);
+    into(state.particles.pos_radius, fresh.particles.pos_radius);
+    into(state.particles.vel_invmass, fresh.particles.vel_invmass);
+  }
+
+  // The host copy's array of `f`, in Field's order.
+  std::vector<glm::vec4>& array(Field f) {
+    std::vector<glm::vec4>* const arrays[] = {&state.pos,
+                                              &state.rot,
+                                              &state.vel,
+                                              &state.omega,
+                                              &state.particles.pos_radius,
+                                              &state.particles.vel_invmass};
+    const auto k = static_cast<std::size_t>(f);
+    if (k >= std::size(arrays)) throw Error(fmt::format("field {}: no such state array", k));
+    return *arrays[k];
+  }
+
+  // Throws Error when `value` may not be written at entry `index` of `f`.
+  void check_write(Field f, std::size_t index, glm::vec4 value) {
+    const std::size_t size = array(f).size();
+    const bool body = f != Field::particle_position && f != Field::particle_velocity;
+    const char* what = body ? "bodies" : "particles";
+    if (index >= size) {
+      throw Error(fmt::format("write({}, {}): index out of range ({} {})", field_name(f), index,
+                              size, what));
+    }
+    if (body && index >= scene.bodies.size()) {
+      throw Error(fmt::format("write({}, {}): {} is a plane's static body, which does not move",
+                              field_name(f), index,
+                              describe(scene, BodyRef{static_cast<std::uint32_t>(index), false})));
+    }
+    const bool quaternion = f == Field::body_orientation;
+    const int components = quaternion ? 4 : 3;
+    for (int k = 0; k < components; ++k) {
+      if (!std::isfinite(value[k])) {
+        throw Error(fmt::format("write({}, {}): ({}, {}, {}, {}) is not finite", field_name(f),
+                                index, value.x, value.y, value.z, value.w));
+      }
+    }
+    if (quaternion && std::abs(glm::length(value) - 1.0f) > 1e-3f) {
+      throw Error(fmt::format("write({}, {}): |q| = {} is not 1 (within 1e-3)", field_name(f),
+                              index, glm::length(value)));
+    }
+  }
+
+  void put(Field f, std::size_t index, glm::vec4 value) {
+    glm::vec4& to = array(f)[index];
+    to = f == Field::body_orientation ? value : glm::vec4(glm::vec3(value), to.w);
+  }
+
+  void commit_writes() {
+    backend->write(state);
+    refresh();
+  }
+};
+
+const char* field_name(Field f) {
+  static constexpr const char* kNames[] = {"body_position",     "body_orientation",
+                                           "body_velocity",     "body_angular_velocity",
+                                           "particle_position", "particle_velocity"};
+  const auto k = static_cast<std::size_t>(f);
+  return k < std::size(kNames) ? kNames[k] : "?";
+}
+
+World::World() = default;
+World::~World() = default;
+World::World(World&&) noexcept = default;
+World& World::operator=(World&&) noexcept = default;
+
+World::World(Scene scene, const WorldOptions& options) {
+  guarded([&] {
+    auto impl = std::make_unique<Impl>(std::move(scene), options, "cpu");
+    impl->backend->load(impl->scene);
+    impl->start();
+    impl_ = std::move(impl);
+  });
+}
+
+World World::from_file(const std::filesystem::path& path, const WorldOptions& options) {
+  return World(guarded([&] { return io::load_scene(path); }), options);
+}
+
+World World::from_json(std::string_view json, const WorldOptions& options,
+                       std::string_view source_name) {
+  return World(guarded([&] { return io::parse_scene(json, source_name); }), options);
+}
+
+World World::load(const Snapshot& snapshot, const WorldOptions& options) {
+  World w;
+  guarded([&] {
+    const Snapshot::Data& d = *snapshot.data_;
+    auto impl = std::make_unique<Impl>(d.scene, options, d.backend);
+    impl->backend->restore(impl->scene, d.state);
+    impl->steps = d.state.step;
+    impl->start();
+    w.impl_ = std::move(impl);
+  });
+  return w;
+}
+
+namespace {
+
+// The World's Impl, or Error naming the call when it has no scene.
+template <class Ptr>
+auto& need(const Ptr& impl, const char* call) {
+  if (!impl) {
+    throw Error(fmt::format(
+        "{}: this World has no scene (make it from a scene file, scene JSON or a Scene)", call));
+  }
+  return *impl;
+}
+
+}  // namespace
+
+bool World::has_scene() const {
+  return impl_ != nullptr;
+}
+
+const Scene& World::scene() const {
+  return need(impl_, "scene").scene;
+}
+
+std::string World::backend_name() const {
+  return need(impl_, "backend_name").backend->name();
+}
+
+std::string World::device_type() const {
+  const Impl& w = need(impl_, "device_type");
+  return w.ctx ? w.ctx->info().type : std::string();
+}
+
+void World::step(std::uint32_t n) {
+  Impl& w = need(impl_, "step");
+  guarded([&] {
+    for (std::uint32_t k = 0; k < n; ++k) w.step_once(nullptr);
+    w.refresh();
+  });
+}
+
+std::uint64_t World::steps() const {
+  return need(impl_, "steps").steps;
+}
+
+double World::time() const {
+  const Impl& w = need(impl_, "time");
+  return static_cast<double>(w.steps) * static_cast<double>(w.scene.settings.time_step);
+}
+
+std::size_t World::body_count() const {
+  return need(impl_, "body_count").state.pos.size();
+}
+
+std::size_t World::particle_count() const {
+  return need(impl_, "particle_count").state.particles.size();
+}
+
+std::span<const glm::vec4> World::state(Field field) const {
+  return need(impl_, "state").array(field);
+}
+
+void World::write(Field field, std::size_t index, glm::vec4 value) {
+  Impl& w = need(impl_, "write");
+  guarded([&] {
+    w.check_write(field, index, value);
+    w.put(field, index, value);
+    w.commit_writes();
+  });
+}
+
+void World::write(Field field, std::span<const glm::vec4> values) {
+  Impl& w = need(impl_, "write");
+  guarded([&] {
+    const std::size_t size = w.array(field).size();
+    if (values.size() != size) {
+      throw Error(fmt::format("write({}): {} values for {} entries", field_name(field),
+                              values.size(), size));
+    }
+    const bool body = field != Field::particle_position && field != Field::particle_velocity;
+    // A plane's static body may be written its own value (a whole array read, changed, written).
+    const std::size_t movable = body ? w.scene.bodies.size() : size;
+    for (std::size_t i = movable; i < size; ++i) {
+      if (values[i] != w.array(field)[i]) w.check_write(field, i, values[i]);
+    }
+    for (std::size_t i = 0; i < movable; ++i) w.check_write(field, i, values[i]);
+    for (std::size_t i = 0; i < movable; ++i) w.put(field, i, values[i]);
+    w.commit_writes();
+  });
+}
+
+Contacts World::contacts() const {
+  const StepStats& s = need(impl_, "contacts").backend->stats();
+  return {s.pairs, s.manifolds, s.points, s.particle_contacts, s.rows};
+}
+
+Metrics World::metrics() const {
+  const Impl& w = need(impl_, "metrics");
+  return measure(w.masses, w.scene, w.state);
+}
+
+StepError World::compare(const World& other) const {
+  const Impl& a = need(impl_, "compare");
+  const Impl& b = need(other.impl_, "compare (the other World)");
+  return guarded([&] { return state_error(a.state, b.state); });
+}
+
+Snapshot World::save() const {
+  const Impl& w = need(impl_, "save");
+  return guarded([&] {
+    return Snapshot(
+        std::make_shared<const Snapshot::Data>(Snapshot::Data{w.kind, w.scene, w.backend->save()}));
+  });
+}
+
+std::uint32_t World::validation_errors() const {
+  const Impl& w = need(impl_, "validation_errors");
+  return w.ctx ? w.ctx->validation_errors() : 0u;
+}
+
+const WorldState& WorldInternals::state(const World& world) {
+  return need(world.impl_, "state").state;
+}
+
+const StepStats& WorldInternals::stats(const World& world) {
+  return need(world.impl_, "stats").backend->stats();
+}
+
+void WorldInternals::step_traced(World& world, StepTrace& trace) {
+  World::Impl& w = need(world.impl_, "step");
+  guarded([&] {
+    w.step_once(&trace);
+    w.refresh();
+  });
+}
+
+}  // namespace vkphys
