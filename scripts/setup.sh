@@ -12,6 +12,9 @@ packages=(
   # Pillow for its screenshot, VTK's own reader for the --vtk frames
   python3 chromium python3-pil python3-vtk9
   clang libclang-rt-14-dev   # the libFuzzer targets (preset fuzz, scripts/fuzz.sh)
+  # the Python module (python/) and its pytest suite
+  pybind11-dev python3-dev python3-numpy python3-pytest
+  doxygen   # the API reference (target api_reference, test api_reference)
 )
 
 missing=()

@@ -4,7 +4,9 @@ fresh build tree (find_package(vkphys CONFIG)) and once more with pkg-config alo
 checks the physics they print: hello_world's box falls freely, exactly as semi-implicit Euler
 does, then rests on the plane; the pyramid stands.
 
-usage: install_example.py CMAKE BUILD_DIR EXAMPLES_DIR WORK_DIR
+usage: install_example.py CMAKE BUILD_DIR EXAMPLES_DIR WORK_DIR [CXX_FLAGS]
+CXX_FLAGS: the library's own CMAKE_CXX_FLAGS (the asan preset's sanitizers), which a program
+linking a sanitized libvkphys needs too.
 """
 import os
 import re
@@ -49,12 +51,13 @@ def check_hello(out, how):
 
 def main():
     cmake, build, examples, work = sys.argv[1:5]
+    cxx_flags = sys.argv[5] if len(sys.argv) > 5 else ""
     shutil.rmtree(work, ignore_errors=True)
     prefix = os.path.join(work, "prefix")
     run(cmake, "--install", build, "--prefix", prefix)
     tree = os.path.join(work, "build")
     run(cmake, "-S", examples, "-B", tree, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-        f"-DCMAKE_PREFIX_PATH={prefix}")
+        f"-DCMAKE_PREFIX_PATH={prefix}", f"-DCMAKE_CXX_FLAGS={cxx_flags}")
     run(cmake, "--build", tree)
     check_hello(run(os.path.join(tree, "hello_world"), "cpu"), "find_package build")
 
@@ -71,7 +74,7 @@ def main():
     flags = run("pkg-config", "--cflags", "--libs", "vkphys", env=env).split()
     libdir = next(f[2:] for f in flags if f.startswith("-L"))
     exe = os.path.join(work, "hello_pc")
-    run("c++", os.path.join(examples, "hello_world.cpp"), "-o", exe, *flags,
+    run("c++", *cxx_flags.split(), os.path.join(examples, "hello_world.cpp"), "-o", exe, *flags,
         f"-Wl,-rpath,{libdir}", env=env)
     check_hello(run(exe, "cpu"), "pkg-config build")
 

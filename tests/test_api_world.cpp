@@ -163,6 +163,8 @@ TEST(ApiWorld, CompareMeasuresTheDifference) {
   StepError e = a.compare(b);
   EXPECT_EQ(e.max_pos, 0.0);
   EXPECT_EQ(e.max_vel, 0.0);
+  EXPECT_EQ(e.points_a, a.contacts().points);
+  EXPECT_EQ(e.points_a, e.points_b);
   glm::vec4 moved = b.state(Field::body_position)[2];
   moved.x += 0.25f;
   b.write(Field::body_position, 2, moved);

@@ -52,10 +52,8 @@ struct World::Impl {
 
   // The body or particle with a NaN or infinite value in `s`, or empty.
   std::string nonfinite(const WorldState& s) const {
-    const Metrics m = measure(masses, scene, s);
-    if (m.nonfinite_body) return describe(scene, BodyRef{*m.nonfinite_body, false});
-    if (m.nonfinite_particle) return describe(scene, BodyRef{*m.nonfinite_particle, true});
-    return {};
+    const std::optional<BodyRef> bad = first_nonfinite(s);
+    return bad ? describe(scene, *bad) : std::string();
   }
 
   // World index i (the scene's bodies, the plane bodies, then the particles).
@@ -292,7 +290,12 @@ Metrics World::metrics() const {
 StepError World::compare(const World& other) const {
   const Impl& a = need(impl_, "compare");
   const Impl& b = need(other.impl_, "compare (the other World)");
-  return guarded([&] { return state_error(a.state, b.state); });
+  return guarded([&] {
+    StepError e = state_error(a.state, b.state);
+    e.points_a = a.backend->stats().points + a.backend->stats().particle_contacts;
+    e.points_b = b.backend->stats().points + b.backend->stats().particle_contacts;
+    return e;
+  });
 }
 
 Snapshot World::save() const {

@@ -96,6 +96,22 @@ MassTable mass_table(const Scene& scene) {
   return t;
 }
 
+std::optional<BodyRef> first_nonfinite(const WorldState& state) {
+  for (std::size_t i = 0; i < state.pos.size(); ++i) {
+    if (!finite(state.pos[i]) || !finite(state.rot[i]) || !finite(state.vel[i]) ||
+        !finite(state.omega[i])) {
+      return BodyRef{static_cast<std::uint32_t>(i), false};
+    }
+  }
+  const Particles& p = state.particles;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (!finite(p.pos_radius[i]) || !finite(p.vel_invmass[i])) {
+      return BodyRef{static_cast<std::uint32_t>(i), true};
+    }
+  }
+  return std::nullopt;
+}
+
 Metrics measure(const MassTable& masses, const Scene& scene, const WorldState& state) {
   const std::size_t n = state.pos.size();
   if (state.rot.size() != n || state.vel.size() != n || state.omega.size() != n) {
@@ -109,18 +125,9 @@ Metrics measure(const MassTable& masses, const Scene& scene, const WorldState& s
     throw std::invalid_argument("measure: the particles' arrays differ in length");
   }
   Metrics m;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!finite(state.pos[i]) || !finite(state.rot[i]) || !finite(state.vel[i]) ||
-        !finite(state.omega[i])) {
-      m.nonfinite_body = static_cast<std::uint32_t>(i);
-      return m;
-    }
-  }
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    if (!finite(p.pos_radius[i]) || !finite(p.vel_invmass[i])) {
-      m.nonfinite_particle = static_cast<std::uint32_t>(i);
-      return m;
-    }
+  if (std::optional<BodyRef> bad = first_nonfinite(state)) {
+    (bad->particle ? m.nonfinite_particle : m.nonfinite_body) = bad->index;
+    return m;
   }
   const glm::dvec3 g(scene.settings.gravity);
   for (std::size_t i = 0; i < masses.mass.size(); ++i) {
@@ -182,7 +189,8 @@ ConstraintErrors constraint_errors(const Scene& scene, const StepTrace& trace,
              quat_double::rotate(normalised(glm::dvec4(state.rot[b])), glm::dvec3(local));
     };
     const double d = glm::length(anchor(j.body_b, j.anchor_b) - anchor(j.body_a, j.anchor_a));
-    const double err = j.type == JointType::distance ? std::abs(d - static_cast<double>(j.length)) : d;
+    const double err =
+        j.type == JointType::distance ? std::abs(d - static_cast<double>(j.length)) : d;
     e.max_joint_error = std::max(e.max_joint_error, err);
     e.mean_joint_error += err;
   }

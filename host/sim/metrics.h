@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "host/sim/backend.h"
+#include "vkphys/difference.h"
 #include "vkphys/metrics.h"
 #include "vkphys/scene.h"
 
@@ -26,6 +27,11 @@ struct MassTable {
   std::vector<glm::dvec3> inertia;
 };
 MassTable mass_table(const Scene& scene);
+
+// The first body (state order) with a NaN or infinite position, orientation, velocity or angular
+// velocity, or else the first such particle; empty if the state is finite. Metrics' nonfinite
+// fields come from it; it alone is far cheaper than measure (no particle overlap search).
+std::optional<BodyRef> first_nonfinite(const WorldState& state);
 
 // Metrics of `state`, whose first scene.bodies.size() entries are the scene's bodies (the static
 // plane bodies after them are only checked for finiteness), and its particles. Throws

@@ -1,10 +1,11 @@
-// Cloth as particles and springs in the one world (issue 9's compliant method): a grid of
-// nu x nv particles over the parallelogram origin + s u + t v (s, t in [0, 1]), joined by
-// structural springs (grid neighbours), shear springs (both diagonals of each cell) and bend
-// springs (neighbours two apart), each a SPOOK distance row with the kind's k and the cloth's d.
-// The vertices share one collision group: they collide with bodies, planes and other particles
-// but not with each other (self-collision is not built yet). Mass per vertex from the areal
-// density: density |u x v| / (nu nv). Pinned vertices are static particles.
+/// \file
+/// Cloth as particles and springs in the one world (issue 9's compliant method): a grid of
+/// nu x nv particles over the parallelogram origin + s u + t v (s, t in [0, 1]), joined by
+/// structural springs (grid neighbours), shear springs (both diagonals of each cell) and bend
+/// springs (neighbours two apart), each a SPOOK distance row with the kind's k and the cloth's d.
+/// The vertices share one collision group: they collide with bodies, planes and other particles
+/// but not with each other (self-collision is not built yet). Mass per vertex from the areal
+/// density: density |u x v| / (nu nv). Pinned vertices are static particles.
 #ifndef VKPHYS_CLOTH_H
 #define VKPHYS_CLOTH_H
 
@@ -19,21 +20,21 @@ namespace vkphys {
 
 struct ClothSpec {
   glm::vec3 origin{0.0f};
-  glm::vec3 u{1.0f, 0.0f, 0.0f};   // first edge [m]
-  glm::vec3 v{0.0f, 0.0f, 1.0f};   // second edge [m]
-  std::uint32_t nu = 16, nv = 16;  // vertices along u and v, >= 2 each
-  float density = 0.1f;            // areal density [kg/m^2]
-  float radius = 0.0f;             // vertex radius [m]; 0: 0.25 of the smaller spacing
-  float k_structural = 1.0e3f;     // [N/m]
-  float k_shear = 1.0e2f;          // [N/m]
-  float k_bend = 1.0e1f;           // [N/m]; 0: no bend springs
-  float d = 4.0f;                  // SPOOK relaxation of every spring [steps]
+  glm::vec3 u{1.0f, 0.0f, 0.0f};   ///< first edge [m]
+  glm::vec3 v{0.0f, 0.0f, 1.0f};   ///< second edge [m]
+  std::uint32_t nu = 16, nv = 16;  ///< vertices along u and v, >= 2 each
+  float density = 0.1f;            ///< areal density [kg/m^2]
+  float radius = 0.0f;             ///< vertex radius [m]; 0: 0.25 of the smaller spacing
+  float k_structural = 1.0e3f;     ///< [N/m]
+  float k_shear = 1.0e2f;          ///< [N/m]
+  float k_bend = 1.0e1f;           ///< [N/m]; 0: no bend springs
+  float d = 4.0f;                  ///< SPOOK relaxation of every spring [steps]
   std::uint32_t material = 0;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> pins;  // (i along u, j along v)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pins;  ///< (i along u, j along v)
 };
 
-// Appends the cloth's particles and springs to the scene; returns the index of its first
-// particle (vertex (i, j) is first + j nu + i). Throws std::invalid_argument naming the field.
+/// Appends the cloth's particles and springs to the scene; returns the index of its first
+/// particle (vertex (i, j) is first + j nu + i). Throws std::invalid_argument naming the field.
 std::uint32_t add_cloth(Scene& scene, const ClothSpec& spec);
 
 // scenes/cloth_drape.json: a 1.5 m square cloth of n x n vertices (0.1 kg/m^2; springs k 1000,

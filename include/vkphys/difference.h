@@ -1,25 +1,27 @@
-// How far two states of one scene are apart (World::compare, `vkphys compare`, host/sim/compare.h).
+/// \file
+/// How far two states of one scene are apart (World::compare, `vkphys compare`,
+/// host/sim/compare.h).
 #pragma once
 
 #include <cstdint>
 
 namespace vkphys {
 
-// A body (rigid, world index) or a particle (particle index).
+/// A body (rigid, world index) or a particle (particle index).
 struct BodyRef {
   std::uint32_t index = 0;
   bool particle = false;
 };
 
 struct StepError {
-  double max_pos = 0, mean_pos = 0;      // |x_a - x_b| [m]
-  double max_rot = 0, mean_rot = 0;      // orientation_error(q_a, q_b) [rad]
-  double max_vel = 0, mean_vel = 0;      // |v_a - v_b| [m/s]
-  double max_omega = 0, mean_omega = 0;  // |w_a - w_b| [rad/s]
-  // Where each maximum is (the first such body; a NaN counts as the largest).
+  double max_pos = 0, mean_pos = 0;      ///< |x_a - x_b| [m]
+  double max_rot = 0, mean_rot = 0;      ///< orientation_error(q_a, q_b) [rad]
+  double max_vel = 0, mean_vel = 0;      ///< |v_a - v_b| [m/s]
+  double max_omega = 0, mean_omega = 0;  ///< |w_a - w_b| [rad/s]
+  /// Where each maximum is (the first such body; a NaN counts as the largest).
   BodyRef worst_pos, worst_rot, worst_vel, worst_omega;
-  std::uint32_t points_a = 0, points_b = 0;  // contact points reported by each backend
-                                             // (manifold points + particle contacts)
+  std::uint32_t points_a = 0, points_b = 0;  ///< contact points reported by each backend
+                                             ///< (manifold points + particle contacts)
 };
 
 }  // namespace vkphys

@@ -1,6 +1,7 @@
-// Whole-world diagnostics of one state (World::metrics, `vkphys run`'s metrics.csv): energies,
-// momenta, top speeds and the deepest particle overlap, summed on the host in double precision
-// (host/sim/metrics.h computes them).
+/// \file
+/// Whole-world diagnostics of one state (World::metrics, `vkphys run`'s metrics.csv): energies,
+/// momenta, top speeds and the deepest particle overlap, summed on the host in double precision
+/// (host/sim/metrics.h computes them).
 #pragma once
 
 #include <cstdint>
@@ -10,17 +11,17 @@
 namespace vkphys {
 
 struct Metrics {
-  double kinetic_linear = 0.0;       // sum 1/2 m |v|^2 [J]
-  double kinetic_rotational = 0.0;   // sum 1/2 w_b . (I w_b) [J]
-  double potential = 0.0;            // sum -m g . x [J] (m g h for g pointing down)
-  glm::dvec3 momentum{0.0};          // sum m v [kg m/s]
-  glm::dvec3 angular_momentum{0.0};  // about the origin [kg m^2/s]
-  double max_speed = 0.0;            // largest |v| [m/s]
-  double max_angular_speed = 0.0;    // largest |w| [rad/s]
-  double max_penetration = 0.0;      // deepest particle-particle or particle-plane overlap [m]
-  // Index of the first body (state order) with a NaN or infinite position, orientation, velocity
-  // or angular velocity, or else of the first such particle; both empty if the state is finite.
-  // The sums above are meaningless when either is set.
+  double kinetic_linear = 0.0;       ///< sum 1/2 m |v|^2 [J]
+  double kinetic_rotational = 0.0;   ///< sum 1/2 w_b . (I w_b) [J]
+  double potential = 0.0;            ///< sum -m g . x [J] (m g h for g pointing down)
+  glm::dvec3 momentum{0.0};          ///< sum m v [kg m/s]
+  glm::dvec3 angular_momentum{0.0};  ///< about the origin [kg m^2/s]
+  double max_speed = 0.0;            ///< largest |v| [m/s]
+  double max_angular_speed = 0.0;    ///< largest |w| [rad/s]
+  double max_penetration = 0.0;      ///< deepest particle-particle or particle-plane overlap [m]
+  /// Index of the first body (state order) with a NaN or infinite position, orientation, velocity
+  /// or angular velocity, or else of the first such particle; both empty if the state is finite.
+  /// The sums above are meaningless when either is set.
   std::optional<std::uint32_t> nonfinite_body;
   std::optional<std::uint32_t> nonfinite_particle;
 

@@ -1,9 +1,10 @@
-// A scene: everything a run needs, independent of backend and of the file it came from.
-//
-// Scenes come from versioned JSON files (host/io/scene_file.h, documented in
-// docs/scene-format.md) or are built in code by tests. Particles are stored structure-of-arrays
-// in exactly the layout the GPU uses for them (kernels/world_layout.h: body_pos (x, radius),
-// body_vel (v, 1/m)), so uploading is a copy.
+/// \file
+/// A scene: everything a run needs, independent of backend and of the file it came from.
+///
+/// Scenes come from versioned JSON files (host/io/scene_file.h, documented in
+/// docs/scene-format.md) or are built in code by tests. Particles are stored structure-of-arrays
+/// in exactly the layout the GPU uses for them (kernels/world_layout.h: body_pos (x, radius),
+/// body_vel (v, 1/m)), so uploading is a copy.
 #pragma once
 
 #include <cstdint>
@@ -15,35 +16,35 @@ namespace vkphys {
 
 struct Material {
   std::string name = "default";
-  float restitution = 0.0f;  // Newton's coefficient e in [0, 1]
-  float friction = 0.0f;     // Coulomb coefficient mu >= 0
-  float spook_k = 1.0e8f;    // SPOOK spring constant k [N/m] > 0 (large: rigid)
-  float spook_d = 4.0f;      // SPOOK relaxation d [steps] >= 0
+  float restitution = 0.0f;  ///< Newton's coefficient e in [0, 1]
+  float friction = 0.0f;     ///< Coulomb coefficient mu >= 0
+  float spook_k = 1.0e8f;    ///< SPOOK spring constant k [N/m] > 0 (large: rigid)
+  float spook_d = 4.0f;      ///< SPOOK relaxation d [steps] >= 0
 };
 
 struct Plane {
-  glm::vec3 normal{0.0f, 1.0f, 0.0f};  // unit normal, pointing into the free half-space
-  float offset = 0.0f;                 // points x with dot(normal, x) = offset
+  glm::vec3 normal{0.0f, 1.0f, 0.0f};  ///< unit normal, pointing into the free half-space
+  float offset = 0.0f;                 ///< points x with dot(normal, x) = offset
   std::uint32_t material = 0;
 };
 
-// How the rigid-body solver sweeps its constraint rows (ARCHITECTURE.md, "Rigid bodies").
+/// How the rigid-body solver sweeps its constraint rows (ARCHITECTURE.md, "Rigid bodies").
 enum class SolverScheme : std::uint32_t {
-  sequential = 0,  // plain projected Gauss-Seidel in scene order (CPU backend only)
-  colored = 1,     // graph-coloured PGS: one parallel sweep per colour, then an overflow colour
-  jacobi = 2,      // all constraints at once, per-body averaging (mass splitting)
+  sequential = 0,  ///< plain projected Gauss-Seidel in scene order (CPU backend only)
+  colored = 1,     ///< graph-coloured PGS: one parallel sweep per colour, then an overflow colour
+  jacobi = 2,      ///< all constraints at once, per-body averaging (mass splitting)
 };
 
-// How impacts faster than the restitution threshold bounce (rigid bodies).
+/// How impacts faster than the restitution threshold bounce (rigid bodies).
 enum class RestitutionModel : std::uint32_t {
-  bias = 0,    // target velocity max(T, -e u_n) inside the solve (seed 000 section 8.2)
-  newton = 1,  // a Newton-Coulomb impulse pass before the solve (seed 001 eqs 1-7)
+  bias = 0,    ///< target velocity max(T, -e u_n) inside the solve (seed 000 section 8.2)
+  newton = 1,  ///< a Newton-Coulomb impulse pass before the solve (seed 001 eqs 1-7)
 };
 
-// How friction impulses are bounded (rigid bodies).
+/// How friction impulses are bounded (rigid bodies).
 enum class FrictionModel : std::uint32_t {
-  cone = 0,        // |lambda_t| <= mu lambda_n with the point's current normal impulse
-  scaled_box = 1,  // |lambda_t,i| <= mu m g h per axis, m the reduced mass / points (seed 001)
+  cone = 0,        ///< |lambda_t| <= mu lambda_n with the point's current normal impulse
+  scaled_box = 1,  ///< |lambda_t,i| <= mu m g h per axis, m the reduced mass / points (seed 001)
 };
 
 inline const char* scheme_name(SolverScheme s) {
@@ -59,74 +60,74 @@ inline const char* scheme_name(SolverScheme s) {
 }
 
 struct SolverSettings {
-  std::uint32_t iterations = 8;        // sweeps of the rows per substep
-  float relaxation = 1.0f;             // scales each impulse increment, (0, 1]
-  float restitution_threshold = 0.5f;  // approach speed [m/s] above which restitution applies
-  bool friction = true;                // Coulomb friction rows on or off
-  float warm_start = 1.0f;             // share of last step's impulses to start from, [0, 1]
-  // Rigid bodies only:
+  std::uint32_t iterations = 8;        ///< sweeps of the rows per substep
+  float relaxation = 1.0f;             ///< scales each impulse increment, (0, 1]
+  float restitution_threshold = 0.5f;  ///< approach speed [m/s] above which restitution applies
+  bool friction = true;                ///< Coulomb friction rows on or off
+  float warm_start = 1.0f;             ///< share of last step's impulses to start from, [0, 1]
+  /// Rigid bodies only:
   SolverScheme scheme = SolverScheme::colored;
   RestitutionModel restitution = RestitutionModel::bias;
   FrictionModel friction_model = FrictionModel::cone;
-  bool split_impulse = false;     // seed 000 section 8.1: position correction not kept as velocity
-  bool gyroscopic = true;         // the -w x (I w) term in the angular velocity update
-  std::uint32_t max_colors = 24;  // colours before the overflow colour, in [1, 30]
-  // Contact stiffness cap [Hz]: a contact's SPOOK k is at most m_eff (2 pi f)^2, m_eff the pair's
-  // reduced mass (0 disables the cap). See ARCHITECTURE.md, "Contact stiffness".
+  bool split_impulse = false;  ///< seed 000 section 8.1: position correction not kept as velocity
+  bool gyroscopic = true;      ///< the -w x (I w) term in the angular velocity update
+  std::uint32_t max_colors = 24;  ///< colours before the overflow colour, in [1, 30]
+  /// Contact stiffness cap [Hz]: a contact's SPOOK k is at most m_eff (2 pi f)^2, m_eff the pair's
+  /// reduced mass (0 disables the cap). See ARCHITECTURE.md, "Contact stiffness".
   float contact_hertz = 30.0f;
-  // Substeps per step (Box2D v3's soft step with SPOOK rows): the contacts and their rows are
-  // found once per step, then each substep of h / substeps integrates the forces, solves
-  // `iterations` sweeps with targets from the bodies' current separation, integrates the
-  // positions and runs `relax_iterations` sweeps without position correction. The sweeps per
-  // step, substeps x (iterations + relax_iterations), are the budget to compare with other
-  // engines' iterations.
+  /// Substeps per step (Box2D v3's soft step with SPOOK rows): the contacts and their rows are
+  /// found once per step, then each substep of h / substeps integrates the forces, solves
+  /// `iterations` sweeps with targets from the bodies' current separation, integrates the
+  /// positions and runs `relax_iterations` sweeps without position correction. The sweeps per
+  /// step, substeps x (iterations + relax_iterations), are the budget to compare with other
+  /// engines' iterations.
   std::uint32_t substeps = 1;
   std::uint32_t relax_iterations = 0;
-  // Newton restitution: sweeps of the impact pass. Each sweep starts from the impacts of the
-  // sweeps before it, so a row of n touching bodies struck at one end passes the blow on to its
-  // far end within a step when the sweeps reach every contact in order: one sweep when the
-  // sequential order follows the row, up to n against it (coloured: a colour per sweep).
+  /// Newton restitution: sweeps of the impact pass. Each sweep starts from the impacts of the
+  /// sweeps before it, so a row of n touching bodies struck at one end passes the blow on to its
+  /// far end within a step when the sweeps reach every contact in order: one sweep when the
+  /// sequential order follows the row, up to n against it (coloured: a colour per sweep).
   std::uint32_t impact_passes = 1;
 };
 
-// Quadratic (aerodynamic) drag on every body and particle, seed 002 eq 23 (reconstructed in the
-// digest): F = -1/2 rho C_D S |v| v at the centre of mass, S the area the body shows the flow
-// (a sphere's pi r^2; a box's and a capsule's projected area along v).
+/// Quadratic (aerodynamic) drag on every body and particle, seed 002 eq 23 (reconstructed in the
+/// digest): F = -1/2 rho C_D S |v| v at the centre of mass, S the area the body shows the flow
+/// (a sphere's pi r^2; a box's and a capsule's projected area along v).
 struct QuadraticDrag {
-  float density = 0.0f;       // fluid density rho [kg/m^3]; 0: off (air: 1.2)
-  float coefficient = 0.47f;  // drag coefficient C_D (a sphere: 0.47)
+  float density = 0.0f;       ///< fluid density rho [kg/m^3]; 0: off (air: 1.2)
+  float coefficient = 0.47f;  ///< drag coefficient C_D (a sphere: 0.47)
 };
 
-// How a central field pulls toward its centre c (x the body's position, r = |x - c|).
+/// How a central field pulls toward its centre c (x the body's position, r = |x - c|).
 enum class CentralLaw : std::uint32_t {
-  inverse_square = 0,  // a = -strength (x - c) / r^3: gravity of a point mass, strength = G M
-  linear = 1,          // a = -strength (x - c): a harmonic trap, strength = k/m [1/s^2]
+  inverse_square = 0,  ///< a = -strength (x - c) / r^3: gravity of a point mass, strength = G M
+  linear = 1,          ///< a = -strength (x - c): a harmonic trap, strength = k/m [1/s^2]
 };
 
-// A central force field acting on every body and particle (per unit mass, like gravity).
+/// A central force field acting on every body and particle (per unit mass, like gravity).
 struct CentralField {
-  float strength = 0.0f;  // 0: off; units by law: [m^3/s^2] or [1/s^2]
+  float strength = 0.0f;  ///< 0: off; units by law: [m^3/s^2] or [1/s^2]
   glm::vec3 center{0.0f};
   CentralLaw law = CentralLaw::inverse_square;
 };
 
 struct Settings {
   glm::vec3 gravity{0.0f, -9.81f, 0.0f};
-  float time_step = 1.0f / 60.0f;  // h [s]
-  float drag = 0.0f;               // linear drag coefficient c [kg/s], f = -c v, on every body
+  float time_step = 1.0f / 60.0f;  ///< h [s]
+  float drag = 0.0f;               ///< linear drag coefficient c [kg/s], f = -c v, on every body
   QuadraticDrag quadratic_drag;
   CentralField central;
-  float contact_margin = 0.0f;  // speculative distance [m]; < 0 means 5% of the max radius
-  float cell_size = 0.0f;       // grid cell [m]; 0 means 2 max radius + margin
+  float contact_margin = 0.0f;  ///< speculative distance [m]; < 0 means 5% of the max radius
+  float cell_size = 0.0f;       ///< grid cell [m]; 0 means 2 max radius + margin
   SolverSettings solver;
 };
 
 struct Particles {
-  std::vector<glm::vec4> pos_radius;   // (x, y, z, radius)
-  std::vector<glm::vec4> vel_invmass;  // (vx, vy, vz, 1/m), 1/m = 0 for static
+  std::vector<glm::vec4> pos_radius;   ///< (x, y, z, radius)
+  std::vector<glm::vec4> vel_invmass;  ///< (vx, vy, vz, 1/m), 1/m = 0 for static
   std::vector<std::uint32_t> material;
-  // Optional, one per particle when given: particles of one nonzero group never collide with
-  // each other (a cloth's own vertices; they still collide with everything else).
+  /// Optional, one per particle when given: particles of one nonzero group never collide with
+  /// each other (a cloth's own vertices; they still collide with everything else).
   std::vector<std::uint32_t> group;
 
   std::size_t size() const { return pos_radius.size(); }
@@ -138,11 +139,11 @@ struct Particles {
   }
 };
 
-// Rigid-body shapes. The numbering orders narrowphase pairs: a pair (a, b) always has
-// shape(a) <= shape(b), so there is one pair test for each unordered pair of shapes.
+/// Rigid-body shapes. The numbering orders narrowphase pairs: a pair (a, b) always has
+/// shape(a) <= shape(b), so there is one pair test for each unordered pair of shapes.
 enum class Shape : std::uint32_t { plane = 0, sphere = 1, capsule = 2, box = 3, none = 4 };
 
-// The shape's name as scene files and outputs spell it.
+/// The shape's name as scene files and outputs spell it.
 inline const char* shape_name(Shape s) {
   switch (s) {
     case Shape::plane:
@@ -159,85 +160,85 @@ inline const char* shape_name(Shape s) {
   return "?";
 }
 
-// A rigid body. Its frame is centred at the centre of mass with the principal axes of inertia
-// as axes (every shape here is symmetric, so that is the shape's own frame). mass = 0 makes the
-// body static: zero inverse mass and inverse inertia, and nothing else treats it specially.
+/// A rigid body. Its frame is centred at the centre of mass with the principal axes of inertia
+/// as axes (every shape here is symmetric, so that is the shape's own frame). mass = 0 makes the
+/// body static: zero inverse mass and inverse inertia, and nothing else treats it specially.
 struct Body {
   Shape shape = Shape::box;
-  glm::vec3 half_extents{0.5f};  // box half sizes [m]
-  float radius = 0.5f;           // sphere / capsule radius [m]
-  float half_height = 0.5f;      // capsule: half the length of its core segment, along local y
+  glm::vec3 half_extents{0.5f};  ///< box half sizes [m]
+  float radius = 0.5f;           ///< sphere / capsule radius [m]
+  float half_height = 0.5f;      ///< capsule: half the length of its core segment, along local y
   glm::vec3 position{0.0f};
-  glm::vec4 orientation{0.0f, 0.0f, 0.0f, 1.0f};  // unit quaternion (x, y, z, w), body to world
+  glm::vec4 orientation{0.0f, 0.0f, 0.0f, 1.0f};  ///< unit quaternion (x, y, z, w), body to world
   glm::vec3 velocity{0.0f};
-  glm::vec3 angular_velocity{0.0f};  // world frame [rad/s]
-  float mass = 1.0f;                 // [kg]; 0 = static
+  glm::vec3 angular_velocity{0.0f};  ///< world frame [rad/s]
+  float mass = 1.0f;                 ///< [kg]; 0 = static
   std::uint32_t material = 0;
-  glm::vec3 force{0.0f};   // constant applied force [N], world frame, at the centre of mass
-  glm::vec3 torque{0.0f};  // constant applied torque [N m], world frame
+  glm::vec3 force{0.0f};   ///< constant applied force [N], world frame, at the centre of mass
+  glm::vec3 torque{0.0f};  ///< constant applied torque [N m], world frame
 };
 
 enum class JointType : std::uint32_t {
-  distance = 0,  // |p_b - p_a| = length: one row (seeds 000/001)
-  ball = 1,      // p_a = p_b: three rows (seed 004's pin), optional per-axis angle limits
-  hinge = 2,     // ball + axis_a parallel to axis_b: five rows, optional angle limit
+  distance = 0,  ///< |p_b - p_a| = length: one row (seeds 000/001)
+  ball = 1,      ///< p_a = p_b: three rows (seed 004's pin), optional per-axis angle limits
+  hinge = 2,     ///< ball + axis_a parallel to axis_b: five rows, optional angle limit
 };
 
-// A joint between two bodies (a static body stands in for "the world"). Anchors and axes are in
-// each body's own frame. Every joint row has its own SPOOK k and d; limit rows have their own.
+/// A joint between two bodies (a static body stands in for "the world"). Anchors and axes are in
+/// each body's own frame. Every joint row has its own SPOOK k and d; limit rows have their own.
 struct Joint {
   JointType type = JointType::ball;
   std::uint32_t body_a = 0, body_b = 0;
   glm::vec3 anchor_a{0.0f}, anchor_b{0.0f};
-  glm::vec3 axis_a{0.0f, 0.0f, 1.0f}, axis_b{0.0f, 0.0f, 1.0f};  // hinge axes
-  glm::vec3 ref_a{1.0f, 0.0f, 0.0f}, ref_b{1.0f, 0.0f, 0.0f};    // hinge: zero-angle references
-  float length = 1.0f;                                           // distance joints [m]
+  glm::vec3 axis_a{0.0f, 0.0f, 1.0f}, axis_b{0.0f, 0.0f, 1.0f};  ///< hinge axes
+  glm::vec3 ref_a{1.0f, 0.0f, 0.0f}, ref_b{1.0f, 0.0f, 0.0f};    ///< hinge: zero-angle references
+  float length = 1.0f;                                           ///< distance joints [m]
   bool limited = false;
-  // Angle limits [rad]. Hinge: x holds the range about the axis. Ball: the relative rotation
-  // conj(q_a) q_b is limited per body-a axis (seed 004 section 8, corrected per the digest).
+  /// Angle limits [rad]. Hinge: x holds the range about the axis. Ball: the relative rotation
+  /// conj(q_a) q_b is limited per body-a axis (seed 004 section 8, corrected per the digest).
   glm::vec3 limit_lo{0.0f}, limit_hi{0.0f};
-  float spook_k = 1.0e8f, spook_d = 4.0f;  // the joint's equality rows
-  float limit_k = 1.0e8f, limit_d = 4.0f;  // its limit rows
+  float spook_k = 1.0e8f, spook_d = 4.0f;  ///< the joint's equality rows
+  float limit_k = 1.0e8f, limit_d = 4.0f;  ///< its limit rows
 };
 
-// Which body or particle something acts on.
+/// Which body or particle something acts on.
 struct Target {
-  bool particle = false;  // false: scene body `index`; true: particle `index`
+  bool particle = false;  ///< false: scene body `index`; true: particle `index`
   std::uint32_t index = 0;
 };
 
-// A kinematic body or particle follows a prescribed path with infinite mass: it pushes what it
-// touches and nothing pushes it back (seed 003's controlled particles). Its position at time t
-// is x0 + velocity t + amplitude (sin(2 pi frequency t + phase) - sin(phase)) and its
-// orientation turns at the constant angular_velocity about its centre (x0, q0: its scene
-// position and orientation, its pose at t = 0). Its own mass is ignored while it is driven.
+/// A kinematic body or particle follows a prescribed path with infinite mass: it pushes what it
+/// touches and nothing pushes it back (seed 003's controlled particles). Its position at time t
+/// is x0 + velocity t + amplitude (sin(2 pi frequency t + phase) - sin(phase)) and its
+/// orientation turns at the constant angular_velocity about its centre (x0, q0: its scene
+/// position and orientation, its pose at t = 0). Its own mass is ignored while it is driven.
 struct KinematicPath {
   Target target;
-  glm::vec3 velocity{0.0f};          // [m/s]
-  glm::vec3 amplitude{0.0f};         // [m]
-  float frequency = 0.0f;            // [Hz]
-  float phase = 0.0f;                // [rad]
-  glm::vec3 angular_velocity{0.0f};  // [rad/s], world frame (rigid bodies only)
+  glm::vec3 velocity{0.0f};          ///< [m/s]
+  glm::vec3 amplitude{0.0f};         ///< [m]
+  float frequency = 0.0f;            ///< [Hz]
+  float phase = 0.0f;                ///< [rad]
+  glm::vec3 angular_velocity{0.0f};  ///< [rad/s], world frame (rigid bodies only)
 };
 
-// An impulse J applied at world point p at time t (the step whose interval [t_k, t_k + h)
-// holds t applies it before its forces): v += J/m, w += I^-1 (p - x) x J.
+/// An impulse J applied at world point p at time t (the step whose interval [t_k, t_k + h)
+/// holds t applies it before its forces): v += J/m, w += I^-1 (p - x) x J.
 struct ScheduledImpulse {
   Target target;
-  float time = 0.0f;        // [s]
-  glm::vec3 impulse{0.0f};  // [N s]
-  glm::vec3 point{0.0f};    // [m], world; a particle takes it at its centre
+  float time = 0.0f;        ///< [s]
+  glm::vec3 impulse{0.0f};  ///< [N s]
+  glm::vec3 point{0.0f};    ///< [m], world; a particle takes it at its centre
 };
 
-// A spring between particles a and b (scene particle indices): a distance row with rest length
-// `rest` and its own SPOOK k and d, i.e. exactly a compliant spring with damping (seed 001,
-// digest B2.2: at rest under a load F it stretches F / k). Cloth, ropes and soft bodies are
-// particles joined by springs (vkphys/cloth.h builds a cloth).
+/// A spring between particles a and b (scene particle indices): a distance row with rest length
+/// `rest` and its own SPOOK k and d, i.e. exactly a compliant spring with damping (seed 001,
+/// digest B2.2: at rest under a load F it stretches F / k). Cloth, ropes and soft bodies are
+/// particles joined by springs (vkphys/cloth.h builds a cloth).
 struct Spring {
   std::uint32_t a = 0, b = 0;
-  float rest = 1.0f;  // [m]
-  float k = 1.0e4f;   // [N/m]
-  float d = 4.0f;     // SPOOK relaxation [steps]
+  float rest = 1.0f;  ///< [m]
+  float k = 1.0e4f;   ///< [N/m]
+  float d = 4.0f;     ///< SPOOK relaxation [steps]
 };
 
 struct Scene {
@@ -245,7 +246,7 @@ struct Scene {
   Settings settings;
   std::vector<Material> materials{Material{}};
   std::vector<Plane> planes;
-  // Bodies, joints and particles in any mix; the planes become static plane bodies.
+  /// Bodies, joints and particles in any mix; the planes become static plane bodies.
   Particles particles;
   std::vector<Body> bodies;
   std::vector<Joint> joints;

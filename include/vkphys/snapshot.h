@@ -1,4 +1,5 @@
-// A checkpoint of a World: everything its next step reads (vkphys/world.h, World::save).
+/// \file
+/// A checkpoint of a World: everything its next step reads (vkphys/world.h, World::save).
 #pragma once
 
 #include <cstdint>
@@ -8,25 +9,25 @@
 
 namespace vkphys {
 
-// The scene, the step count, every body's position, orientation and velocity, the joints'
-// accumulated impulses and last step's contacts with their impulses (the warm-start source),
-// and the contact-list capacities. World::load continues from it bit-identically on the backend
-// that saved it (the same device for the GPU backend); on the other backend it continues the
-// same physics, rounded differently. Immutable; copies share the data.
+/// The scene, the step count, every body's position, orientation and velocity, the joints'
+/// accumulated impulses and last step's contacts with their impulses (the warm-start source),
+/// and the contact-list capacities. World::load continues from it bit-identically on the backend
+/// that saved it (the same device for the GPU backend); on the other backend it continues the
+/// same physics, rounded differently. Immutable; copies share the data.
 class Snapshot {
  public:
-  // The file: a small binary header, the scene as scene JSON (docs/scene-format.md) and the
-  // carried buffers as raw little-endian floats, for this build only (docs/api.md). Throws
-  // vkphys::Error if the file cannot be written, or if the scene holds springs, which scene
-  // files cannot hold yet (keep such a Snapshot in memory).
+  /// The file: a small binary header, the scene as scene JSON (docs/scene-format.md) and the
+  /// carried buffers as raw little-endian floats, for this build only (docs/api.md). Throws
+  /// vkphys::Error if the file cannot be written, or if the scene holds springs, which scene
+  /// files cannot hold yet (keep such a Snapshot in memory).
   void write(const std::filesystem::path& path) const;
-  // Throws vkphys::Error naming the file and what is wrong with it.
+  /// Throws vkphys::Error naming the file and what is wrong with it.
   static Snapshot read(const std::filesystem::path& path);
 
-  std::uint64_t step() const;   // steps the saved World had taken since its scene was loaded
-  std::string backend() const;  // "cpu" or "gpu"
+  std::uint64_t step() const;   ///< steps the saved World had taken since its scene was loaded
+  std::string backend() const;  ///< "cpu" or "gpu"
 
-  struct Data;  // private to the library
+  struct Data;  ///< private to the library
 
  private:
   friend class World;

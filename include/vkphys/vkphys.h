@@ -1,28 +1,29 @@
-// vkphys: rigid bodies, particles, joints and springs on Vulkan compute, with a CPU reference.
-// This header includes the whole public API; docs/api.md is the guide.
-//
-//   vkphys::World world = vkphys::World::from_file("scenes/stack.json", {.backend = "gpu"});
-//   world.step(60);
-//   std::span<const glm::vec4> x = world.state(vkphys::Field::body_position);
-//
-// Headers: vkphys/scene.h (what a scene holds), vkphys/build.h and vkphys/cloth.h (building one
-// in code), vkphys/world.h (World), vkphys/snapshot.h (checkpoints), vkphys/metrics.h,
-// vkphys/difference.h, vkphys/error.h, vkphys/version.h. GLM types (glm::vec3, glm::vec4) are part
-// of the API: a user compiles with GLM's headers (find_package(vkphys) brings glm::glm in).
-//
-// Errors: every failure throws vkphys::Error with a one-line message (vkphys/error.h).
-//
-// Thread safety:
-// * A World is not thread-safe: call one World from one thread at a time, its const functions
-//   included (they read the World's host copy of the state, which step() and write rewrite).
-//   The spans state() returns are read while nothing steps or writes that World.
-// * Different Worlds share no state and may be stepped from different threads at once, with one
-//   exception on the GPU backend: Vulkan's function table (volk) is process-global. Create and
-//   destroy GPU Worlds from one thread at a time (a GPU World opens its own Vulkan instance and
-//   device, loading the table), and use devices of one Vulkan driver in one process: the device
-//   functions are those of the driver of the last device opened. Stepping GPU Worlds on one
-//   driver from several threads is fine (each has its own queue and command buffers).
-// * A Snapshot is immutable and may be shared between threads.
+/// \file
+/// vkphys: rigid bodies, particles, joints and springs on Vulkan compute, with a CPU reference.
+/// This header includes the whole public API; docs/api.md is the guide.
+///
+///   vkphys::World world = vkphys::World::from_file("scenes/stack.json", {.backend = "gpu"});
+///   world.step(60);
+///   std::span<const glm::vec4> x = world.state(vkphys::Field::body_position);
+///
+/// Headers: vkphys/scene.h (what a scene holds), vkphys/build.h and vkphys/cloth.h (building one
+/// in code), vkphys/world.h (World), vkphys/snapshot.h (checkpoints), vkphys/metrics.h,
+/// vkphys/difference.h, vkphys/error.h, vkphys/version.h. GLM types (glm::vec3, glm::vec4) are part
+/// of the API: a user compiles with GLM's headers (find_package(vkphys) brings glm::glm in).
+///
+/// Errors: every failure throws vkphys::Error with a one-line message (vkphys/error.h).
+///
+/// Thread safety:
+/// * A World is not thread-safe: call one World from one thread at a time, its const functions
+///   included (they read the World's host copy of the state, which step() and write rewrite).
+///   The spans state() returns are read while nothing steps or writes that World.
+/// * Different Worlds share no state and may be stepped from different threads at once, with one
+///   exception on the GPU backend: Vulkan's function table (volk) is process-global. Create and
+///   destroy GPU Worlds from one thread at a time (a GPU World opens its own Vulkan instance and
+///   device, loading the table), and use devices of one Vulkan driver in one process: the device
+///   functions are those of the driver of the last device opened. Stepping GPU Worlds on one
+///   driver from several threads is fine (each has its own queue and command buffers).
+/// * A Snapshot is immutable and may be shared between threads.
 #pragma once
 
 #include "vkphys/build.h"

@@ -1,4 +1,5 @@
-// vkphys::World: one simulated world (a scene on a backend), stepped and read from code.
+/// \file
+/// vkphys::World: one simulated world (a scene on a backend), stepped and read from code.
 #pragma once
 
 #include <cstddef>
@@ -18,50 +19,50 @@
 namespace vkphys {
 
 struct WorldOptions {
-  // "cpu" (the reference backend) or "gpu" (Vulkan compute). Empty: "cpu", or for World::load
-  // the backend that saved the snapshot.
+  /// "cpu" (the reference backend) or "gpu" (Vulkan compute). Empty: "cpu", or for World::load
+  /// the backend that saved the snapshot.
   std::string backend;
-  // GPU: "" picks a discrete GPU first, else any Vulkan device; "N" the device with index N in
-  // `vkphys info`; any other text the first device whose name contains it (case-insensitive).
+  /// GPU: "" picks a discrete GPU first, else any Vulkan device; "N" the device with index N in
+  /// `vkphys info`; any other text the first device whose name contains it (case-insensitive).
   std::string device;
-  bool validation = false;  // GPU: the Vulkan validation layer (its errors go to stderr)
+  bool validation = false;  ///< GPU: the Vulkan validation layer (its errors go to stderr)
 };
 
-// The state arrays a World exposes. Bodies: the scene's rigid bodies in scene order, then one
-// static body per scene plane (body_count() counts both); particles in scene order.
+/// The state arrays a World exposes. Bodies: the scene's rigid bodies in scene order, then one
+/// static body per scene plane (body_count() counts both); particles in scene order.
 enum class Field : std::uint32_t {
-  body_position,          // (x, y, z, 1/m), centre of mass [m]
-  body_orientation,       // unit quaternion (x, y, z, w), body to world
-  body_velocity,          // (vx, vy, vz, 0) [m/s]
-  body_angular_velocity,  // (wx, wy, wz, 0), world frame [rad/s]
-  particle_position,      // (x, y, z, radius) [m]
-  particle_velocity,      // (vx, vy, vz, 1/m) [m/s]
+  body_position,          ///< (x, y, z, 1/m), centre of mass [m]
+  body_orientation,       ///< unit quaternion (x, y, z, w), body to world
+  body_velocity,          ///< (vx, vy, vz, 0) [m/s]
+  body_angular_velocity,  ///< (wx, wy, wz, 0), world frame [rad/s]
+  particle_position,      ///< (x, y, z, radius) [m]
+  particle_velocity,      ///< (vx, vy, vz, 1/m) [m/s]
 };
-// "body_position", ... as in error messages.
+/// "body_position", ... as in error messages.
 const char* field_name(Field f);
 
-// What the last step found (all zero before the first step).
+/// What the last step found (all zero before the first step).
 struct Contacts {
-  std::uint32_t pairs = 0;              // broadphase pairs with a rigid body
-  std::uint32_t manifolds = 0;          // pairs with contact points
-  std::uint32_t points = 0;             // contact points of the manifolds
-  std::uint32_t particle_contacts = 0;  // particle-particle and particle-plane contacts
-  std::uint32_t rows = 0;               // constraint rows (contacts and joints)
+  std::uint32_t pairs = 0;              ///< broadphase pairs with a rigid body
+  std::uint32_t manifolds = 0;          ///< pairs with contact points
+  std::uint32_t points = 0;             ///< contact points of the manifolds
+  std::uint32_t particle_contacts = 0;  ///< particle-particle and particle-plane contacts
+  std::uint32_t rows = 0;               ///< constraint rows (contacts and joints)
 };
 
 class World {
  public:
-  // A World without a scene: every call but assignment and the destructor throws Error
-  // ("no scene: ..."). A moved-from World is in the same state.
+  /// A World without a scene: every call but assignment and the destructor throws Error
+  /// ("no scene: ..."). A moved-from World is in the same state.
   World();
-  // The scene is checked as the step needs it (Error names the body, joint or setting).
+  /// The scene is checked as the step needs it (Error names the body, joint or setting).
   explicit World(Scene scene, const WorldOptions& options = {});
-  // A scene file (docs/scene-format.md) or scene JSON text; Error names the file (or
-  // `source_name`), the field and the rule, as `vkphys run` does.
+  /// A scene file (docs/scene-format.md) or scene JSON text; Error names the file (or
+  /// `source_name`), the field and the rule, as `vkphys run` does.
   static World from_file(const std::filesystem::path& path, const WorldOptions& options = {});
   static World from_json(std::string_view json, const WorldOptions& options = {},
                          std::string_view source_name = "<json>");
-  // A World continued from a checkpoint (see Snapshot).
+  /// A World continued from a checkpoint (see Snapshot).
   static World load(const Snapshot& snapshot, const WorldOptions& options = {});
 
   ~World();
@@ -70,50 +71,51 @@ class World {
 
   bool has_scene() const;
   const Scene& scene() const;
-  std::string backend_name() const;  // "cpu" or "gpu (DEVICE NAME)"
-  // GPU: the Vulkan device's type, "discrete", "integrated", "virtual", "cpu" (a CPU driver such
-  // as lavapipe: its step times are not GPU timings) or "other"; empty on the CPU backend.
+  std::string backend_name() const;  ///< "cpu" or "gpu (DEVICE NAME)"
+  /// GPU: the Vulkan device's type, "discrete", "integrated", "virtual", "cpu" (a CPU driver such
+  /// as lavapipe: its step times are not GPU timings) or "other"; empty on the CPU backend.
   std::string device_type() const;
 
-  // Takes n steps of scene().settings.time_step. Throws NonFiniteError (vkphys/error.h) when the
-  // state becomes NaN or infinite, naming the step and the body or particle: the CPU backend
-  // checks after every stage of every step and names the stage, the GPU backend is checked after
-  // the n steps and names the last one. state() then still shows the last finite state it held.
+  /// Takes n steps of scene().settings.time_step. Throws NonFiniteError (vkphys/error.h) when the
+  /// state becomes NaN or infinite, naming the step and the body or particle: the CPU backend
+  /// checks after every stage of every step and names the stage, the GPU backend is checked after
+  /// the n steps and names the last one. state() then still shows the last finite state it held.
   void step(std::uint32_t n = 1);
-  std::uint64_t steps() const;  // steps since the scene was loaded (a loaded Snapshot's count on)
-  double time() const;          // steps() x time_step [s]
+  std::uint64_t steps() const;  ///< steps since the scene was loaded (a loaded Snapshot's count on)
+  double time() const;          ///< steps() x time_step [s]
 
-  std::size_t body_count() const;  // the scene's bodies + one static body per plane
+  std::size_t body_count() const;  ///< the scene's bodies + one static body per plane
   std::size_t particle_count() const;
 
-  // A view of one state array (Field gives the layout). It points into the World's host copy
-  // of the state, which stays at one address for the World's life and is refreshed after every
-  // step() and write (the CPU backend copies its arrays into it, the GPU backend downloads them:
-  // a copy from the device, never a view of device memory). Valid until the World is destroyed
-  // or moved from.
+  /// A view of one state array (Field gives the layout). It points into the World's host copy
+  /// of the state, which stays at one address for the World's life and is refreshed after every
+  /// step() and write (the CPU backend copies its arrays into it, the GPU backend downloads them:
+  /// a copy from the device, never a view of device memory). Valid until the World is destroyed
+  /// or moved from.
   std::span<const glm::vec4> state(Field field) const;
 
-  // Writes x, y, z of one entry (and w of an orientation); the other w components (1/m, radius)
-  // stay. Throws Error for an index out of range, a non-finite value, an orientation that is not
-  // a unit quaternion (|q| off 1 by more than 1e-3) or an entry of a plane's static body.
+  /// Writes x, y, z of one entry (and w of an orientation); the other w components (1/m, radius)
+  /// stay. Throws Error for an index out of range, a non-finite value, an orientation that is not
+  /// a unit quaternion (|q| off 1 by more than 1e-3) or an entry of a plane's static body.
   void write(Field field, std::size_t index, glm::vec4 value);
-  // Writes every entry, as above; `values` has state(field).size() entries.
+  /// Writes every entry, as above; `values` has state(field).size() entries.
   void write(Field field, std::span<const glm::vec4> values);
 
   Contacts contacts() const;
-  // Energies, momenta and speeds of the current state (vkphys/metrics.h).
+  /// Energies, momenta and speeds of the current state (vkphys/metrics.h).
   Metrics metrics() const;
-  // The differences of this World's state from `other`'s (the same scene, any backend).
+  /// The differences of this World's state from `other`'s (the same scene, any backend), with
+  /// each World's contact points of its last step (manifold points + particle contacts).
   StepError compare(const World& other) const;
 
-  // A checkpoint of the whole state (vkphys/snapshot.h).
+  /// A checkpoint of the whole state (vkphys/snapshot.h).
   Snapshot save() const;
 
-  // The validation layer's error count (WorldOptions::validation, GPU); 0 otherwise.
+  /// The validation layer's error count (WorldOptions::validation, GPU); 0 otherwise.
   std::uint32_t validation_errors() const;
 
  private:
-  friend struct WorldInternals;  // host/api/world_internal.h, for vkphys's own tools
+  friend struct WorldInternals;  ///< host/api/world_internal.h, for vkphys's own tools
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

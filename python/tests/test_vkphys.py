@@ -1,0 +1,146 @@
+"""The Python module: worlds from files and dicts, zero-copy NumPy views, results equal to the
+`vkphys run` command line bit for bit, checkpoints, and misuse raising vkphys.Error.
+
+Environment (tests/CMakeLists.txt sets it): PYTHONPATH holds the built module, VKPHYS_TOOL is the
+vkphys command line, VKPHYS_SCENES the scenes/ folder.
+"""
+import csv
+import math
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import vkphys
+
+SCENES = os.environ["VKPHYS_SCENES"]
+TOOL = os.environ["VKPHYS_TOOL"]
+
+
+def gpu_or_skip():
+    """A GPU World can be made here, or the test is skipped (failed if VKPHYS_REQUIRE_GPU=1)."""
+    try:
+        vkphys.World.from_file(os.path.join(SCENES, "bounce.json"), backend="gpu")
+    except vkphys.Error as e:
+        if os.environ.get("VKPHYS_REQUIRE_GPU") == "1":
+            raise
+        pytest.skip(str(e))
+
+
+def cli_frame(scene, backend, steps, out):
+    """The last frame `vkphys run` writes: (bodies, particles) as float32 columns."""
+    subprocess.run([TOOL, "run", scene, "--backend", backend, "--steps", str(steps),
+                    "--every", "0", "--out", str(out)], check=True, capture_output=True)
+    with open(out / "frames" / f"frame_{steps:06d}.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+
+    def cols(kind, names):
+        return np.array([[float(r[n]) for n in names] for r in rows if r["kind"] == kind],
+                        dtype=np.float32).reshape(-1, len(names))
+
+    bodies = {"x": cols("body", ["x", "y", "z"]), "q": cols("body", ["qx", "qy", "qz", "qw"]),
+              "v": cols("body", ["vx", "vy", "vz"]), "w": cols("body", ["wx", "wy", "wz"])}
+    particles = {"x": cols("particle", ["x", "y", "z"]), "v": cols("particle", ["vx", "vy", "vz"])}
+    return bodies, particles
+
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+@pytest.mark.parametrize("scene", ["stack_5.json", "particle_bed.json"])
+def test_python_steps_what_vkphys_run_steps(scene, backend, tmp_path):
+    if backend == "gpu":
+        gpu_or_skip()
+    path = os.path.join(SCENES, scene)
+    w = vkphys.World.from_file(path, backend=backend)
+    w.step(30)
+    bodies, particles = cli_frame(path, backend, 30, tmp_path / "run")
+    n = len(bodies["x"])  # the frame holds the scene's bodies, not the planes' static bodies
+    assert n > 0
+    # %.9g in the frame is exact for float32: equal bits, not a tolerance.
+    np.testing.assert_array_equal(w.body_positions[:n, :3], bodies["x"])
+    np.testing.assert_array_equal(w.body_orientations[:n], bodies["q"])
+    np.testing.assert_array_equal(w.body_velocities[:n, :3], bodies["v"])
+    np.testing.assert_array_equal(w.body_angular_velocities[:n, :3], bodies["w"])
+    np.testing.assert_array_equal(w.particle_positions[:, :3], particles["x"])
+    np.testing.assert_array_equal(w.particle_velocities[:, :3], particles["v"])
+
+
+def box_on_plane(height):
+    return {"format": "vkphys-scene", "version": 2, "name": "box_on_plane",
+            "planes": [{"normal": [0, 1, 0], "offset": 0}],
+            "bodies": [{"shape": "box", "half_extents": [0.5, 0.5, 0.5],
+                        "position": [0, height, 0], "mass": 1}]}
+
+
+def test_views_follow_the_state_without_copies():
+    w = vkphys.World.from_dict(box_on_plane(3.0))
+    x = w.body_positions
+    address = x.__array_interface__["data"][0]
+    assert not x.flags.writeable and not x.flags.owndata
+    w.step(10)
+    h = np.float32(1.0 / 60.0)
+    # Semi-implicit Euler: y_k = y0 - g h^2 k (k + 1) / 2 while the box falls freely.
+    assert x[0, 1] == pytest.approx(3.0 - 9.81 * float(h) ** 2 * 55, abs=2e-5)
+    assert w.body_positions.__array_interface__["data"][0] == address
+    del w  # the view keeps its World alive
+    assert x[0, 1] < 3.0
+
+
+def test_dict_json_and_file_agree():
+    scene = box_on_plane(2.0)
+    a = vkphys.World.from_dict(scene)
+    import json
+    b = vkphys.World.from_json(json.dumps(scene))
+    a.step(90)
+    b.step(90)
+    assert a.compare(b)["max_pos"] == 0.0
+    assert a.body_positions[0, 1] == pytest.approx(0.5, abs=1e-3)  # at rest on the plane
+    assert a.contacts()["points"] == 4
+    assert a.metrics()["potential"] == pytest.approx(9.81 * 0.5, abs=1e-2)
+
+
+def test_written_state_is_what_the_step_starts_from():
+    w = vkphys.World.from_dict(box_on_plane(2.0))
+    moved = np.array(w.body_positions)  # a copy to edit
+    moved[0, 0] = 0.25
+    w.body_positions = moved
+    assert w.body_positions[0, 0] == np.float32(0.25)
+    assert w.body_positions[0, 3] == np.float32(1.0)  # 1/m stays
+    other = vkphys.World.from_dict(box_on_plane(2.0))
+    assert w.compare(other)["max_pos"] == pytest.approx(0.25)
+
+
+def test_snapshot_resumes_bit_identically(tmp_path):
+    a = vkphys.World.from_file(os.path.join(SCENES, "particle_bed.json"))
+    a.step(20)
+    snap = a.save()
+    snap.write(tmp_path / "bed.snapshot")
+    a.step(20)
+    b = vkphys.World.load(vkphys.Snapshot.read(tmp_path / "bed.snapshot"))
+    b.step(20)
+    assert b.steps == 40
+    for f in vkphys.Field.__members__.values():
+        np.testing.assert_array_equal(a.state(f), b.state(f))
+
+
+def test_misuse_raises_one_line_errors():
+    with pytest.raises(vkphys.Error, match=r"^step: this World has no scene"):
+        vkphys.World().step(1)
+    w = vkphys.World.from_dict(box_on_plane(2.0))
+    with pytest.raises(vkphys.Error,
+                       match=r"^write\(body_position, 9\): index out of range \(2 bodies\)$"):
+        w.write(vkphys.Field.body_position, 9, (0, 0, 0, 0))
+    bad = np.array(w.body_positions)
+    bad[0, 1] = math.nan
+    with pytest.raises(vkphys.Error,
+                       match=r"^write\(body_position, 0\): \(0, nan, 0, 1\) is not finite$"):
+        w.body_positions = bad
+    with pytest.raises(vkphys.Error, match=r"expected an array of shape \(n, 4\)"):
+        w.body_velocities = np.zeros(3)
+    with pytest.raises(IndexError):
+        w.body_positions[5]
+    with pytest.raises(ValueError):  # the views are read-only: writes go through the World
+        w.body_positions[0, 0] = 1.0
+    with pytest.raises(vkphys.Error, match=r"^<dict>: "):
+        vkphys.World.from_dict({"format": "vkphys-scene", "version": 2, "bodies": [{"shape": "cube"}]})
+    assert w.body_positions[0, 1] == np.float32(2.0)  # refused writes changed nothing

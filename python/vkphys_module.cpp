@@ -1,0 +1,236 @@
+// The Python module `vkphys` (pybind11): the public C++ API (include/vkphys/) with the state as
+// NumPy arrays. python/vkphys.pyi is its typed outline; python/tests/ its pytest suite.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "vkphys/vkphys.h"
+
+namespace py = pybind11;
+using vkphys::Field;
+using vkphys::World;
+
+namespace {
+
+vkphys::WorldOptions options(const std::string& backend, const std::string& device,
+                             bool validation) {
+  return {backend, device, validation};
+}
+
+// A read-only (n, 4) float32 view of one of the World's state arrays: no copy. Its base keeps
+// the World alive, and the World's host copy never moves, so the view stays valid and shows
+// each step's state (the World refreshes that copy after every step and write).
+py::array view(const World& w, py::handle owner, Field f) {
+  std::span<const glm::vec4> s = w.state(f);
+  if (s.empty()) return py::array_t<float>(std::vector<py::ssize_t>{0, 4});
+  py::array a(
+      py::dtype::of<float>(), {static_cast<py::ssize_t>(s.size()), py::ssize_t{4}},
+      {static_cast<py::ssize_t>(sizeof(glm::vec4)), static_cast<py::ssize_t>(sizeof(float))},
+      &s[0].x, owner);
+  // Read-only: a change must go through World.write or an assignment, which check it and pass
+  // it to the backend; writing into the host copy would not reach the step.
+  a.attr("setflags")(py::arg("write") = false);
+  return a;
+}
+
+// Writes a whole state array from anything NumPy turns into (n, 4) float32.
+void write_all(World& w, Field f,
+               const py::array_t<float, py::array::c_style | py::array::forcecast>& a) {
+  if (a.ndim() != 2 || a.shape(1) != 4) {
+    throw vkphys::Error(std::string("write(") + vkphys::field_name(f) +
+                        "): expected an array of shape (n, 4)");
+  }
+  const auto* data = reinterpret_cast<const glm::vec4*>(a.data());
+  w.write(f, std::span<const glm::vec4>(data, static_cast<std::size_t>(a.shape(0))));
+}
+
+// d[name] = obj.*member for each (name, member).
+template <class T, class V>
+void put(py::dict& d, const T& obj, std::initializer_list<std::pair<const char*, V T::*>> members) {
+  for (const auto& [name, member] : members) d[name] = obj.*member;
+}
+
+py::dict to_dict(const vkphys::Contacts& c) {
+  using C = vkphys::Contacts;
+  py::dict d;
+  put<C, std::uint32_t>(d, c,
+                        {{"pairs", &C::pairs},
+                         {"manifolds", &C::manifolds},
+                         {"points", &C::points},
+                         {"particle_contacts", &C::particle_contacts},
+                         {"rows", &C::rows}});
+  return d;
+}
+
+py::tuple xyz(const glm::dvec3& v) {
+  return py::make_tuple(v.x, v.y, v.z);
+}
+
+py::dict to_dict(const vkphys::Metrics& m) {
+  using M = vkphys::Metrics;
+  py::dict d;
+  put<M, double>(d, m,
+                 {{"kinetic_linear", &M::kinetic_linear},
+                  {"kinetic_rotational", &M::kinetic_rotational},
+                  {"potential", &M::potential},
+                  {"max_speed", &M::max_speed},
+                  {"max_angular_speed", &M::max_angular_speed},
+                  {"max_penetration", &M::max_penetration}});
+  d["kinetic"] = m.kinetic();
+  d["energy"] = m.energy();
+  d["momentum"] = xyz(m.momentum);
+  d["angular_momentum"] = xyz(m.angular_momentum);
+  return d;
+}
+
+py::dict to_dict(const vkphys::StepError& e) {
+  using E = vkphys::StepError;
+  py::dict d;
+  put<E, double>(d, e,
+                 {{"max_pos", &E::max_pos},
+                  {"mean_pos", &E::mean_pos},
+                  {"max_rot", &E::max_rot},
+                  {"mean_rot", &E::mean_rot},
+                  {"max_vel", &E::max_vel},
+                  {"mean_vel", &E::mean_vel},
+                  {"max_omega", &E::max_omega},
+                  {"mean_omega", &E::mean_omega}});
+  put<E, std::uint32_t>(d, e, {{"points_a", &E::points_a}, {"points_b", &E::points_b}});
+  return d;
+}
+
+// The state arrays as properties: (Python name, field, docstring).
+struct StateProperty {
+  const char* name;
+  Field field;
+  const char* doc;
+};
+constexpr StateProperty kState[] = {
+    {"body_positions", Field::body_position,
+     "(n, 4) float32 view: centre of mass x, y, z [m] and 1/m of every body (the scene's, then "
+     "one static body per plane). Assigning an (n, 4) array writes x, y, z (1/m stays)."},
+    {"body_orientations", Field::body_orientation,
+     "(n, 4) float32 view: unit quaternions (x, y, z, w), body to world. Assigning writes them "
+     "(each must be a unit quaternion within 1e-3)."},
+    {"body_velocities", Field::body_velocity,
+     "(n, 4) float32 view: velocity vx, vy, vz [m/s] and 0. Assigning writes vx, vy, vz."},
+    {"body_angular_velocities", Field::body_angular_velocity,
+     "(n, 4) float32 view: world angular velocity [rad/s] and 0. Assigning writes it."},
+    {"particle_positions", Field::particle_position,
+     "(n, 4) float32 view: particle x, y, z [m] and radius. Assigning writes x, y, z."},
+    {"particle_velocities", Field::particle_velocity,
+     "(n, 4) float32 view: particle velocity [m/s] and 1/m. Assigning writes the velocity."},
+};
+
+}  // namespace
+
+PYBIND11_MODULE(vkphys, m) {
+  m.doc() =
+      "vkphys: rigid bodies, particles, joints and springs on Vulkan compute with a CPU "
+      "reference. World is one simulated scene; its state arrays are NumPy views without copies.";
+  m.attr("__version__") = vkphys::version();
+  py::register_exception<vkphys::Error>(m, "Error", PyExc_RuntimeError);
+
+  py::enum_<Field>(m, "Field", "The state arrays of a World (see World.state).")
+      .value("body_position", Field::body_position)
+      .value("body_orientation", Field::body_orientation)
+      .value("body_velocity", Field::body_velocity)
+      .value("body_angular_velocity", Field::body_angular_velocity)
+      .value("particle_position", Field::particle_position)
+      .value("particle_velocity", Field::particle_velocity);
+
+  py::class_<vkphys::Snapshot>(m, "Snapshot",
+                               "A checkpoint of a World: World.load continues it bit-identically "
+                               "on the backend that saved it.")
+      .def("write", &vkphys::Snapshot::write, py::arg("path"),
+           "Writes the snapshot to a file (not for scenes with springs).")
+      .def_static("read", &vkphys::Snapshot::read, py::arg("path"), "Reads a snapshot file.")
+      .def_property_readonly("step", &vkphys::Snapshot::step, "Steps the saved World had taken.")
+      .def_property_readonly("backend", &vkphys::Snapshot::backend, "\"cpu\" or \"gpu\".");
+
+  py::class_<World> world(m, "World", R"(One simulated world: a scene on a backend.
+
+World() has no scene: everything but construction raises vkphys.Error. Build one with
+World.from_file, World.from_dict or World.from_json. backend is "cpu" or "gpu"; device picks
+the Vulkan device ("" the best, "N" an index, or part of its name).)");
+  world.def(py::init<>())
+      .def_static(
+          "from_file",
+          [](const std::string& path, const std::string& backend, const std::string& device,
+             bool validation) {
+            return World::from_file(path, options(backend, device, validation));
+          },
+          py::arg("path"), py::arg("backend") = "cpu", py::arg("device") = "",
+          py::arg("validation") = false, "A World from a scene file (docs/scene-format.md).")
+      .def_static(
+          "from_json",
+          [](const std::string& json, const std::string& backend, const std::string& device,
+             bool validation) {
+            return World::from_json(json, options(backend, device, validation), "<json>");
+          },
+          py::arg("json"), py::arg("backend") = "cpu", py::arg("device") = "",
+          py::arg("validation") = false, "A World from scene JSON text.")
+      .def_static(
+          "from_dict",
+          [](const py::dict& scene, const std::string& backend, const std::string& device,
+             bool validation) {
+            const std::string json = py::str(py::module_::import("json").attr("dumps")(scene));
+            return World::from_json(json, options(backend, device, validation), "<dict>");
+          },
+          py::arg("scene"), py::arg("backend") = "cpu", py::arg("device") = "",
+          py::arg("validation") = false,
+          "A World from a scene as a dict (the scene file's JSON, as Python objects).")
+      .def_static(
+          "load",
+          [](const vkphys::Snapshot& s, const std::string& backend, const std::string& device,
+             bool validation) { return World::load(s, options(backend, device, validation)); },
+          py::arg("snapshot"), py::arg("backend") = "", py::arg("device") = "",
+          py::arg("validation") = false,
+          "A World continued from a snapshot (backend \"\": the one that saved it).")
+      .def("step", &World::step, py::arg("n") = 1, py::call_guard<py::gil_scoped_release>(),
+           "Takes n steps; raises vkphys.Error if the state becomes NaN or infinite.")
+      .def_property_readonly("steps", &World::steps, "Steps since the scene was loaded.")
+      .def_property_readonly("time", &World::time, "steps x time step [s].")
+      .def_property_readonly("backend_name", &World::backend_name)
+      .def_property_readonly("body_count", &World::body_count,
+                             "The scene's bodies + one static body per plane.")
+      .def_property_readonly("particle_count", &World::particle_count)
+      .def(
+          "state",
+          [](py::object self, Field f) { return view(self.cast<const World&>(), self, f); },
+          py::arg("field"), "A read-only (n, 4) float32 view of one state array (no copy).")
+      .def(
+          "write",
+          [](World& w, Field f, std::size_t index, std::array<float, 4> v) {
+            w.write(f, index, glm::vec4(v[0], v[1], v[2], v[3]));
+          },
+          py::arg("field"), py::arg("index"), py::arg("value"),
+          "Writes one entry (x, y, z, w) of a state array; raises vkphys.Error for an index out "
+          "of range, a NaN or infinity, or a quaternion that is not unit.")
+      .def(
+          "contacts", [](const World& w) { return to_dict(w.contacts()); },
+          "What the last step found: pairs, manifolds, points, particle_contacts, rows.")
+      .def(
+          "metrics", [](const World& w) { return to_dict(w.metrics()); },
+          "Energies [J], momenta, top speeds and the deepest particle overlap of the state.")
+      .def(
+          "compare", [](const World& a, const World& b) { return to_dict(a.compare(b)); },
+          py::arg("other"),
+          "The largest and mean differences of position [m], orientation [rad], velocity [m/s] "
+          "and angular velocity [rad/s] from another World of the same scene.")
+      .def("save", &World::save, "A checkpoint (Snapshot) of the whole state.");
+  for (const StateProperty& p : kState) {
+    const Field f = p.field;
+    world.def_property(
+        p.name, [f](py::object self) { return view(self.cast<const World&>(), self, f); },
+        [f](World& w, const py::array_t<float, py::array::c_style | py::array::forcecast>& a) {
+          write_all(w, f, a);
+        },
+        p.doc);
+  }
+}
