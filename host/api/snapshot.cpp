@@ -25,7 +25,7 @@ struct Writer {
   std::string bytes;
   template <class T>
   void raw(const T* data, std::size_t count) {
-    bytes.append(reinterpret_cast<const char*>(data), count * sizeof(T));
+    if (count > 0) bytes.append(reinterpret_cast<const char*>(data), count * sizeof(T));
   }
   template <class T>
   void value(T v) {
@@ -57,6 +57,7 @@ struct Reader {
   template <class T>
   void raw(T* data, std::size_t count, const char* what) {
     need(count, sizeof(T), what);
+    if (count == 0) return;  // an empty vector's data() may be null, which memcpy may not take
     std::memcpy(data, bytes.data() + at, count * sizeof(T));
     at += count * sizeof(T);
   }
