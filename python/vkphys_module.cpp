@@ -147,8 +147,7 @@ PYBIND11_MODULE(vkphys, m) {
   py::class_<vkphys::Snapshot>(m, "Snapshot",
                                "A checkpoint of a World: World.load continues it bit-identically "
                                "on the backend that saved it.")
-      .def("write", &vkphys::Snapshot::write, py::arg("path"),
-           "Writes the snapshot to a file (not for scenes with springs).")
+      .def("write", &vkphys::Snapshot::write, py::arg("path"), "Writes the snapshot to a file.")
       .def_static("read", &vkphys::Snapshot::read, py::arg("path"), "Reads a snapshot file.")
       .def_property_readonly("step", &vkphys::Snapshot::step, "Steps the saved World had taken.")
       .def_property_readonly("backend", &vkphys::Snapshot::backend, "\"cpu\" or \"gpu\".");

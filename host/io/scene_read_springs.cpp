@@ -1,5 +1,5 @@
 // Scene file sections "cloths" and "springs" (version 2). A cloth is a generator
-// (host/sim/cloth.h): a grid of particles over a parallelogram with structural, shear and bend
+// (include/vkphys/cloth.h): a grid of particles over a parallelogram with structural, shear and bend
 // springs, appended after the particles of "particles"; its vertices share one particle group,
 // so they collide with everything but each other. "springs" then joins any two particles, cloth
 // vertices included, by index.

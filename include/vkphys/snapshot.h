@@ -18,8 +18,7 @@ class Snapshot {
  public:
   /// The file: a small binary header, the scene as scene JSON (docs/scene-format.md) and the
   /// carried buffers as raw little-endian floats, for this build only (docs/api.md). Throws
-  /// vkphys::Error if the file cannot be written, or if the scene holds springs, which scene
-  /// files cannot hold yet (keep such a Snapshot in memory).
+  /// vkphys::Error if the file cannot be written.
   void write(const std::filesystem::path& path) const;
   /// Throws vkphys::Error naming the file and what is wrong with it.
   static Snapshot read(const std::filesystem::path& path);
