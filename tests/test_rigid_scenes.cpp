@@ -24,7 +24,6 @@
 #include "kernels/quat.h"
 #include "tests/scene_compare.h"
 #include "tests/scene_errors.h"
-#include "vkphys/cloth.h"
 
 namespace {
 

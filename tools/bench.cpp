@@ -44,7 +44,6 @@
 #include "host/vk/context.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
-#include "vkphys/cloth.h"
 
 namespace vkphys::tools {
 

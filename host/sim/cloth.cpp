@@ -75,33 +75,4 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
   return first;
 }
 
-Scene cloth_drape_scene(std::uint32_t n) {
-  Scene s;
-  s.name = "cloth_drape";
-  s.settings.gravity = {0.0f, -10.0f, 0.0f};
-  s.settings.drag = 0.001f;
-  s.settings.contact_margin = -1.0f;  // automatic, as a scene file leaves it
-  s.settings.solver.substeps = 4;
-  s.settings.solver.iterations = 2;
-  s.settings.solver.contact_hertz = 0.0f;
-  s.materials[0].name = "cloth";
-  s.materials[0].friction = 0.4f;
-  s.planes.push_back({{0.0f, 1.0f, 0.0f}, -0.6f, 0});
-  Body ball;
-  ball.shape = Shape::sphere;
-  ball.radius = 0.5f;
-  ball.mass = 0.0f;
-  s.bodies.push_back(ball);
-  ClothSpec c;
-  c.origin = {-0.75f, 0.7f, -0.75f};
-  c.u = {1.5f, 0.0f, 0.0f};
-  c.v = {0.0f, 0.0f, 1.5f};
-  c.nu = c.nv = n;
-  c.k_structural = 1000.0f;
-  c.k_shear = 100.0f;
-  c.k_bend = 10.0f;
-  add_cloth(s, c);
-  return s;
-}
-
 }  // namespace vkphys

@@ -37,12 +37,6 @@ struct ClothSpec {
 /// particle (vertex (i, j) is first + j nu + i). Throws std::invalid_argument naming the field.
 std::uint32_t add_cloth(Scene& scene, const ClothSpec& spec);
 
-// scenes/cloth_drape.json: a 1.5 m square cloth of n x n vertices (0.1 kg/m^2; springs k 1000,
-// 100, 10 N/m, d 4) dropped from 0.2 m above a fixed ball of radius 0.5 m, over the ground at
-// y = -0.6; 4 substeps of 2 iterations, drag 0.001 kg/s, no contact-stiffness cap (the cap
-// scales with a vertex's own mass, not the tension it carries: see ARCHITECTURE.md).
-Scene cloth_drape_scene(std::uint32_t n = 32);
-
 }  // namespace vkphys
 
 #endif
