@@ -340,6 +340,11 @@ class GpuBackend final : public Backend {
     return changed;
   }
 
+  // The step constants as the host last wrote them, into their device-local buffer.
+  void copy_params_in(VkCommandBuffer cb) const {
+    vk::copy(cb, params_host_, buf_[b_params], sizeof(kern::WorldParams));
+  }
+
   // This step's kinematic paths and due impulses, into the host-visible drive buffers and the
   // step constants.
   void upload_drive() {
@@ -425,7 +430,7 @@ class GpuBackend final : public Backend {
     sets_.clear();
     ctx_.run_once([&](VkCommandBuffer cb) {
       // The hash insert below reads the new capacities from the step constants.
-      vk::copy(cb, params_host_, buf_[b_params], sizeof(kern::WorldParams));
+      copy_params_in(cb);
       for (std::size_t k = 0; k < 4; ++k) {
         buf_[kept[k].first].fill(cb, 0u);
         if (old[k].handle()) vk::copy(cb, old[k], buf_[kept[k].first], old[k].size());
@@ -536,7 +541,7 @@ class GpuBackend final : public Backend {
 
     timestamps_.reset(cb);
     timestamps_.write(cb, 0);
-    vk::copy(cb, params_host_, buf_[b_params], sizeof(kern::WorldParams));
+    copy_params_in(cb);
     for (Binding b : {b_counters, b_pair_offsets, b_pcontact_offsets, b_body_color, b_body_range}) {
       buf_[b].fill(cb, 0u);
     }

@@ -60,24 +60,35 @@ std::string SceneParser::describe_particle(std::size_t index, bool with_path) co
                      format_vec(glm::dvec3(x)), x.w);
 }
 
-// Every particle must start on the free side of every plane.
-void SceneParser::check_planes() const {
+// The first particle in [begin, end) found on the wrong side of a plane (planes in order, then
+// particles), with the depth, beyond what rounding explains.
+std::optional<SceneParser::PlaneHit> SceneParser::first_below_plane(std::size_t begin,
+                                                                    std::size_t end) const {
   const auto& pr = scene_.particles.pos_radius;
   for (std::size_t p = 0; p < scene_.planes.size(); ++p) {
     glm::dvec3 n(scene_.planes[p].normal);
     double offset = scene_.planes[p].offset;
-    for (std::size_t i = 0; i < pr.size(); ++i) {
+    for (std::size_t i = begin; i < end; ++i) {
       glm::dvec3 x(pr[i]);
       double r = pr[i].w;
       double gap = glm::dot(n, x) - offset - r;
       double scale = std::abs(offset) + std::max({std::abs(x.x), std::abs(x.y), std::abs(x.z)});
       if (gap >= -(1e-3 * r + 1e-6 * scale)) continue;
-      fail_at(source_, generator_of(i).path,
-              fmt::format("{} penetrates {} by {:.6g} m; particles must start on the free side "
-                          "of every plane",
-                          describe_particle(i, false), plane_labels_[p], -gap));
+      return PlaneHit{i, p, -gap};
     }
   }
+  return std::nullopt;
+}
+
+// Every particle must start on the free side of every plane.
+void SceneParser::check_planes() const {
+  const auto hit = first_below_plane(0, scene_.particles.size());
+  if (!hit) return;
+  fail_at(
+      source_, generator_of(hit->particle).path,
+      fmt::format("{} penetrates {} by {:.6g} m; particles must start on the free side "
+                  "of every plane",
+                  describe_particle(hit->particle, false), plane_labels_[hit->plane], hit->depth));
 }
 
 // True when particles i and j overlap by more than rounding can explain.

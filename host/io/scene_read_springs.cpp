@@ -1,6 +1,6 @@
 // Scene file sections "cloths" and "springs" (version 2). A cloth is a generator
-// (include/vkphys/cloth.h): a grid of particles over a parallelogram with structural, shear and bend
-// springs, appended after the particles of "particles"; its vertices share one particle group,
+// (include/vkphys/cloth.h): a grid of particles over a parallelogram with structural, shear and
+// bend springs, appended after the particles of "particles"; its vertices share one particle group,
 // so they collide with everything but each other. "springs" then joins any two particles, cloth
 // vertices included, by index.
 #include <fmt/format.h>
@@ -85,25 +85,12 @@ void SceneParser::read_cloths(const Field& list) {
     }
     const float radius = scene_.particles.pos_radius[first].w;
     max_radius_ = std::max(max_radius_, radius);
-    check_cloth_planes(o.field(), first);
-  }
-}
-
-// Every vertex of the cloth starting at particle `first` on the free side of every plane.
-void SceneParser::check_cloth_planes(const Field& cloth, std::size_t first) const {
-  const auto& pr = scene_.particles.pos_radius;
-  for (std::size_t p = 0; p < scene_.planes.size(); ++p) {
-    const glm::dvec3 n(scene_.planes[p].normal);
-    const double offset = scene_.planes[p].offset;
-    for (std::size_t i = first; i < pr.size(); ++i) {
-      const glm::dvec3 x(pr[i]);
-      const double r = pr[i].w;
-      const double gap = glm::dot(n, x) - offset - r;
-      if (gap >= -1e-3 * r) continue;
-      cloth.fail(
-          fmt::format("vertex {} at {} penetrates {} by {:.6g} m; a cloth must start on "
-                      "the free side of every plane",
-                      i - first, format_vec(x), plane_labels_[p], -gap));
+    if (const auto hit = first_below_plane(first, scene_.particles.size())) {
+      o.field().fail(fmt::format(
+          "vertex {} at {} penetrates {} by {:.6g} m; a cloth must start on the free side of "
+          "every plane",
+          hit->particle - first, format_vec(glm::dvec3(scene_.particles.pos_radius[hit->particle])),
+          plane_labels_[hit->plane], hit->depth));
     }
   }
 }

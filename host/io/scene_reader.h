@@ -191,7 +191,6 @@ class SceneParser {
 
   // scene_read_springs.cpp
   void read_cloths(const Field& list);
-  void check_cloth_planes(const Field& cloth, std::size_t first) const;
   void read_springs(const Field& list);
 
   // scene_read_motion.cpp
@@ -203,6 +202,11 @@ class SceneParser {
   void check_cell_size() const;
   const Generator& generator_of(std::size_t index) const;
   std::string describe_particle(std::size_t index, bool with_path) const;
+  struct PlaneHit {
+    std::size_t particle, plane;
+    double depth;
+  };
+  std::optional<PlaneHit> first_below_plane(std::size_t begin, std::size_t end) const;
   void check_planes() const;
   bool overlap(std::size_t i, std::size_t j, double* depth) const;
   void check_overlaps() const;
