@@ -95,8 +95,8 @@ float contact_pull(uint a, uint b, vec3 n) {
   return dot(acc_a - acc_b, n);
 }
 
-// The SPOOK targets of one contact point with gap g and start-of-step relative velocity
-// u_k = (normal, t1, t2) components, for the pair's combined material and reduced mass.
+// The SPOOK targets of one contact point with gap g and start-of-step normal velocity un_k, for
+// the pair's combined material and reduced mass.
 // Derivation (seed 001 eqs 26-28, digest B2.5/B2.6): with u_f the change the external forces
 // make, SPOOK's right-hand side is B = -a g - b u_k - u_f. Written against the *current*
 // relative velocity u (which already holds u_f and every impulse so far) the update is
@@ -104,34 +104,32 @@ float contact_pull(uint a, uint b, vec3 n) {
 // with the velocity target T = -a g + (1 - b) u_k (row_target, kernels/spook.h). The same form
 // serves resting and penetrating contacts (g <= 0), speculative ones (0 < g < margin: T = -g/h,
 // close the gap and no more), impacts (T = max(T, -e u_k), Newton's law, as seed 000 section
-// 8.2 puts restitution in the bias) and the friction rows (T_t = (1 - b) u_t,k, no position
-// term: digest B2.9, a velocity constraint with the normal row's regulariser).
+// 8.2 puts restitution in the bias). The friction rows share the eps found here but are stick
+// rows (stick_targets, kernels/rows.h).
 // Approaching faster than the restitution threshold, the row keeps the material's own k: a
 // capped, softer row would give back only T - eps lambda of the restitution target (2.86 of
 // 3 m/s for two 1 kg spheres), and bias restitution puts max(T, -e u_n) in the target.
-ContactTargets point_targets(float g, vec3 u_k, vec4 mat, float reduced, float pull, uint phase) {
+ContactTargets point_targets(float g, float un_k, vec4 mat, float reduced, float pull, uint phase) {
   float h = params.gravity_dt.w;
   ContactTargets t;
   if (phase == PHASE_RELAX) {
     // Rigid velocity rows (eps = 0): no approach once touching, an open gap closed at most.
     t.normal = g > 0.0f ? -g / h : 0.0f;
-    t.t1 = 0.0f;
-    t.t2 = 0.0f;
     t.eps = 0.0f;
+    t.keep = 0.0f;
     return t;
   }
-  bool impact = closes_on_impact(g, u_k.x, h);
+  bool impact = closes_on_impact(g, un_k, h);
   float d = mat.w * params.contact.w;  // relaxation in substeps
   vec3 spook = impact ? spook_coefficients(mat.z, d, h)
                       : spook_coefficients(contact_stiffness(mat.z, reduced), d, h);
   // PHASE_VELOCITY: no position term (the gap only counts while it is open).
-  t.normal = row_target(phase == PHASE_VELOCITY ? max(g, 0.0f) : g, u_k.x, spook, h, true);
+  t.normal = row_target(phase == PHASE_VELOCITY ? max(g, 0.0f) : g, un_k, spook, h, true);
   if (params.modes.y == VKPHYS_RESTITUTION_BIAS && impact) {
-    t.normal = max(t.normal, rebound_speed(g, u_k.x, pull, mat.x, h));
+    t.normal = max(t.normal, rebound_speed(g, un_k, pull, mat.x, h));
   }
-  t.t1 = row_target(0.0f, u_k.y, spook, h, false);
-  t.t2 = row_target(0.0f, u_k.z, spook, h, false);
   t.eps = spook.z;
+  t.keep = 1.0f - spook.y;
   return t;
 }
 
@@ -203,13 +201,14 @@ void contact_targets(uint p, uint phase) {
     vec4 lb = point_prep[slot + 5u];
     float gap = la.w + dot((xb + quat_rotate(qb, vec3(lb))) - (xa + quat_rotate(qa, vec3(la))), n);
     vec3 rel = point_rel_velocity(a, b, vec3(p0), vec3(p1));
-    ContactTargets t = point_targets(gap, vec3(dot(rel, n), dot(rel, t1), dot(rel, t2)), mat,
-                                     reduced, pull, phase);
+    ContactTargets t = point_targets(gap, dot(rel, n), mat, reduced, pull, phase);
     point_prep[slot] = vec4(vec3(p0), t.normal);
     point_prep[slot + 2u] =
         vec4(1.0f / (p1.w + t.eps), 1.0f / (lb.w + t.eps), 1.0f / (lb.w + t.eps), t.eps);
     vec4 p3 = point_prep[slot + 3u];
-    point_prep[slot + 3u] = vec4(t.t1, t.t2, p3.z, p3.w);
+    vec4 lam = point_lambda[4u * p + k];
+    vec2 ut = vec2(dot(rel, t1), dot(rel, t2));
+    point_prep[slot + 3u] = vec4(stick_targets(vec2(lam.y, lam.z), ut, t), p3.z, p3.w);
   }
 }
 

@@ -10,9 +10,9 @@
 // with I^-1 in world coordinates. The SPOOK Gauss-Seidel update of one row is seed 001 eq 28
 // written against the current row velocity u (which holds every impulse applied so far):
 //     dlambda = (T - u - eps lambda) / (K + eps),     lambda <- project(lambda + dlambda)
-// with the row's target T = -a g + (1 - b) u_k (point_targets, contact_manifold.inl) and the
-// projection applied to the ACCUMULATED lambda (eq 32), never to the increment. row_target,
-// row_update and coulomb_disc are in kernels/spook.h.
+// with the row's target T = -a g + (1 - b) u_k (point_targets, contact_manifold.inl; friction
+// rows: stick_targets, below) and the projection applied to the ACCUMULATED lambda (eq 32),
+// never to the increment. row_target, row_update and coulomb_disc are in kernels/spook.h.
 #ifndef VKPHYS_KERNELS_ROWS_H
 #define VKPHYS_KERNELS_ROWS_H
 #include "kernels/common.h"
@@ -33,10 +33,30 @@ struct BodyState {
 // kernels/contact_manifold.inl, derives them).
 struct ContactTargets {
   float normal;  // T_n = -a g + (1 - b) u_n,k (or -g / h when open, restitution)
-  float t1;      // friction targets (1 - b) u_t,k
-  float t2;
-  float eps;  // the rows' regulariser
+  float eps;     // the rows' regulariser (the friction rows' too: stick_targets)
+  float keep;    // 1 - b: the share of the start-of-phase velocity a row's target keeps
 };
+
+// Static friction: the targets of a point's two friction rows for a solve phase, from their
+// accumulated impulses lambda_t0 and start-of-phase slip velocities u_t,k then, with the normal
+// row's SPOOK coefficients t:
+//     T_t = (1 - b) u_t,k + eps lambda_t0,
+//     dlambda = ((1 - b) u_t,k - u - eps (lambda - lambda_t0)) / (K + eps).
+// The regulariser acts on the change of impulse within the phase only. Under a steady load
+// (lambda = lambda_t0, u = u_t,k) the row settles at b u = 0: no slip whatever the load.
+// Seed 001's friction row T_t = (1 - b) u_t,k with eps on the whole impulse (digest B2.9)
+// settles at u = -eps lambda / b instead: a dashpot. A box at 0.9 of its friction angle crept
+// at 0.59 mm/s with it, and a 24-cube stack tilted over within 30 s. A change of load still
+// meets SPOOK's spring-damper (k, d), so sways are damped as before. Tried and rejected:
+//   - rigid rows (eps = 0): the redundant friction rows of coplanar points wandered. A 1-ulp
+//     nudge moved a resting 4-box stack 3.7e-5 m in 1 s, and seed 000's pushed pendulum grid
+//     let only 1 of its 3 slabs fall through;
+//   - the change-only regulariser without the (1 - b) u_t,k term: an undamped tangential spring
+//     (stiffness 1 / (eps h^2)). The top of a 210-box pyramid rocked out of its plane, growing
+//     to 0.25 m/s in 10 s at 1 x 25 iterations (coloured).
+KFN vec2 stick_targets(vec2 lambda_t, vec2 ut_k, ContactTargets t) {
+  return t.keep * ut_k + t.eps * lambda_t;
+}
 
 // Effective inverse mass of a row with parts (la, aa) on body a and (lb, ab) on body b.
 KFN float row_mass(vec3 la, vec3 aa, vec3 lb, vec3 ab, BodyState a, BodyState b) {

@@ -1,6 +1,7 @@
 // Small builders for the rigid-body physics tests: one body or two on a plane, an incline.
 #pragma once
 
+#include <cmath>
 #include <glm/glm.hpp>
 
 #include "kernels/quat.h"
@@ -37,6 +38,21 @@ inline Body make_sphere(glm::vec3 pos, float radius, float mass) {
 
 inline glm::vec4 axis_angle(glm::vec3 axis, float angle) {
   return kern::quat_axis_angle(glm::normalize(axis), angle);
+}
+
+// A unit box (1 kg) resting on a plane inclined by theta, with friction mu: it sticks when
+// tan(theta) < mu and slides with a = g (sin theta - mu cos theta) when tan(theta) > mu.
+inline Scene incline_scene(float theta, float mu) {
+  Scene s = empty_rigid_scene();
+  s.materials[0].friction = mu;
+  Plane p;
+  p.normal = {-std::sin(theta), std::cos(theta), 0.0f};
+  s.planes.push_back(p);
+  Body b = make_box(0.5f * p.normal, glm::vec3(0.5f), 1.0f);
+  b.orientation = axis_angle({0, 0, 1}, theta);
+  s.bodies.push_back(b);
+  s.settings.solver.iterations = 20;
+  return s;
 }
 
 }  // namespace vkphys::test

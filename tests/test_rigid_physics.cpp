@@ -66,21 +66,6 @@ TEST_P(RigidPhysics, RestingBoxNormalImpulsesSumToWeight) {
   EXPECT_NEAR(sum, 3.0f * 10.0f / 60.0f, 1e-3f);
 }
 
-// A box on an incline of angle theta with friction mu: it sticks when tan(theta) < mu and
-// slides with a = g (sin theta - mu cos theta) when tan(theta) > mu.
-Scene incline_scene(float theta, float mu) {
-  Scene s = empty_rigid_scene();
-  s.materials[0].friction = mu;
-  Plane p;
-  p.normal = {-std::sin(theta), std::cos(theta), 0.0f};
-  s.planes.push_back(p);
-  Body b = make_box(0.5f * p.normal, glm::vec3(0.5f), 1.0f);
-  b.orientation = axis_angle({0, 0, 1}, theta);
-  s.bodies.push_back(b);
-  s.settings.solver.iterations = 20;
-  return s;
-}
-
 TEST_P(RigidPhysics, BoxOnInclineSticksBelowFrictionAngle) {
   const float mu = 0.5f;
   const float theta = 0.9f * std::atan(mu);  // tan = 0.45 < 0.5
