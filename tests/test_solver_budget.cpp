@@ -84,8 +84,8 @@ TEST_P(SolverBudget, MassRatioOfAHundredStands) {
 // ARCHITECTURE.md "Contact stiffness") and wanders sideways, the column's slow rocking on those
 // interfaces: coloured 4.3 cm on the CPU (5.9 cm in all: missed) and 2.8 cm on lavapipe (4.96 cm:
 // met), sequential 7.7 cm (8.7 cm in all: missed). With seed 001's viscous friction rows, and
-// at 4 x 2, the stack fell within 30 s. The bounds below hold the measured state; Jacobi does
-// not stand even 10 cubes at this budget (they bounce at 0.5 m/s) and is skipped.
+// at 4 x 2, the stack fell within 30 s. The bounds below hold the measured state. Jacobi falls
+// (even 10 cubes bounce at 0.5 m/s at the 30 Hz cap; JacobiStandsTenCubes) and is skipped.
 TEST_P(SolverBudget, TwentyFourCubesStandAMinute) {
   if (GetParam().scheme == SolverScheme::jacobi) GTEST_SKIP() << "Jacobi: see above";
   Scene s = empty_rigid_scene(-10.0f);
@@ -103,6 +103,33 @@ TEST_P(SolverBudget, TwentyFourCubesStandAMinute) {
               scheme_name(GetParam().scheme), double(23.5f - top.y), double(sideways));
   EXPECT_LT(23.5f - top.y, 0.045f);
   EXPECT_LT(sideways, 0.1f);
+}
+
+// The Jacobi target: a 10-cube stack stands. Jacobi carries load down the column one
+// contact per sweep, so at this budget it needs the softer contact cap its pyramid test uses
+// (15 Hz; at 30 Hz the cubes keep bouncing at 0.3-0.5 m/s, at 21 Hz they still move at 2e-3
+// m/s after 20 s). Measured at 15 Hz: the top sinks 2.8 cm, moves 0.2 mm sideways and is at rest
+// (4e-5 m/s) after 20 s. The Gauss-Seidel schemes are held to 24 cubes above.
+TEST_P(SolverBudget, JacobiStandsTenCubes) {
+  if (GetParam().scheme != SolverScheme::jacobi) GTEST_SKIP() << "the 24-cube test covers it";
+  Scene s = empty_rigid_scene(-10.0f);
+  s.materials[0].friction = 0.5f;
+  s.planes.push_back(Plane{});
+  for (int k = 0; k < 10; ++k) {
+    s.bodies.push_back(make_box({0.0f, 0.5f + float(k), 0.0f}, glm::vec3(0.5f), 1.0f));
+  }
+  at_peer_budget(s);
+  s.settings.solver.contact_hertz = 15.0f;
+  load(s);
+  const WorldState st = run(1200);
+  const glm::vec3 top = glm::vec3(st.pos[9]);
+  std::printf(
+      "10-cube stack, Jacobi, after 20 s: top sank %.4f m, moved %.4f m sideways, %.2g m/s\n",
+      double(9.5f - top.y), double(std::hypot(top.x, top.z)),
+      double(glm::length(glm::vec3(st.vel[9]))));
+  EXPECT_LT(9.5f - top.y, 0.04f);
+  EXPECT_LT(std::hypot(top.x, top.z), 0.01f);
+  EXPECT_LT(glm::length(glm::vec3(st.vel[9])), 1e-3f);
 }
 
 // Static friction holds: a box on an incline at 0.9 of its friction angle settles (0.17 mm into
