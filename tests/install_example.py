@@ -2,7 +2,8 @@
 """Installs vkphys into a temporary prefix, builds examples/ against the installed package in a
 fresh build tree (find_package(vkphys CONFIG)) and once more with pkg-config alone, runs them and
 checks the physics they print: hello_world's box falls freely, exactly as semi-implicit Euler
-does, then rests on the plane; the pyramid stands.
+does, then rests on the plane; the pyramid stands; the fountain's particles rise exactly to the
+step's ballistic apex.
 
 usage: install_example.py CMAKE BUILD_DIR EXAMPLES_DIR WORK_DIR [CXX_FLAGS]
 CXX_FLAGS: the library's own CMAKE_CXX_FLAGS (the asan preset's sanitizers), which a program
@@ -66,6 +67,16 @@ def main():
     if abs(moved) > 0.01:
         sys.exit(f"pyramid: the top box moved {moved} m: the pyramid fell\n{pyramid}")
     print(f"pyramid: the top box moved {moved:.2e} m in 4 s")
+
+    fountain = run(os.path.join(tree, "fountain"), "cpu")
+    high, apex = (float(x) for x in re.search(
+        r"highest point (\S+) m, symplectic Euler apex (\S+) m", fountain).groups())
+    flying = [int(n) for n in re.findall(r"(\d+) in the air", fountain)]
+    if abs(high - apex) > 1e-3 or not flying or min(flying) < 50:
+        sys.exit(f"fountain: highest {high} m against the step's apex {apex} m, in the air "
+                 f"{flying}\n{fountain}")
+    print(f"fountain: highest point {high} m, the step's apex {apex} m, {min(flying)}-"
+          f"{max(flying)} particles in the air")
 
     # pkg-config alone: the .pc file finds its prefix from its own place.
     pc_dirs = [os.path.join(root, d) for root, dirs, _ in os.walk(prefix) for d in dirs
