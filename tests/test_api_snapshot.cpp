@@ -144,5 +144,25 @@ TEST(ApiSnapshot, SpringsResumeThroughAFile) {
   std::filesystem::remove(file);
 }
 
+// Issue 13: Snapshot::write replaces the file whole (a new file renamed over the old one), never
+// by overwriting the old one in place, where a process killed mid-write would leave a torn
+// checkpoint. A hard link to the old file still holds the old snapshot afterwards, which it
+// would not if the old file's bytes had been overwritten.
+TEST(ApiSnapshot, WriteReplacesTheFileWhole) {
+  World w = World::from_file(scene_path("stack_5.json"));
+  const std::filesystem::path file = temp_file("replaced.snapshot");
+  const std::filesystem::path old = temp_file("replaced.old.snapshot");
+  std::filesystem::remove(old);
+  w.save().write(file);
+  std::filesystem::create_hard_link(file, old);
+  w.step(5);
+  w.save().write(file);
+  EXPECT_EQ(Snapshot::read(old).step(), 0u);
+  EXPECT_EQ(Snapshot::read(file).step(), 5u);
+  EXPECT_FALSE(std::filesystem::exists(temp_file("replaced.snapshot.partial")));
+  std::filesystem::remove(file);
+  std::filesystem::remove(old);
+}
+
 }  // namespace
 }  // namespace vkphys

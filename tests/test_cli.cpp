@@ -4,54 +4,33 @@
 // already held another run's frames. Each is refused with one line naming the option, the value
 // and the limit, before any work.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
+
+#include "tests/cli_helpers.h"
 
 namespace vkphys {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  std::string output;  // stdout and stderr
-};
+using Result = test::CliResult;
 
 Result vkphys(const std::string& args) {
-  const fs::path log =
-      fs::temp_directory_path() / ("vkphys_test_cli_" + std::to_string(::getpid()) + ".log");
-  const std::string command =
-      std::string(VKPHYS_TOOL) + " " + args + " > " + log.string() + " 2>&1";
-  const int status = std::system(command.c_str());
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(log);
-  r.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  fs::remove(log);
-  return r;
+  return test::vkphys_cli(args);
 }
 
 std::string scene(const char* name) {
-  return std::string(VKPHYS_SOURCE_DIR) + "/scenes/" + name;
+  return test::scene_file(name);
 }
 
 void expect_refused(const std::string& args, std::initializer_list<std::string> parts) {
-  SCOPED_TRACE(args);
-  const Result r = vkphys(args);
-  EXPECT_NE(r.code, 0) << r.output;
-  for (const std::string& part : parts) {
-    EXPECT_NE(r.output.find(part), std::string::npos)
-        << "missing \"" << part << "\" in: " << r.output;
-  }
+  test::expect_cli_refused(args, parts);
 }
 
 TEST(Cli, ToleranceMustBeAFiniteNonNegativeNumber) {

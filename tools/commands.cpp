@@ -1,10 +1,9 @@
-// The `vkphys` subcommands other than bench (tools/bench.cpp) and export-scene
-// (tools/export_scene.cpp): info, run and compare, for every scene the world runs.
+// The `vkphys` subcommands info and compare, and what the others share (run and resume are in
+// tools/run.cpp, bench in tools/bench.cpp, export-scene in tools/export_scene.cpp).
 #include "tools/commands.h"
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -12,17 +11,13 @@
 #include <string>
 #include <utility>
 
-#include "host/api/world_internal.h"
 #include "host/io/compare_report.h"
-#include "host/io/output.h"
 #include "host/io/scene_file.h"
 #include "host/sim/backend.h"
 #include "host/sim/compare.h"
 #include "host/sim/metrics.h"
 #include "host/vk/context.h"
 #include "tools/progress.h"
-#include "vkphys/error.h"
-#include "vkphys/world.h"
 
 namespace vkphys::tools {
 
@@ -70,82 +65,6 @@ void apply_solver_overrides(const Options& opt, SolverSettings& solver) {
   if (opt.iterations) solver.iterations = *opt.iterations;
   if (opt.substeps) solver.substeps = *opt.substeps;
   if (opt.relax) solver.relax_iterations = *opt.relax;
-}
-
-int cmd_run(const Options& opt) {
-  Scene scene = io::load_scene(opt.scene);
-  // Refuses a non-empty folder before any work.
-  io::RunWriter writer(opt.out, opt.force, opt.vtk, static_cast<double>(scene.settings.time_step));
-  SolverSettings& solver = scene.settings.solver;
-  if (!opt.scheme.empty()) solver.scheme = parse_scheme(opt.scheme);
-  apply_solver_overrides(opt, solver);
-  if (opt.backend == "gpu" && solver.scheme == SolverScheme::sequential) {
-    throw std::runtime_error(
-        opt.scheme.empty()
-            ? fmt::format("{} uses solver.scheme \"sequential\", which only the CPU backend runs: "
-                          "use --backend cpu, or --scheme colored|jacobi on the GPU",
-                          opt.scene)
-            : "--scheme sequential runs on the CPU backend only: use --backend cpu, or --scheme "
-              "colored|jacobi on the GPU");
-  }
-  // The public API's World builds and steps the run (the CLI is its first client); the writers
-  // take its state as the library holds it (host/api/world_internal.h).
-  World world(scene, {opt.backend, opt.device, opt.validation});
-  std::printf("%s\nbackend: %s, scheme %s, %u substep(s) x (%u iterations + %u relax)\n",
-              io::scene_summary(scene).c_str(), world.backend_name().c_str(),
-              scheme_name(solver.scheme), solver.substeps, solver.iterations,
-              solver.relax_iterations);
-  if (world.device_type() == "cpu") {
-    std::printf("(a CPU Vulkan driver: step times are not GPU timings)\n");
-  }
-  // On a NaN the World keeps the last finite state: that is what `state` then holds.
-  const WorldState& state = WorldInternals::state(world);
-  Metrics m = world.metrics();
-  writer.frame(0, scene, state);
-  writer.metrics(0, 0.0, m, WorldInternals::stats(world), 0.0, {});
-  // The rigid penetration needs each step's manifold points (a trace); particles alone have none.
-  const bool rigid = !scene.bodies.empty();
-  StepTrace trace;
-  std::uint64_t last_frame = 0;
-  Progress progress(opt.steps);
-  const double h = static_cast<double>(scene.settings.time_step);
-  for (std::uint32_t k = 1; k <= opt.steps; ++k) {
-    const auto t0 = std::chrono::steady_clock::now();
-    try {
-      if (rigid) {
-        WorldInternals::step_traced(world, trace);
-      } else {
-        world.step();
-      }
-    } catch (const NonFiniteError& e) {
-      // Stops the run: the last finite state (step k - 1) goes to disk first.
-      if (last_frame != k - 1u) writer.frame(k - 1u, scene, state);
-      progress.finish();
-      throw std::runtime_error(fmt::format(
-          "step {}: {}{}; stopping (frame_{:06d}.csv holds the last finite state; check "
-          "time_step, spook_k, masses and forces)",
-          k, e.where,
-          opt.backend == "gpu" ? " (run it with --backend cpu to learn which stage)" : "", k - 1u));
-    }
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    m = world.metrics();
-    writer.metrics(k, h * k, m, WorldInternals::stats(world), ms,
-                   constraint_errors(scene, trace, state));
-    if ((opt.every && k % opt.every == 0) || k == opt.steps) {
-      writer.frame(k, scene, state);
-      last_frame = k;
-    }
-    progress.update(k);
-  }
-  progress.finish();
-  const StepStats& st = WorldInternals::stats(world);
-  std::printf(
-      "%u steps: kinetic %.6g J (rotational %.6g J), potential %.6g J, max penetration %.4g m, "
-      "%u pairs, %u contact points, %u particle contacts, %u rows; output in %s\n",
-      opt.steps, m.kinetic(), m.kinetic_rotational, m.potential, m.max_penetration, st.pairs,
-      st.points, st.particle_contacts, st.rows, opt.out.c_str());
-  return 0;
 }
 
 int cmd_compare(const Options& opt) {

@@ -21,6 +21,8 @@ struct Options {
   std::string out = "out/run";
   bool force = false;  // run: replace the frames and metrics of an earlier run in --out
   std::uint32_t every = 10;
+  std::uint32_t checkpoint_every = 0;       // run: a checkpoint every N steps (0: none)
+  bool steps_given = false;                 // resume: --steps was on the command line
   bool vtk = false;                         // run: also write VTK XML frames and a .pvd series
   std::uint32_t frames = 60;                // render: pictures
   std::uint32_t width = 640, height = 480;  // render: picture size [pixels]
@@ -62,7 +64,9 @@ inline constexpr std::uint32_t kMaxClothSide = 800;
 void check_size(const char* flag, std::uint64_t size, const std::string& what, std::uint64_t max);
 
 int cmd_info(const Options& opt);
+// `vkphys run` and `vkphys resume DIR` (DIR is opt.out) (tools/run.cpp).
 int cmd_run(const Options& opt);
+int cmd_resume(const Options& opt);
 int cmd_compare(const Options& opt);
 int cmd_bench(const Options& opt);
 // `vkphys plot RUN_DIR` (tools/plot.cpp): RUN_DIR is opt.scene.

@@ -3,7 +3,8 @@
 //   vkphys info                               Vulkan devices and their limits
 //   vkphys run SCENE [--backend gpu|cpu] [--steps N] [--out DIR] [--force] [--every K]
 //                    [--scheme sequential|colored|jacobi] [--iterations N] [--substeps N]
-//                    [--relax N]
+//                    [--relax N] [--vtk] [--checkpoint-every N]
+//   vkphys resume DIR [--steps N]            continue a checkpointed run from its last checkpoint
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
 //                        [--rot-tol RAD] [--scheme colored|jacobi] [--seeds N] [--factor F]
 //                        [--checks N] [--no-envelope] [--report FILE.html]
@@ -86,6 +87,15 @@ int main(int argc, char** argv) {
                 "also write each frame as VTK XML (DIR/vtk/frame_NNNNNN.vtp) and DIR/run.pvd");
   run->add_option("--scheme", opt.scheme, "solver scheme (overrides the scene's)")
       ->check(CLI::IsMember({"sequential", "colored", "jacobi"}));
+  run->add_option("--checkpoint-every", opt.checkpoint_every,
+                  "write DIR/checkpoint.snapshot every N steps (and at the first and last), which "
+                  "`vkphys resume DIR` continues from")
+      ->check(CLI::Range(1u, UINT32_MAX));
+
+  auto* resume = app.add_subcommand(
+      "resume", "continue a run started with --checkpoint-every from its last checkpoint");
+  resume->add_option("dir", opt.out, "the run's output folder")->required()->check(kNonEmptyPath);
+  resume->add_option("--steps", opt.steps, "run to step N (default: the run's own last step)");
 
   // The solver overrides run, compare and bench share.
   auto add_solver_overrides = [&opt](CLI::App* sub) {
@@ -182,6 +192,10 @@ int main(int argc, char** argv) {
   try {
     if (info->parsed()) return vkphys::tools::cmd_info(opt);
     if (run->parsed()) return vkphys::tools::cmd_run(opt);
+    if (resume->parsed()) {
+      opt.steps_given = resume->count("--steps") > 0;
+      return vkphys::tools::cmd_resume(opt);
+    }
     if (cmp->parsed()) return vkphys::tools::cmd_compare(opt);
     if (export_cmd->parsed()) return vkphys::tools::cmd_export_scene(opt);
     if (plot->parsed()) return vkphys::tools::cmd_plot(opt);

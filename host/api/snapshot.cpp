@@ -12,6 +12,7 @@
 
 #include "host/api/guarded.h"
 #include "host/api/snapshot_data.h"
+#include "host/io/output.h"
 #include "host/io/scene_file.h"
 #include "vkphys/error.h"
 
@@ -118,10 +119,9 @@ void Snapshot::write(const std::filesystem::path& path) const {
 #define VKPHYS_WRITE_CARRIED(T, name, count) w.array(s.name);
   VKPHYS_CARRIED_BUFFERS(VKPHYS_WRITE_CARRIED)
 #undef VKPHYS_WRITE_CARRIED
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(w.bytes.data(), static_cast<std::streamsize>(w.bytes.size()));
-  out.close();
-  if (!out) throw Error(fmt::format("{}: cannot write the snapshot", name));
+  // Written whole under PATH.partial, then renamed over PATH: a process killed mid-write leaves
+  // the previous snapshot (or none), never a torn one (`vkphys run --checkpoint-every`).
+  guarded([&] { io::write_text_file(path, w.bytes); });
 }
 
 Snapshot Snapshot::read(const std::filesystem::path& path) {

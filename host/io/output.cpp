@@ -39,6 +39,9 @@ std::ofstream open_run_folder(const std::filesystem::path& dir, bool force,
     }
     fs::remove(dir / "metrics.csv", ec);
     fs::remove(dir / "run.pvd", ec);
+    // An earlier run's checkpoint would resume that run, not this one (tools/run.cpp).
+    fs::remove(dir / kCheckpointFile, ec);
+    fs::remove(dir / kRunPlanFile, ec);
     remove_prefixed(dir / "frames", "frame_");
     remove_prefixed(dir / "vtk", "frame_");
   }
@@ -68,14 +71,15 @@ void write_text_file(const std::filesystem::path& path, const std::string& text)
   if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
 }
 
+const char* const kMetricsHeader =
+    "step,time,kinetic,kinetic_linear,kinetic_rotational,potential,energy,px,py,pz,lx,ly,"
+    "lz,max_speed,max_angular_speed,max_penetration,pairs,manifolds,points,"
+    "particle_contacts,rows,colors,overflow_units,regrows,step_ms,max_rigid_penetration,"
+    "mean_rigid_penetration,max_joint_error,mean_joint_error\n";
+
 RunWriter::RunWriter(const std::filesystem::path& dir, bool force, bool vtk, double time_step)
     : dir_(dir),
-      metrics_(open_run_folder(
-          dir, force,
-          "step,time,kinetic,kinetic_linear,kinetic_rotational,potential,energy,px,py,pz,lx,ly,"
-          "lz,max_speed,max_angular_speed,max_penetration,pairs,manifolds,points,"
-          "particle_contacts,rows,colors,overflow_units,regrows,step_ms,max_rigid_penetration,"
-          "mean_rigid_penetration,max_joint_error,mean_joint_error\n")),
+      metrics_(open_run_folder(dir, force, kMetricsHeader)),
       vtk_(vtk),
       time_step_(time_step) {
   if (!vtk_) return;

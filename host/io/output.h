@@ -14,6 +14,9 @@
 //                                 mean_rigid_penetration,max_joint_error,mean_joint_error
 //   DIR/vtk/frame_NNNNNN.vtp, DIR/run.pvd   with `vtk`: each frame also as VTK XML PolyData and
 //       the frames as a ParaView time series (host/io/vtk_output.h)
+//   DIR/checkpoint.snapshot, DIR/run.json   with `vkphys run --checkpoint-every N`: the last
+//       checkpoint (vkphys/snapshot.h) and the run's plan, which `vkphys resume DIR` continues
+//       (tools/run_plan.h)
 //
 // Energies in J, momentum in kg m/s, angular momentum about the origin in kg m^2/s
 // (host/sim/metrics.h); pairs .. regrows as in StepStats (host/sim/backend.h); step_ms is the
@@ -38,6 +41,13 @@ namespace vkphys::io {
 // naming the path if it cannot.
 void write_text_file(const std::filesystem::path& path, const std::string& text);
 
+// The checkpoint and the run plan in a run folder (tools/run.cpp writes them).
+inline constexpr const char* kCheckpointFile = "checkpoint.snapshot";
+inline constexpr const char* kRunPlanFile = "run.json";
+
+// metrics.csv's first line.
+extern const char* const kMetricsHeader;
+
 class RunWriter {
  public:
   // Creates DIR and DIR/frames (and DIR/vtk with `vtk`); throws std::runtime_error naming the
@@ -51,7 +61,18 @@ class RunWriter {
   void metrics(std::uint64_t step, double time, const Metrics& m, const StepStats& stats,
                double step_ms, const ConstraintErrors& errors);
 
+  // Takes up the run in DIR again at `step` (its last checkpoint's; host/io/run_resume.cpp):
+  // metrics.csv keeps its header and the rows of steps 0..step, and loses what a killed run
+  // wrote after them (later rows, a partial last line); frames and VTK frames of later steps and
+  // any *.partial file are removed (the resumed run writes them again), and the .pvd series
+  // takes up the VTK frames up to `step`. Throws std::runtime_error naming the file when
+  // metrics.csv is missing, has another header or lacks a row up to `step`.
+  static RunWriter resume(const std::filesystem::path& dir, std::uint64_t step, bool vtk,
+                          double time_step);
+
  private:
+  RunWriter() = default;
+
   std::filesystem::path dir_;
   std::ofstream metrics_;
   bool vtk_ = false;

@@ -17,7 +17,9 @@ namespace vkphys {
 class Snapshot {
  public:
   /// The file: a small binary header, the scene as scene JSON (docs/scene-format.md) and the
-  /// carried buffers as raw little-endian floats, for this build only (docs/api.md). Throws
+  /// carried buffers as raw little-endian floats, for this build only (docs/api.md). Written
+  /// whole to PATH.partial and then renamed over PATH, so a process killed while writing leaves
+  /// the earlier file at PATH intact (not proof against power loss: nothing is fsynced). Throws
   /// vkphys::Error if the file cannot be written.
   void write(const std::filesystem::path& path) const;
   /// Throws vkphys::Error naming the file and what is wrong with it.

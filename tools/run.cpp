@@ -1,0 +1,171 @@
+// `vkphys run` and `vkphys resume`: a scene stepped through the public World, writing frames and
+// metrics (host/io/output.h) and, with --checkpoint-every N, a checkpoint every N steps that
+// `vkphys resume DIR` continues from bit-identically on the same backend and device.
+//
+// A checkpoint is written after its step's metrics row and frame, whole under a temporary name
+// and then renamed (Snapshot::write), so a run killed at any moment leaves the last complete
+// checkpoint; the resume drops whatever the killed run wrote after it (RunWriter::resume).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "host/api/world_internal.h"
+#include "host/io/output.h"
+#include "host/io/scene_file.h"
+#include "host/sim/metrics.h"
+#include "tools/commands.h"
+#include "tools/progress.h"
+#include "tools/run_plan.h"
+#include "vkphys/error.h"
+#include "vkphys/snapshot.h"
+#include "vkphys/world.h"
+
+namespace vkphys::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+void print_world(const World& world) {
+  const SolverSettings& solver = world.scene().settings.solver;
+  std::printf("%s\nbackend: %s, scheme %s, %u substep(s) x (%u iterations + %u relax)\n",
+              io::scene_summary(world.scene()).c_str(), world.backend_name().c_str(),
+              scheme_name(solver.scheme), solver.substeps, solver.iterations,
+              solver.relax_iterations);
+  if (world.device_type() == "cpu") {
+    std::printf("(a CPU Vulkan driver: step times are not GPU timings)\n");
+  }
+}
+
+// Steps `world` from its current step to plan.steps, writing each step's metrics row, the frames
+// and the checkpoints the plan asks for. `frame_at`: the step whose frame is already on disk
+// from this process (none on a resume), so that a NaN stop does not write it twice.
+void run_steps(World& world, io::RunWriter& writer, const RunPlan& plan, const fs::path& dir,
+               std::optional<std::uint64_t> frame_at) {
+  const Scene& scene = world.scene();
+  const WorldState& state = WorldInternals::state(world);  // the last finite state on a NaN
+  // The rigid penetration needs each step's manifold points (a trace); particles alone have none.
+  const bool rigid = !scene.bodies.empty();
+  StepTrace trace;
+  const std::uint64_t first = world.steps() + 1;
+  Progress progress(plan.steps - world.steps());
+  const double h = static_cast<double>(scene.settings.time_step);
+  Metrics m = world.metrics();
+  for (std::uint64_t k = first; k <= plan.steps; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      if (rigid) {
+        WorldInternals::step_traced(world, trace);
+      } else {
+        world.step();
+      }
+    } catch (const NonFiniteError& e) {
+      // Stops the run: the last finite state (step k - 1) goes to disk first.
+      if (frame_at != k - 1u) writer.frame(k - 1u, scene, state);
+      progress.finish();
+      throw std::runtime_error(fmt::format(
+          "step {}: {}{}; stopping (frame_{:06d}.csv holds the last finite state; check "
+          "time_step, spook_k, masses and forces)",
+          k, e.where,
+          plan.backend == "gpu" ? " (run it with --backend cpu to learn which stage)" : "",
+          k - 1u));
+    }
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    m = world.metrics();
+    writer.metrics(k, h * static_cast<double>(k), m, WorldInternals::stats(world), ms,
+                   constraint_errors(scene, trace, state));
+    if ((plan.every && k % plan.every == 0) || k == plan.steps) {
+      writer.frame(k, scene, state);
+      frame_at = k;
+    }
+    if (plan.checkpoint_every && (k % plan.checkpoint_every == 0 || k == plan.steps)) {
+      world.save().write(dir / io::kCheckpointFile);
+    }
+    progress.update(k - first + 1);
+  }
+  progress.finish();
+  const StepStats& st = WorldInternals::stats(world);
+  std::printf(
+      "%llu steps: kinetic %.6g J (rotational %.6g J), potential %.6g J, max penetration %.4g m, "
+      "%u pairs, %u contact points, %u particle contacts, %u rows; output in %s\n",
+      static_cast<unsigned long long>(plan.steps), m.kinetic(), m.kinetic_rotational, m.potential,
+      m.max_penetration, st.pairs, st.points, st.particle_contacts, st.rows, dir.string().c_str());
+}
+
+}  // namespace
+
+int cmd_run(const Options& opt) {
+  Scene scene = io::load_scene(opt.scene);
+  // Refuses a non-empty folder before any work.
+  io::RunWriter writer(opt.out, opt.force, opt.vtk, static_cast<double>(scene.settings.time_step));
+  SolverSettings& solver = scene.settings.solver;
+  if (!opt.scheme.empty()) solver.scheme = parse_scheme(opt.scheme);
+  apply_solver_overrides(opt, solver);
+  if (opt.backend == "gpu" && solver.scheme == SolverScheme::sequential) {
+    throw std::runtime_error(
+        opt.scheme.empty()
+            ? fmt::format("{} uses solver.scheme \"sequential\", which only the CPU backend runs: "
+                          "use --backend cpu, or --scheme colored|jacobi on the GPU",
+                          opt.scene)
+            : "--scheme sequential runs on the CPU backend only: use --backend cpu, or --scheme "
+              "colored|jacobi on the GPU");
+  }
+  // The public API's World builds and steps the run (the CLI is its first client); the writers
+  // take its state as the library holds it (host/api/world_internal.h).
+  World world(scene, {opt.backend, opt.device, opt.validation});
+  print_world(world);
+  const RunPlan plan{opt.scene, opt.backend, opt.device,          opt.steps,
+                     opt.every, opt.vtk,     opt.checkpoint_every};
+  writer.frame(0, world.scene(), WorldInternals::state(world));
+  writer.metrics(0, 0.0, world.metrics(), WorldInternals::stats(world), 0.0, {});
+  if (plan.checkpoint_every) {
+    // The plan first, then a checkpoint at step 0: a resume always finds both.
+    write_run_plan(opt.out, plan);
+    world.save().write(fs::path(opt.out) / io::kCheckpointFile);
+  }
+  run_steps(world, writer, plan, opt.out, 0);
+  return 0;
+}
+
+int cmd_resume(const Options& opt) {
+  const fs::path dir = opt.out;
+  RunPlan plan = read_run_plan(dir);
+  const fs::path file = dir / io::kCheckpointFile;
+  if (!fs::exists(file)) {
+    throw std::runtime_error(file.string() + ": no checkpoint to resume from");
+  }
+  const Snapshot snapshot = Snapshot::read(file);
+  if (opt.steps_given) {
+    if (opt.steps < snapshot.step()) {
+      throw std::runtime_error(fmt::format("--steps {}: the checkpoint in {} is already at step {}",
+                                           opt.steps, dir.string(), snapshot.step()));
+    }
+    plan.steps = opt.steps;
+  }
+  if (snapshot.step() >= plan.steps) {
+    std::printf("%s: the run is complete (step %llu of %llu); --steps N continues it to step N\n",
+                dir.string().c_str(), static_cast<unsigned long long>(snapshot.step()),
+                static_cast<unsigned long long>(plan.steps));
+    return 0;
+  }
+  // The device the run started on unless --device names another: the GPU backend resumes bit
+  // for bit only on the device that saved the checkpoint.
+  World world = World::load(
+      snapshot, {plan.backend, opt.device.empty() ? plan.device : opt.device, opt.validation});
+  print_world(world);
+  std::printf("resuming %s from step %llu to step %llu\n", dir.string().c_str(),
+              static_cast<unsigned long long>(snapshot.step()),
+              static_cast<unsigned long long>(plan.steps));
+  io::RunWriter writer = io::RunWriter::resume(
+      dir, snapshot.step(), plan.vtk, static_cast<double>(world.scene().settings.time_step));
+  if (opt.steps_given) write_run_plan(dir, plan);  // a later resume continues to the new end
+  run_steps(world, writer, plan, dir, std::nullopt);
+  return 0;
+}
+
+}  // namespace vkphys::tools
