@@ -53,6 +53,8 @@ TEST(Cli, SizesBeyondTheSceneLimitsAreRefused) {
   expect_refused("export-scene box-rain --size 4294967295",
                  {"--size 4294967295: box-rain takes at most 4194303", "kMaxBodies"});
   expect_refused("export-scene wall --size 2049", {"--size 2049: wall takes at most 2048"});
+  expect_refused("export-scene particle-box --size 4194305",
+                 {"--size 4194305: particle-box takes at most 4194304"});
   expect_refused("export-scene particle-bed --size 29128",
                  {"--size 29128: particle-bed takes at most 29127"});
   // The largest size that fits is accepted (a small one here: the chain is cheap to build).

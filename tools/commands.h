@@ -23,6 +23,10 @@ struct Options {
   std::uint32_t every = 10;
   std::uint32_t checkpoint_every = 0;       // run: a checkpoint every N steps (0: none)
   bool steps_given = false;                 // resume: --steps was on the command line
+  std::uint32_t sample_every = 100;         // soak: steps between samples and checkpoints
+  std::optional<std::uint32_t> settle;      // soak: checks start here (default steps / 10)
+  double energy_tol = 0.01;                 // soak: energy bound after settling (SoakLimits)
+  double max_growth_mib = 16.0;             // soak: resident memory growth allowed [MiB]
   bool vtk = false;                         // run: also write VTK XML frames and a .pvd series
   std::uint32_t frames = 60;                // render: pictures
   std::uint32_t width = 640, height = 480;  // render: picture size [pixels]
@@ -67,6 +71,10 @@ int cmd_info(const Options& opt);
 // `vkphys run` and `vkphys resume DIR` (DIR is opt.out) (tools/run.cpp).
 int cmd_run(const Options& opt);
 int cmd_resume(const Options& opt);
+// `vkphys soak SCENE` (tools/soak.cpp): a long run that checks itself.
+int cmd_soak(const Options& opt);
+// `vkphys soak SCENE` (tools/soak.cpp): a long run that checks itself.
+int cmd_soak(const Options& opt);
 int cmd_compare(const Options& opt);
 int cmd_bench(const Options& opt);
 // `vkphys plot RUN_DIR` (tools/plot.cpp): RUN_DIR is opt.scene.

@@ -10,6 +10,7 @@
 #include "host/io/scene_file.h"
 #include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
+#include "host/sim/scene_builders.h"
 #include "tools/commands.h"
 
 namespace vkphys::tools {
@@ -30,7 +31,7 @@ std::uint64_t max_size(const std::string& name) {
     return n;
   }
   if (name == "pyramid") return kMaxPyramidBase;
-  if (name == "ramp" || name == "paddle") return io::kMaxParticles;
+  if (name == "ramp" || name == "paddle" || name == "particle-box") return io::kMaxParticles;
   if (name == "particle-bed") return io::kMaxParticles / (kParticleBedSide * kParticleBedSide);
   if (name == "pendulum-wave") return std::min(io::kMaxBodies, io::kMaxJoints);
   return io::kMaxBodies - 1u;  // stacks, the chain and its world body, the box rain
@@ -52,6 +53,7 @@ Scene build(const std::string& name, std::uint32_t size) {
   if (name == "wall") return wall_scene(or_default(10), or_default(10));
   if (name == "chain") return chain_scene(or_default(20));
   if (name == "box-rain") return box_rain_scene(or_default(1000));
+  if (name == "particle-box") return particle_box_scene(or_default(2400));
   if (size != 0) throw std::runtime_error(fmt::format("--size does not apply to {}", name));
   if (name == "funnel") return funnel_scene();
   if (name == "ragdoll") return ragdoll_scene();
@@ -67,7 +69,8 @@ std::vector<std::string> export_scene_names() {
           "ragdoll",       "pyramid",
           "wall",          "chain",
           "box-rain",      "ramp",
-          "particle-bed",  "paddle"};
+          "particle-bed",  "paddle",
+          "particle-box"};
 }
 
 int cmd_export_scene(const Options& opt) {

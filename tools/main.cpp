@@ -5,6 +5,9 @@
 //                    [--scheme sequential|colored|jacobi] [--iterations N] [--substeps N]
 //                    [--relax N] [--vtk] [--checkpoint-every N]
 //   vkphys resume DIR [--steps N]            continue a checkpointed run from its last checkpoint
+//   vkphys soak SCENE [--backend gpu|cpu] [--steps N] [--sample-every K] [--settle S]
+//                     [--energy-tol F] [--max-growth MIB] [--out DIR]   a long run that checks
+//                     itself: no NaN, bounded energy, no memory growth, determinism
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
 //                        [--rot-tol RAD] [--scheme colored|jacobi] [--seeds N] [--factor F]
 //                        [--checks N] [--no-envelope] [--report FILE.html]
@@ -108,6 +111,29 @@ int main(int argc, char** argv) {
   };
   add_solver_overrides(run);
 
+  auto* soak = app.add_subcommand(
+      "soak", "a long run that checks for NaN, energy growth, memory growth and determinism");
+  soak->add_option("scene", opt.scene, "scene file (JSON)")->required();
+  soak->add_option("--backend", opt.backend, "gpu or cpu")->check(CLI::IsMember({"gpu", "cpu"}));
+  soak->add_option("--steps", opt.steps, "number of steps");
+  soak->add_option("--scheme", opt.scheme, "solver scheme (overrides the scene's)")
+      ->check(CLI::IsMember({"sequential", "colored", "jacobi"}));
+  soak->add_option("--sample-every", opt.sample_every,
+                   "steps between samples (DIR/soak.csv) and checkpoints")
+      ->check(CLI::Range(1u, UINT32_MAX));
+  soak->add_option("--settle", opt.settle,
+                   "the step from which energy and memory are held (default steps / 10)");
+  soak->add_option("--energy-tol", opt.energy_tol,
+                   "energy may rise above the settled value by F x max(|E(0)|, |E(settled)|, "
+                   "1 mJ)")
+      ->check(CLI::Range(0.0, 1e6));
+  soak->add_option("--max-growth", opt.max_growth_mib,
+                   "resident memory may grow by this many MiB after settling")
+      ->check(CLI::Range(0.0, 1e6));
+  soak->add_option("--out", opt.out, "folder for soak.csv and the checkpoint (default out/soak)")
+      ->check(kNonEmptyPath);
+  add_solver_overrides(soak);
+
   auto* cmp = app.add_subcommand("compare", "run both backends and report their differences");
   cmp->add_option("scene", opt.scene, "scene file (JSON)")->required();
   cmp->add_option("--steps", opt.steps, "number of steps");
@@ -192,6 +218,10 @@ int main(int argc, char** argv) {
   try {
     if (info->parsed()) return vkphys::tools::cmd_info(opt);
     if (run->parsed()) return vkphys::tools::cmd_run(opt);
+    if (soak->parsed()) {
+      if (!soak->count("--out")) opt.out = "out/soak";
+      return vkphys::tools::cmd_soak(opt);
+    }
     if (resume->parsed()) {
       opt.steps_given = resume->count("--steps") > 0;
       return vkphys::tools::cmd_resume(opt);
