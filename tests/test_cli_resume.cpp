@@ -23,6 +23,7 @@
 
 #include "tests/cli_helpers.h"
 #include "tests/gpu_env.h"
+#include "tests/run_outputs.h"
 #include "vkphys/snapshot.h"
 
 extern char** environ;
@@ -32,61 +33,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::expect_cli_refused;
+using test::outputs;
+using test::read_file;
+using test::same_outputs;
 using test::vkphys_cli;
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// metrics.csv with its step_ms column (the host's wall-clock time per step) emptied.
-std::string metrics_without_times(const std::string& csv) {
-  std::istringstream in(csv);
-  std::string out, line;
-  std::size_t column = 0;
-  for (bool header = true; std::getline(in, line); header = false) {
-    std::vector<std::string> cells;
-    std::stringstream cs(line);
-    for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
-    if (header) {
-      column = static_cast<std::size_t>(std::find(cells.begin(), cells.end(), "step_ms") -
-                                        cells.begin());
-    } else if (column < cells.size()) {
-      cells[column].clear();
-    }
-    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
-    out += "\n";
-  }
-  return out;
-}
-
-// Every output of a run folder (frames, VTK frames, the .pvd series, metrics without step_ms) by
-// its path in the folder; the checkpoint and the plan are not outputs.
-std::map<std::string, std::string> outputs(const fs::path& dir) {
-  std::map<std::string, std::string> files;
-  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
-    const std::string name = fs::relative(e.path(), dir).string();
-    if (name == "checkpoint.snapshot" || name == "run.json") continue;
-    const std::string bytes = read_file(e.path());
-    files[name] = name == "metrics.csv" ? metrics_without_times(bytes) : bytes;
-  }
-  return files;
-}
-
-// The names present in one map and not the other, or the first file whose bytes differ.
-::testing::AssertionResult same_outputs(const std::map<std::string, std::string>& a,
-                                        const std::map<std::string, std::string>& b) {
-  for (const auto& [name, bytes] : a) {
-    const auto it = b.find(name);
-    if (it == b.end()) return ::testing::AssertionFailure() << name << " only in the first run";
-    if (it->second != bytes) return ::testing::AssertionFailure() << name << " differs";
-  }
-  for (const auto& [name, bytes] : b) {
-    if (!a.count(name)) return ::testing::AssertionFailure() << name << " only in the second run";
-  }
-  return ::testing::AssertionSuccess() << a.size() << " files equal";
-}
 
 fs::path fresh_dir(const std::string& name) {
   const fs::path dir =

@@ -55,6 +55,20 @@ void run_steps(World& world, io::RunWriter& writer, const RunPlan& plan, const f
   Progress progress(plan.steps - world.steps());
   const double h = static_cast<double>(scene.settings.time_step);
   Metrics m = world.metrics();
+  std::uint64_t checkpoint_at = world.steps();  // a run or a resume starts at a checkpoint
+  // The GPU failed (device lost, out of memory) with the World holding step `good`: that state
+  // goes to disk as a frame; the checkpoint on disk is whole (only ever replaced by a rename).
+  auto stopped = [&](const Error& e, std::uint64_t good) {
+    if (frame_at != good) writer.frame(good, scene, state);
+    progress.finish();
+    const std::string resume =
+        plan.checkpoint_every
+            ? fmt::format("; `vkphys resume {}` continues from its last checkpoint (step {})",
+                          dir.string(), checkpoint_at)
+            : std::string();
+    return std::runtime_error(
+        fmt::format("{} (frame_{:06d}.csv holds the last good state{})", e.what(), good, resume));
+  };
   for (std::uint64_t k = first; k <= plan.steps; ++k) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
@@ -73,6 +87,8 @@ void run_steps(World& world, io::RunWriter& writer, const RunPlan& plan, const f
           k, e.where,
           plan.backend == "gpu" ? " (run it with --backend cpu to learn which stage)" : "",
           k - 1u));
+    } catch (const Error& e) {
+      throw stopped(e, k - 1u);
     }
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -84,7 +100,12 @@ void run_steps(World& world, io::RunWriter& writer, const RunPlan& plan, const f
       frame_at = k;
     }
     if (plan.checkpoint_every && (k % plan.checkpoint_every == 0 || k == plan.steps)) {
-      world.save().write(dir / io::kCheckpointFile);
+      try {
+        world.save().write(dir / io::kCheckpointFile);
+      } catch (const Error& e) {
+        throw stopped(e, k);
+      }
+      checkpoint_at = k;
     }
     progress.update(k - first + 1);
   }

@@ -27,6 +27,10 @@ struct World::Impl {
   MassTable masses;
   WorldState state;  // the host copy state() views: sizes, and so addresses, never change
   std::uint64_t steps = 0;
+  // Set when the GPU failed under a step (device lost, out of device memory): the backend's
+  // buffers are then no longer trusted, so only state() (the last good step) stays usable.
+  std::string failed;
+  std::uint64_t held = 0;  // the step whose state the host copy holds
 
   Impl(Scene s, const WorldOptions& options, const std::string& default_kind)
       : scene(std::move(s)), kind(options.backend.empty() ? default_kind : options.backend) {
@@ -44,6 +48,7 @@ struct World::Impl {
 
   // After a load or a restore: the first state, which must be finite.
   void start() {
+    held = steps;
     backend->read(state);
     if (std::string bad = nonfinite(state); !bad.empty()) {
       throw Error(fmt::format("step {}: {} starts with a NaN or infinite value", steps, bad));
@@ -69,15 +74,38 @@ struct World::Impl {
       throw NonFiniteError(steps + 1,
                            fmt::format("the {} stage made {} NaN or infinite", stage_name(e.stage),
                                        describe_world_index(e.body)));
+    } catch (const vk::Error& e) {
+      fail(steps + 1, e);
     }
     ++steps;
+  }
+
+  // A GPU failure at step `at`: the World keeps the host copy's state and step (`held`) and
+  // takes no more steps.
+  [[noreturn]] void fail(std::uint64_t at, const vk::Error& e) {
+    steps = held;
+    failed = fmt::format("step {}: {}", at, e.what());
+    throw Error(failed);
+  }
+
+  // Throws Error for `call` after a GPU failure (see `failed`).
+  void usable(const char* call) const {
+    if (failed.empty()) return;
+    throw Error(fmt::format(
+        "{}: this World's GPU backend failed ({}); state() still holds the last good step: "
+        "start a new World from a checkpoint or from it",
+        call, failed));
   }
 
   // Reads the backend's state into the host copy, unless it is not finite: then the copy keeps
   // the last finite state and NonFiniteError names the body.
   void refresh() {
     WorldState fresh;
-    backend->read(fresh);
+    try {
+      backend->read(fresh);
+    } catch (const vk::Error& e) {
+      fail(steps, e);  // the step ran, but its result cannot be read back
+    }
     if (std::string bad = nonfinite(fresh); !bad.empty()) {
       throw NonFiniteError(steps, bad + " has a NaN or infinite position, orientation or velocity");
     }
@@ -90,6 +118,7 @@ struct World::Impl {
     into(state.omega, fresh.omega);
     into(state.particles.pos_radius, fresh.particles.pos_radius);
     into(state.particles.vel_invmass, fresh.particles.vel_invmass);
+    held = steps;
   }
 
   // The host copy's array of `f`, in Field's order.
@@ -221,6 +250,7 @@ std::string World::device_type() const {
 
 void World::step(std::uint32_t n) {
   Impl& w = need(impl_, "step");
+  w.usable("step");
   guarded([&] {
     for (std::uint32_t k = 0; k < n; ++k) w.step_once(nullptr);
     w.refresh();
@@ -250,6 +280,7 @@ std::span<const glm::vec4> World::state(Field field) const {
 
 void World::write(Field field, std::size_t index, glm::vec4 value) {
   Impl& w = need(impl_, "write");
+  w.usable("write");
   guarded([&] {
     w.check_write(field, index, value);
     w.put(field, index, value);
@@ -259,6 +290,7 @@ void World::write(Field field, std::size_t index, glm::vec4 value) {
 
 void World::write(Field field, std::span<const glm::vec4> values) {
   Impl& w = need(impl_, "write");
+  w.usable("write");
   guarded([&] {
     const std::size_t size = w.array(field).size();
     if (values.size() != size) {
@@ -300,9 +332,14 @@ StepError World::compare(const World& other) const {
 
 Snapshot World::save() const {
   const Impl& w = need(impl_, "save");
+  w.usable("save");
   return guarded([&] {
-    return Snapshot(
-        std::make_shared<const Snapshot::Data>(Snapshot::Data{w.kind, w.scene, w.backend->save()}));
+    try {
+      return Snapshot(std::make_shared<const Snapshot::Data>(
+          Snapshot::Data{w.kind, w.scene, w.backend->save()}));
+    } catch (const vk::Error& e) {
+      throw Error(fmt::format("saving step {}: {}", w.steps, e.what()));
+    }
   });
 }
 
@@ -321,10 +358,15 @@ const StepStats& WorldInternals::stats(const World& world) {
 
 void WorldInternals::step_traced(World& world, StepTrace& trace) {
   World::Impl& w = need(world.impl_, "step");
+  w.usable("step");
   guarded([&] {
     w.step_once(&trace);
     w.refresh();
   });
+}
+
+const vk::Context* WorldInternals::gpu_context(const World& world) {
+  return need(world.impl_, "gpu_context").ctx.get();
 }
 
 }  // namespace vkphys

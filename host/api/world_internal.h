@@ -4,6 +4,7 @@
 #pragma once
 
 #include "host/sim/backend.h"
+#include "host/vk/context.h"
 #include "vkphys/world.h"
 
 namespace vkphys {
@@ -13,6 +14,8 @@ struct WorldInternals {
   static const StepStats& stats(const World& world);
   // World::step(1) that fills `trace` with the step's intermediate buffers.
   static void step_traced(World& world, StepTrace& trace);
+  // The GPU backend's Vulkan context (null on the CPU backend), for fault injection in tests.
+  static const vk::Context* gpu_context(const World& world);
 };
 
 }  // namespace vkphys

@@ -27,11 +27,13 @@ Raw make(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = ctx.find_memory_type(req.memoryTypeBits, props);
-  VkResult r = vkAllocateMemory(ctx.device(), &alloc, nullptr, &raw.memory);
+  VkResult r = ctx.injected_allocation_result(size);
+  if (r == VK_SUCCESS) r = vkAllocateMemory(ctx.device(), &alloc, nullptr, &raw.memory);
   if (r != VK_SUCCESS) {
     vkDestroyBuffer(ctx.device(), raw.buffer, nullptr);
-    throw Error("Vulkan: could not allocate " + std::to_string(size) +
-                " bytes of device memory (VkResult " + std::to_string(r) + ")");
+    if (r == VK_ERROR_DEVICE_LOST) throw DeviceLost("vkAllocateMemory");
+    // storage_buffer names the buffer; elsewhere (staging, step constants) the bytes must do.
+    throw OutOfMemory(size, r, "a buffer", "use a smaller scene or --backend cpu");
   }
   check(vkBindBufferMemory(ctx.device(), raw.buffer, raw.memory, 0), "vkBindBufferMemory");
   raw.bytes = req.size;
@@ -156,7 +158,11 @@ Buffer storage_buffer(const Context& ctx, VkDeviceSize bytes, const std::string&
                              std::to_string(ctx.info().max_storage_buffer_range) + " bytes; " +
                              advice);
   }
-  return Buffer(ctx, bytes);
+  try {
+    return Buffer(ctx, bytes);
+  } catch (const OutOfMemory& e) {
+    throw OutOfMemory(e.bytes, e.result, what, advice);
+  }
 }
 
 }  // namespace vkphys::vk

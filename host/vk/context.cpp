@@ -3,19 +3,76 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
 namespace vkphys::vk {
 
-void check(VkResult result, const char* what) {
-  if (result != VK_SUCCESS) {
-    throw Error(std::string("Vulkan: ") + what + " failed with VkResult " +
-                std::to_string(static_cast<int>(result)));
+std::string result_name(VkResult result) {
+  switch (result) {
+    case VK_ERROR_OUT_OF_HOST_MEMORY:
+      return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+      return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_DEVICE_LOST:
+      return "VK_ERROR_DEVICE_LOST";
+    case VK_ERROR_INITIALIZATION_FAILED:
+      return "VK_ERROR_INITIALIZATION_FAILED";
+    default:
+      return "VkResult " + std::to_string(static_cast<int>(result));
   }
 }
 
+OutOfMemory::OutOfMemory(VkDeviceSize n, VkResult r, const std::string& what,
+                         const std::string& advice)
+    : Error("out of " +
+            std::string(r == VK_ERROR_OUT_OF_HOST_MEMORY ? "host memory" : "device memory") +
+            ": could not allocate " + std::to_string(n) + " bytes for " + what + " (" +
+            result_name(r) + "); " + advice),
+      bytes(n),
+      result(r) {}
+
+DeviceLost::DeviceLost(const char* call)
+    : Error(std::string("the Vulkan device was lost (VK_ERROR_DEVICE_LOST from ") + call +
+            ": the GPU or its driver reset or hung); the GPU backend cannot go on: run again, or "
+            "use --backend cpu") {}
+
+void check(VkResult result, const char* what) {
+  if (result == VK_SUCCESS) return;
+  if (result == VK_ERROR_DEVICE_LOST) throw DeviceLost(what);
+  if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY) {
+    throw OutOfMemory(0, result, what, "use a smaller scene or --backend cpu");
+  }
+  throw Error(std::string("Vulkan: ") + what + " failed with " + result_name(result));
+}
+
 namespace {
+
+// VKPHYS_INJECT_FAULT (Context::Faults): "oom:BYTES" or "device-lost:N", BYTES and N > 0.
+Context::Faults faults_from_environment() {
+  const char* env = std::getenv("VKPHYS_INJECT_FAULT");
+  Context::Faults f;
+  if (!env || !*env) return f;
+  const std::string text = env;
+  const std::size_t colon = text.find(':');
+  const std::string kind = text.substr(0, colon);
+  const std::string number = colon == std::string::npos ? "" : text.substr(colon + 1);
+  const bool digits = !number.empty() && number.size() <= 18 &&
+                      std::all_of(number.begin(), number.end(), [](char c) {
+                        return std::isdigit(static_cast<unsigned char>(c));
+                      });
+  const std::uint64_t n = digits ? std::stoull(number) : 0;
+  if (n > 0 && kind == "oom") {
+    f.fail_allocations_from = n;
+  } else if (n > 0 && kind == "device-lost") {
+    f.lose_device_at_submit = n;
+  } else {
+    throw Error("VKPHYS_INJECT_FAULT=" + text +
+                ": expected oom:BYTES or device-lost:N (a number > 0)");
+  }
+  return f;
+}
 
 void load_loader() {
   static bool loaded = false;
@@ -266,6 +323,7 @@ std::unique_ptr<Context> Context::create(const ContextOptions& options) {
   check(vkCreateCommandPool(ctx->device_, &pinfo, nullptr, &ctx->pool_), "vkCreateCommandPool");
   VkFenceCreateInfo finfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   check(vkCreateFence(ctx->device_, &finfo, nullptr, &ctx->fence_), "vkCreateFence");
+  ctx->inject_faults(faults_from_environment());
   return ctx;
 }
 
@@ -294,7 +352,24 @@ void Context::free_command_buffer(VkCommandBuffer cb) const {
   vkFreeCommandBuffers(device_, pool_, 1, &cb);
 }
 
+void Context::inject_faults(const Faults& faults) const {
+  faults_ = faults;
+  submits_ = 0;
+  lost_ = false;
+}
+
+VkResult Context::injected_allocation_result(VkDeviceSize bytes) const {
+  const bool fails = faults_.fail_allocations_from && bytes >= faults_.fail_allocations_from;
+  return fails ? VK_ERROR_OUT_OF_DEVICE_MEMORY : VK_SUCCESS;
+}
+
 void Context::submit_and_wait(VkCommandBuffer cb) const {
+  // A simulated loss: this submit and every later one fail before reaching the queue.
+  ++submits_;
+  if (lost_ || (faults_.lose_device_at_submit && submits_ >= faults_.lose_device_at_submit)) {
+    lost_ = true;
+    throw DeviceLost("vkQueueSubmit");
+  }
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cb;

@@ -29,7 +29,26 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An allocation the device (or the driver's host memory) could not satisfy. The message is one
+// line: how many bytes, for what, the VkResult and what to do.
+struct OutOfMemory : Error {
+  OutOfMemory(VkDeviceSize bytes, VkResult result, const std::string& what,
+              const std::string& advice);
+  VkDeviceSize bytes;
+  VkResult result;
+};
+
+// VK_ERROR_DEVICE_LOST: the device reset or hung. Nothing recorded on it can be trusted and the
+// context cannot be used again; the message says so and what to do.
+struct DeviceLost : Error {
+  explicit DeviceLost(const char* call);
+};
+
+// Throws DeviceLost, OutOfMemory (for `what`, with a generic advice) or Error for a failure.
 void check(VkResult result, const char* what);
+
+// "VK_ERROR_DEVICE_LOST" etc., or the number for results without a name here.
+std::string result_name(VkResult result);
 
 struct DeviceInfo {
   std::uint32_t index = 0;
@@ -77,6 +96,20 @@ class Context {
   // Records with `record` into a temporary command buffer, submits and waits.
   void run_once(const std::function<void(VkCommandBuffer)>& record) const;
   std::uint32_t find_memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags flags) const;
+
+  // Fault injection, for the tests of what a failing device leaves behind. Set by inject_faults,
+  // or for a whole process (the command line) by VKPHYS_INJECT_FAULT: "oom:BYTES" (every
+  // allocation of at least BYTES fails with VK_ERROR_OUT_OF_DEVICE_MEMORY) or "device-lost:N"
+  // (the Nth submit from the context's creation returns VK_ERROR_DEVICE_LOST without running,
+  // and every later one too, as after a real loss). Faults{} turns both off and forgets a
+  // simulated loss. Nothing is injected unless asked.
+  struct Faults {
+    VkDeviceSize fail_allocations_from = 0;   // bytes; 0: no allocation fails
+    std::uint64_t lose_device_at_submit = 0;  // 1 = the next submit; 0: never
+  };
+  void inject_faults(const Faults& faults) const;
+  // VK_ERROR_OUT_OF_DEVICE_MEMORY when an injected fault fails an allocation of `bytes`.
+  VkResult injected_allocation_result(VkDeviceSize bytes) const;
   // Device memory held by live vk::Buffers of this context (their allocations' sizes), for the
   // memory figures of `vkphys bench`.
   std::uint64_t allocated_bytes() const { return allocated_bytes_; }
@@ -102,6 +135,9 @@ class Context {
   VkFence fence_ = VK_NULL_HANDLE;
   DeviceInfo info_;
   mutable std::uint64_t allocated_bytes_ = 0;
+  mutable Faults faults_;
+  mutable std::uint64_t submits_ = 0;  // since the faults were set
+  mutable bool lost_ = false;          // a simulated device loss happened
   bool validation_ = false;
   std::uint32_t validation_errors_ = 0;
 };

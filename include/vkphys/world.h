@@ -80,6 +80,10 @@ class World {
   /// state becomes NaN or infinite, naming the step and the body or particle: the CPU backend
   /// checks after every stage of every step and names the stage, the GPU backend is checked after
   /// the n steps and names the last one. state() then still shows the last finite state it held.
+  /// A GPU failure under a step (the device lost, out of device memory while a list grows)
+  /// throws Error, one line saying what happened and what to do; state() keeps the last state
+  /// it held, and from then on step(), write() and save() throw Error (the device's buffers are
+  /// no longer trusted): continue from a checkpoint in a new World.
   void step(std::uint32_t n = 1);
   std::uint64_t steps() const;  ///< steps since the scene was loaded (a loaded Snapshot's count on)
   double time() const;          ///< steps() x time_step [s]

@@ -1,0 +1,181 @@
+// Issue 13: the GPU failing under the simulation. Faults are injected into the Vulkan context
+// (vk::Context::inject_faults, or VKPHYS_INJECT_FAULT for the command line): an allocation of at
+// least a chosen size fails with VK_ERROR_OUT_OF_DEVICE_MEMORY, or a submit returns
+// VK_ERROR_DEVICE_LOST. Each gives one line saying what happened and what to do; the World keeps
+// the last good step and refuses to go on; a checkpoint taken before continues bit for bit.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <string>
+
+#include "host/api/world_internal.h"
+#include "host/io/scene_file.h"
+#include "tests/api_helpers.h"
+#include "tests/backends.h"
+#include "tests/cli_helpers.h"
+#include "tests/gpu_env.h"
+#include "tests/run_outputs.h"
+#include "vkphys/vkphys.h"
+
+namespace vkphys {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Clears what a test injected into the shared context, however the test ends.
+struct FaultsOff {
+  const vk::Context& ctx;
+  ~FaultsOff() { ctx.inject_faults({}); }
+};
+
+// A contact list far too small for a resting particle box must grow in the first step (checked
+// on a clean run); with every allocation failing from then on, the grown lists cannot be made:
+// one line naming the bytes and the buffer, and what to do.
+TEST(GpuFaults, OutOfDeviceMemoryWhileAListGrowsIsOneLine) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  FaultsOff off{ctx};
+  const Scene scene = io::load_scene(test::scene_path("particles_box.json"));
+  std::unique_ptr<Backend> gpu = make_gpu_backend(ctx);
+  gpu->load(scene, 0, 16);
+  gpu->step();
+  ASSERT_GE(gpu->stats().regrows, 1u);
+  gpu->load(scene, 0, 16);
+  ctx.inject_faults({.fail_allocations_from = 1});
+  try {
+    gpu->step();
+    FAIL() << "the lists grew with every allocation failing";
+  } catch (const vk::OutOfMemory& e) {
+    EXPECT_GT(e.bytes, 0u);
+    EXPECT_TRUE(std::regex_match(
+        e.what(), std::regex("out of device memory: could not allocate [0-9]+ bytes for [a-z ]+ "
+                             "\\(VK_ERROR_OUT_OF_DEVICE_MEMORY\\); use fewer bodies or "
+                             "particles, or the CPU backend")))
+        << e.what();
+  }
+}
+
+// Loading fails the same way when the very first buffer cannot be made.
+TEST(GpuFaults, OutOfDeviceMemoryAtLoadNamesTheBuffer) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  FaultsOff off{ctx};
+  std::unique_ptr<Backend> gpu = make_gpu_backend(ctx);
+  ctx.inject_faults({.fail_allocations_from = 1});
+  try {
+    gpu->load(io::load_scene(test::scene_path("stack_5.json")));
+    FAIL() << "loaded with every allocation failing";
+  } catch (const vk::OutOfMemory& e) {
+    EXPECT_NE(std::string(e.what()).find("could not allocate"), std::string::npos) << e.what();
+  }
+}
+
+// The device lost at step 16: the World names it in one line, keeps step 15's state (the same
+// bits as a World that stopped there), refuses to step or save, and a checkpoint from step 10
+// continues in a new World to the same step 20 as a run that never failed.
+TEST(GpuFaults, DeviceLostKeepsTheLastGoodStepAndTheCheckpoint) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  (void)ctx;  // the Worlds open their own contexts
+  const WorldOptions gpu{.backend = "gpu", .validation = true};
+  const std::string scene = test::scene_path("particle_bed.json");
+  World reference = World::from_file(scene, gpu);
+  reference.step(15);
+  World w = World::from_file(scene, gpu);
+  w.step(10);
+  const Snapshot checkpoint = w.save();
+  w.step(5);
+  WorldInternals::gpu_context(w)->inject_faults({.lose_device_at_submit = 1});
+  try {
+    w.step();
+    FAIL() << "stepped on a lost device";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "step 16: the Vulkan device was lost (VK_ERROR_DEVICE_LOST from vkQueueSubmit: the "
+              "GPU or its driver reset or hung); the GPU backend cannot go on: run again, or use "
+              "--backend cpu");
+  }
+  EXPECT_EQ(w.steps(), 15u);
+  EXPECT_TRUE(test::same_bits(w, reference));
+  for (auto call : {+[](World& x) { x.step(); }, +[](World& x) { (void)x.save(); }}) {
+    try {
+      call(w);
+      FAIL() << "a failed World went on";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("this World's GPU backend failed (step 16: the Vulkan "
+                                           "device was lost"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  World resumed = World::load(checkpoint, gpu);
+  resumed.step(10);
+  reference.step(5);
+  EXPECT_TRUE(test::same_bits(resumed, reference));
+}
+
+// Sets an environment variable for the commands a test runs, and removes it afterwards.
+struct ScopedEnv {
+  const char* name;
+  ScopedEnv(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name); }
+};
+
+// The command line: a run whose device is lost (at the 100th submit: the load's uploads, then a
+// few per step) stops with one line naming the step, what to do and the checkpoint to resume
+// from; that checkpoint is whole, the last good state is a frame, and resuming (on a sound
+// device) finishes the run with the frames and metrics of a run that never failed. A device out
+// of memory at load is one line too.
+TEST(GpuFaults, CliRunStopsCleanlyAndResumes) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  (void)ctx;
+  const fs::path dir =
+      fs::temp_directory_path() / ("vkphys_test_faults_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string run = "run " + test::scene_file("particle_bed.json") +
+                          " --backend gpu --steps 20 --every 4 --checkpoint-every 5 --out ";
+  ASSERT_EQ(test::vkphys_cli(run + (dir / "straight").string()).code, 0);
+  const fs::path failed = dir / "failed";
+  test::CliResult r;
+  {
+    ScopedEnv fault("VKPHYS_INJECT_FAULT", "device-lost:100");
+    r = test::vkphys_cli(run + failed.string());
+  }
+  EXPECT_EQ(r.code, 2);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.output, m,
+      std::regex(
+          "vkphys: step ([0-9]+): the Vulkan device was lost \\(VK_ERROR_DEVICE_LOST from "
+          "vkQueueSubmit: the GPU or its driver reset or hung\\); the GPU backend cannot go "
+          "on: run again, or use --backend cpu \\(frame_0*([0-9]+)\\.csv holds the last good "
+          "state; `vkphys resume [^`]+` continues from its last checkpoint \\(step "
+          "([0-9]+)\\)\\)\n")))
+      << r.output;
+  const std::uint64_t step = std::stoull(m[1]), good = std::stoull(m[2]), at = std::stoull(m[3]);
+  EXPECT_EQ(good, step - 1);
+  EXPECT_GT(step, 5u) << "the loss should fall after the first periodic checkpoint";
+  EXPECT_LT(step, 20u);
+  EXPECT_EQ(at, good / 5 * 5);
+  EXPECT_EQ(Snapshot::read(failed / "checkpoint.snapshot").step(), at);
+  EXPECT_TRUE(fs::exists(failed / "frames" / fmt::format("frame_{:06d}.csv", good)));
+  const test::CliResult resumed = test::vkphys_cli("resume " + failed.string());
+  ASSERT_EQ(resumed.code, 0) << resumed.output;
+  // The straight run has no frame at the failed run's last good step unless it is one of its
+  // own (every 4th): the resume overwrites only what comes after the checkpoint.
+  std::map<std::string, std::string> expected = test::outputs(dir / "straight");
+  std::map<std::string, std::string> got = test::outputs(failed);
+  if (good % 4 != 0) got.erase(fmt::format("frames/frame_{:06d}.csv", good));
+  EXPECT_TRUE(test::same_outputs(expected, got));
+
+  ScopedEnv oom("VKPHYS_INJECT_FAULT", "oom:1");
+  test::expect_cli_refused(
+      run + (dir / "oom").string(),
+      {"vkphys: out of device memory: could not allocate", "(VK_ERROR_OUT_OF_DEVICE_MEMORY)"});
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace vkphys
