@@ -105,10 +105,11 @@ TEST(Cli, RunStopsAtANonFiniteStateNamingStepBodyAndStage) {
     "bodies": [{"shape": "sphere", "radius": 0.1, "mass": 0.001, "position": [0, 5, 0]},
                {"shape": "sphere", "radius": 0.1, "mass": 0.001, "position": [3, 5, 0],
                 "force": [0, 0, 0]}],
-    "impulses": [{"time": 0.06, "body": 1, "impulse": [0, 3e38, 0]}]})";
+    "particles": [{"type": "particle", "position": [6, 5, 0], "radius": 0.1, "mass": 1e-31}],
+    "impulses": [{"time": 0.06, "particle": 0, "impulse": [0, 1e8, 0]}]})";
   const fs::path out = dir / "out";
   expect_refused("run " + scene_file.string() + " --backend cpu --steps 10 --out " + out.string(),
-                 {"step 4: the predict stage made body 1 (sphere) NaN or infinite",
+                 {"step 4: the predict stage made particle 0 NaN or infinite",
                   "frame_000003.csv holds the last finite state"});
   EXPECT_TRUE(fs::exists(out / "frames" / "frame_000003.csv"));
   fs::remove_all(dir);

@@ -1,7 +1,8 @@
 // Issue 13: inputs that crashed the loader or loaded as nonsense. Each is rejected with one line
 // naming the field, the value and the limit (docs/scene-format.md, "Limits"), and the classes
 // behind them are bounded: the JSON nesting depth, every coordinate, speed, acceleration and
-// size, the contact margin and the cell size, and the cost of many small generators.
+// size, forces, torques and impulses, the contact margin and the cell size, and the cost of many
+// small generators.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -89,6 +90,35 @@ TEST(InputLimits, JointAnchors) {
   s["joints"][0]["type"] = "ball";
   s["joints"][0]["anchor"] = {-2e6, 0, 0};
   expect_error(error_of(s), {"joints[0].anchor[0] = -2000000.0", "within 1e+06 m"});
+}
+
+// Applied loads were finite only: a force of 3e38 N loaded. Each is now bounded, with the limit
+// itself still accepted.
+TEST(InputLimits, ForcesTorquesAndImpulses) {
+  json s = mixed();
+  s["bodies"][0]["force"] = {0, -3e38, 0};
+  expect_error(error_of(s), {"bodies[0].force[1] = -3e+38", "must be within +-1e+10 N"});
+  s = mixed();
+  s["bodies"][0]["torque"] = {0, 0, 2e10};
+  expect_error(error_of(s), {"bodies[0].torque[2] = 20000000000.0", "must be within +-1e+10 N m"});
+  s = mixed();
+  s["impulses"][0]["impulse"] = {1e9, 0, 0};
+  expect_error(error_of(s),
+               {"impulses[0].impulse[0] = 1000000000.0", "must be within +-1e+08 N s"});
+
+  // The run-time NaN test's old input (tests/test_cli.cpp): now refused as it loads.
+  s = mixed();
+  s["impulses"][0]["impulse"] = {0, 3e38, 0};
+  expect_error(error_of(s), {"impulses[0].impulse[1] = 3e+38", "must be within +-1e+08 N s"});
+
+  s = mixed();
+  s["bodies"][0]["force"] = {1e10, 0, -1e10};
+  s["bodies"][0]["torque"] = {-1e10, 0, 1e10};
+  s["impulses"][0]["impulse"] = {0, -1e8, 1e8};
+  const Scene at_limits = io::parse_scene(s.dump(), "<test>");
+  EXPECT_EQ(at_limits.bodies[0].force, glm::vec3(1e10f, 0.0f, -1e10f));
+  EXPECT_EQ(at_limits.bodies[0].torque, glm::vec3(-1e10f, 0.0f, 1e10f));
+  EXPECT_EQ(at_limits.impulses[0].impulse, glm::vec3(0.0f, -1e8f, 1e8f));
 }
 
 TEST(InputLimits, Sizes) {

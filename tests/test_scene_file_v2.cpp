@@ -191,7 +191,7 @@ Scene every_field() {
   s.settings.solver.impact_passes = 3;
   s.bodies[0].force = {1.0f / 7.0f, -9.81f, 0.0f};
   s.bodies[1].torque = {0.0f, -0.0f, 2.5e-3f};
-  s.bodies[2].force = {0.0f, 1e30f, 0.0f};
+  s.bodies[2].force = {0.0f, 9.999999e9f, 0.0f};  // large, under the 1e10 N limit
   s.bodies[2].torque = {-1.0f, 0.0f, 0.0f};
   s.particles.add({5.0f, 1.0f, 5.0f}, {0.0f, -1.0f, 0.0f}, 0.1f, 0.5f, 0);
   s.particles.add({5.5f, 1.0f, 5.0f}, {}, 0.2f, 0.0f, 0);  // static

@@ -106,8 +106,8 @@ Body SceneParser::read_body(const Field& f, std::uint32_t index) {
   if (auto g = o.get("velocity")) b.velocity = bounded_vec3(*g, kSpeed);
   if (auto g = o.get("angular_velocity")) b.angular_velocity = bounded_vec3(*g, kAngularSpeed);
   b.material = material_of(o);
-  if (auto g = o.get("force")) b.force = g->as_vec3();
-  if (auto g = o.get("torque")) b.torque = g->as_vec3();
+  if (auto g = o.get("force")) b.force = bounded_vec3(*g, kForce);
+  if (auto g = o.get("torque")) b.torque = bounded_vec3(*g, kTorque);
   // The path is read before the mass, which it does not replace: a kinematic body's mass is
   // ignored while it is driven but must still be valid.
   if (auto g = o.get("kinematic")) scene_.kinematic.push_back(read_kinematic(*g, {false, index}));

@@ -67,7 +67,7 @@ ScheduledImpulse SceneParser::read_impulse(const Field& f) const {
   } else {
     fail_at(source_, f.path(), "needs \"body\" or \"particle\" (the index of what it acts on)");
   }
-  s.impulse = o.require("impulse").as_vec3();
+  s.impulse = bounded_vec3(o.require("impulse"), kImpulse);
   if (auto g = o.get("point")) {
     g->check(!particle, "a particle takes an impulse at its centre; leave \"point\" out");
     s.point = bounded_vec3(*g, kCoordinate);

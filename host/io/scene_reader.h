@@ -44,6 +44,12 @@ constexpr Bound kCoordinate{1.0e6, "must be within {:g} m of the origin"};
 constexpr Bound kSpeed{1.0e4, "must be within +-{:g} m/s"};
 constexpr Bound kAngularSpeed{1.0e4, "must be within +-{:g} rad/s"};
 constexpr Bound kAcceleration{1.0e4, "must be within +-{:g} m/s^2"};
+// Applied loads. Judgement calls like the others: 1e10 N is the weight of a million tonnes, and
+// 1e8 N s stops a 10,000 t body from the speed limit; loads past them are typos or attacks, and
+// on a body of ordinary mass carry it past every other limit within a step.
+constexpr Bound kForce{1.0e10, "must be within +-{:g} N"};
+constexpr Bound kTorque{1.0e10, "must be within +-{:g} N m"};
+constexpr Bound kImpulse{1.0e8, "must be within +-{:g} N s"};
 constexpr double kMinSize = 1.0e-4;     // smallest radius, half extent or half height [m]
 constexpr double kMaxSize = 1.0e4;      // largest one [m]
 constexpr double kMaxMargin = 1.0;      // largest contact_margin [m]
