@@ -44,8 +44,18 @@ KFN mat3 world_inverse_inertia(vec4 q, vec3 inv_i) {
 KFN vec3 gyroscopic_step(vec4 q, vec3 w, vec3 inv_i, float h) {
   if (inv_i.x <= 0.0f || inv_i.y <= 0.0f || inv_i.z <= 0.0f) return w;
   vec3 w0 = quat_rotate_inv(q, w);
-  mat3 ib = mat3(vec3(1.0f / inv_i.x, 0.0f, 0.0f), vec3(0.0f, 1.0f / inv_i.y, 0.0f),
-                 vec3(0.0f, 0.0f, 1.0f / inv_i.z));
+  // The Newton system below, scaled by the power of two s that brings the largest moment into
+  // [0.5, 1): inverse(jac)'s determinant is the product of three moments, which underflowed to 0
+  // (and made w NaN) for moments below about 2e-13 kg m^2 (a 1e-20 kg sphere of radius 0.1 m, at
+  // rest). Scaling by a power of two is exact through +, -, * and / (fused or not) while the
+  // numbers stay normal floats, and the solution w1 does not scale: every other body gets the
+  // same bits as without it.
+  vec3 moments = vec3(1.0f / inv_i.x, 1.0f / inv_i.y, 1.0f / inv_i.z);
+  int e = 0;
+  frexp(max(max(moments.x, moments.y), moments.z), e);
+  moments *= ldexp(1.0f, -e);
+  mat3 ib =
+      mat3(vec3(moments.x, 0.0f, 0.0f), vec3(0.0f, moments.y, 0.0f), vec3(0.0f, 0.0f, moments.z));
   vec3 w1 = w0;
   for (int it = 0; it < 3; ++it) {
     vec3 wm = 0.5f * (w0 + w1);
