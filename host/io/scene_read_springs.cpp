@@ -12,6 +12,7 @@
 
 #include "host/io/scene_file.h"
 #include "host/io/scene_json.h"
+#include "host/io/scene_names.h"
 #include "host/io/scene_reader.h"
 #include "vkphys/cloth.h"
 
@@ -27,6 +28,25 @@ glm::vec3 edge(const Field& f) {
   glm::vec3 e = bounded_vec3(f, kCoordinate);
   f.check(glm::length(glm::dvec3(e)) > 0.0, "must be non-zero");
   return e;
+}
+
+// A spring's (or a cloth's springs') "model" and its damping: "d" (SPOOK relaxation [steps])
+// for a compliant row, "c" [kg/s] for a force; the other model's field is refused by name.
+void read_spring_model(const Object& o, SpringModel& model, float& d, float& c) {
+  if (auto f = o.get("model")) model = static_cast<SpringModel>(choice(*f, kSpringModelNames));
+  if (model == SpringModel::force) {
+    if (auto f = o.get("d")) {
+      f->fail(
+          "is a compliant spring's SPOOK relaxation; a force spring (model \"force\") takes "
+          "c [kg/s]");
+    }
+    if (auto f = o.get("c")) c = f->non_negative();
+  } else {
+    if (auto f = o.get("c")) {
+      f->fail("is a force spring's damping; a compliant spring takes d (or set model \"force\")");
+    }
+    if (auto f = o.get("d")) d = f->non_negative();
+  }
 }
 
 }  // namespace
@@ -53,12 +73,12 @@ void SceneParser::read_cloths(const Field& list) {
                           vertices, total, kMaxParticles));
     spec.density = o.require("density").positive();
     if (auto f = o.get("radius")) spec.radius = size_value(*f);
-    Object k(o.require("springs"), {"structural", "shear", "bend", "d"});
+    Object k(o.require("springs"), {"structural", "shear", "bend", "d", "model", "c"});
     spec.k_structural = k.require("structural").positive();
     spec.k_shear = k.require("shear").positive();
     spec.k_bend = 0.0f;
     if (auto f = k.get("bend")) spec.k_bend = f->non_negative();
-    if (auto f = k.get("d")) spec.d = f->non_negative();
+    read_spring_model(k, spec.model, spec.d, spec.c);
     spec.material = material_of(o);
     if (auto pins = o.get("pins")) {
       for (std::size_t p = 0; p < pins->array_size(); ++p) {
@@ -103,7 +123,7 @@ void SceneParser::read_springs(const Field& list) {
                          scene_.springs.size() + n, kMaxJoints));
   const std::string listing = fmt::format("the scene has {} particles", particles);
   for (std::size_t s = 0; s < n; ++s) {
-    Object o(list.at(s), {"particles", "rest", "k", "d"});
+    Object o(list.at(s), {"particles", "rest", "k", "d", "model", "c"});
     Field ends = o.require("particles");
     ends.check(ends.json().is_array() && ends.json().size() == 2,
                "must be [a, b], two particle indices");
@@ -116,7 +136,7 @@ void SceneParser::read_springs(const Field& list) {
     spring.rest = static_cast<float>(glm::length(xb - xa));
     if (auto f = o.get("rest")) spring.rest = f->non_negative();
     spring.k = o.require("k").positive();
-    if (auto f = o.get("d")) spring.d = f->non_negative();
+    read_spring_model(o, spring.model, spring.d, spring.c);
     scene_.springs.push_back(spring);
   }
 }

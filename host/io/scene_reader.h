@@ -125,6 +125,19 @@ struct Generator {
   }
 };
 
+// Index of the string value in `names` (an enumeration's spellings, host/io/scene_names.h); any
+// other value fails listing them.
+template <std::size_t N>
+std::uint32_t choice(const Field& f, const std::array<std::string_view, N>& names) {
+  std::string v = f.as_string();
+  std::string list;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (v == names[i]) return static_cast<std::uint32_t>(i);
+    list += (list.empty() ? "" : ", ") + scene_json::json_quote(names[i]);
+  }
+  f.fail(fmt::format("must be one of {}", list));
+}
+
 // Reads an index below `count` from f. One that is not (or is no non-negative integer) fails
 // with "<noun> index out of range: <listing> (indices 0 to count - 1)"; listing says what
 // there is, e.g. "\"bodies\" lists 5 bodies" (with count 0, e.g. "the scene has no \"bodies\"").

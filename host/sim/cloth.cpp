@@ -58,7 +58,7 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
   auto vertex = [&](std::uint32_t i, std::uint32_t j) { return first + j * c.nu + i; };
   auto spring = [&](std::uint32_t a, std::uint32_t b, float k) {
     const float rest = glm::length(glm::vec3(p.pos_radius[b]) - glm::vec3(p.pos_radius[a]));
-    scene.springs.push_back(Spring{a, b, rest, k, c.d});
+    scene.springs.push_back(Spring{a, b, rest, k, c.d, c.model, c.c});
   };
   for (std::uint32_t j = 0; j < c.nv; ++j) {
     for (std::uint32_t i = 0; i < c.nu; ++i) {
