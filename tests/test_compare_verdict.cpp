@@ -43,6 +43,7 @@ const std::map<std::string, std::uint32_t>& scene_steps() {
       {"pendulum_wave_50", 60},
       {"pile_5k", 30},
       {"pyramid_20", 40},
+      {"soft_body_listing8", 60},
       {"ragdoll", 60},
       {"ramp", 40},
       {"stack_5", 60},
