@@ -35,6 +35,7 @@ const std::map<std::string, std::uint32_t>& scene_steps() {
       {"circular_field", 200},
       {"cloth_drape", 60},
       {"funnel_20", 60},
+      {"jelly_cube", 60},
       {"paddle", 40},
       {"particle_bed", 40},
       {"particles_box", 40},

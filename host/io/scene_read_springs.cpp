@@ -30,8 +30,8 @@ glm::vec3 edge(const Field& f) {
   return e;
 }
 
-// A spring's (or a cloth's springs') "model" and its damping: "d" (SPOOK relaxation [steps])
-// for a compliant row, "c" [kg/s] for a force; the other model's field is refused by name.
+}  // namespace
+
 void read_spring_model(const Object& o, SpringModel& model, float& d, float& c) {
   if (auto f = o.get("model")) model = static_cast<SpringModel>(choice(*f, kSpringModelNames));
   if (model == SpringModel::force) {
@@ -49,8 +49,6 @@ void read_spring_model(const Object& o, SpringModel& model, float& d, float& c) 
   }
 }
 
-}  // namespace
-
 void SceneParser::read_cloths(const Field& list) {
   const std::size_t n = list.array_size();
   for (std::size_t c = 0; c < n; ++c) {
@@ -65,12 +63,6 @@ void SceneParser::read_cloths(const Field& list) {
               "must be [vertices along u, vertices along v]");
     spec.nu = static_cast<std::uint32_t>(res.at(0).as_uint(2, kMaxClothSide));
     spec.nv = static_cast<std::uint32_t>(res.at(1).as_uint(2, kMaxClothSide));
-    const std::uint64_t vertices = std::uint64_t{spec.nu} * spec.nv;
-    const std::uint64_t total = scene_.particles.size() + vertices;
-    res.check(total <= kMaxParticles,
-              fmt::format("the cloth's {} vertices bring the scene to {} particles; at most "
-                          "kMaxParticles = {} are allowed",
-                          vertices, total, kMaxParticles));
     spec.density = o.require("density").positive();
     if (auto f = o.get("radius")) spec.radius = size_value(*f);
     Object k(o.require("springs"), {"structural", "shear", "bend", "d", "model", "c"});
@@ -93,25 +85,40 @@ void SceneParser::read_cloths(const Field& list) {
     const std::uint64_t nu = spec.nu, nv = spec.nv;
     const std::uint64_t springs = (nu - 1) * nv + nu * (nv - 1) + 2 * (nu - 1) * (nv - 1) +
                                   (spec.k_bend > 0.0f ? (nu - 2) * nv + nu * (nv - 2) : 0);
-    res.check(scene_.springs.size() + springs <= kMaxJoints,
-              fmt::format("the cloth's {} springs bring the scene to {}; at most kMaxJoints = {} "
-                          "are allowed",
-                          springs, scene_.springs.size() + springs, kMaxJoints));
+    check_generated_counts(res, "cloth", "vertices", std::uint64_t{spec.nu} * spec.nv, springs);
     const std::size_t first = scene_.particles.size();
     try {
       add_cloth(scene_, spec);  // checks the geometry: parallel edges, radius against spacing
     } catch (const std::invalid_argument& e) {
       o.field().fail(e.what());
     }
-    const float radius = scene_.particles.pos_radius[first].w;
-    max_radius_ = std::max(max_radius_, radius);
-    if (const auto hit = first_below_plane(first, scene_.particles.size())) {
-      o.field().fail(fmt::format(
-          "vertex {} at {} penetrates {} by {:.6g} m; a cloth must start on the free side of "
-          "every plane",
-          hit->particle - first, format_vec(glm::dvec3(scene_.particles.pos_radius[hit->particle])),
-          plane_labels_[hit->plane], hit->depth));
-    }
+    place_generated(o, first, "vertex", "a cloth");
+  }
+}
+
+void SceneParser::check_generated_counts(const Field& res, std::string_view what,
+                                         std::string_view noun, std::uint64_t particles,
+                                         std::uint64_t springs) const {
+  const std::uint64_t total = scene_.particles.size() + particles;
+  res.check(total <= kMaxParticles,
+            fmt::format("the {}'s {} {} bring the scene to {} particles; at most kMaxParticles "
+                        "= {} are allowed",
+                        what, particles, noun, total, kMaxParticles));
+  res.check(scene_.springs.size() + springs <= kMaxJoints,
+            fmt::format("the {}'s {} springs bring the scene to {}; at most kMaxJoints = {} are "
+                        "allowed",
+                        what, springs, scene_.springs.size() + springs, kMaxJoints));
+}
+
+void SceneParser::place_generated(const Object& o, std::size_t first, std::string_view noun,
+                                  std::string_view what) {
+  max_radius_ = std::max(max_radius_, scene_.particles.pos_radius[first].w);
+  if (const auto hit = first_below_plane(first, scene_.particles.size())) {
+    o.field().fail(fmt::format(
+        "{} {} at {} penetrates {} by {:.6g} m; {} must start on the free side of every plane",
+        noun, hit->particle - first,
+        format_vec(glm::dvec3(scene_.particles.pos_radius[hit->particle])),
+        plane_labels_[hit->plane], hit->depth, what));
   }
 }
 

@@ -290,7 +290,7 @@ struct Spring {
   float rest = 1.0f;  ///< [m]
   float k = 1.0e4f;   ///< [N/m]
   float d = 4.0f;     ///< compliant: SPOOK relaxation [steps]
-  SpringModel model = SpringModel::compliant;
+  SpringModel model = SpringModel::compliant;  ///< a row or a force
   float c = 0.0f;  ///< force: damping along the spring [kg/s] (seed 003's k_d)
 };
 
