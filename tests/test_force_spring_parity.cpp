@@ -1,7 +1,9 @@
 // Force springs and the explicit integrators on the GPU against the CPU reference: both run the
 // same kernels (kernels/spring_force.h, kernels/world_ode.inl), so with contacts between
 // particles and planes only the runs are bit-identical on lavapipe (tolerance 0), as the
-// particle pipeline is.
+// particle pipeline is. Another device may contract or reorder float operations: there the runs
+// are held to the particle parity tests' 1 mm and 1 cm/s, and the adaptive step's decisions
+// (which follow its error's bits) are not compared.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,7 +19,13 @@
 namespace vkphys::test {
 namespace {
 
-class ForceSpringParity : public WithGpu<::testing::TestWithParam<Integrator>> {};
+class ForceSpringParity : public WithGpu<::testing::TestWithParam<Integrator>> {
+ protected:
+  CompareResult against_cpu(const Scene& s, std::uint32_t steps) {
+    const bool exact = on_lavapipe();
+    return gpu_against_cpu(*ctx_, s, steps, exact ? 0.0 : 1e-3, exact ? 0.0 : 1e-2);
+  }
+};
 
 std::string method_name(const ::testing::TestParamInfo<Integrator>& p) {
   return integrator_name(p.param);
@@ -28,7 +36,7 @@ std::string method_name(const ::testing::TestParamInfo<Integrator>& p) {
 TEST_P(ForceSpringParity, CircularFieldBitForBit) {
   Scene s = io::load_scene(std::filesystem::path(VKPHYS_SOURCE_DIR) / "scenes/circular_field.json");
   s.settings.solver.integrator = GetParam();
-  const CompareResult r = gpu_against_cpu(*ctx_, s, 200, 0.0, 0.0);
+  const CompareResult r = against_cpu(s, 200);
   EXPECT_TRUE(r.passed()) << r.verdict;
 }
 
@@ -53,7 +61,7 @@ TEST_P(ForceSpringParity, ClothOnAPlaneBitForBit) {
   c.c = 0.05f;
   c.pins = {{0, 0}, {9, 0}};
   add_cloth(s, c);
-  const CompareResult r = gpu_against_cpu(*ctx_, s, 80, 0.0, 0.0);
+  const CompareResult r = against_cpu(s, 80);
   EXPECT_TRUE(r.passed()) << r.verdict;
   std::unique_ptr<Backend> cpu = make_cpu_backend();
   cpu->load(s);
@@ -69,6 +77,7 @@ TEST_P(ForceSpringParity, ClothOnAPlaneBitForBit) {
 // backends take the same decisions from the same error bits.
 TEST_P(ForceSpringParity, AdaptiveKeplerOrbitBitForBit) {
   if (GetParam() == Integrator::symplectic) GTEST_SKIP() << "adaptive needs an explicit method";
+  if (!on_lavapipe()) GTEST_SKIP() << "the decisions follow the error's bits: lavapipe only";
   // 36 of the orbit's 64 steps: out of the apoapsis, through the periapsis at step 32, and out.
   Scene s = kepler_scene(GetParam(), 0.9, 64);
   s.settings.solver.adaptive.tolerance = 1e-3f;
