@@ -7,7 +7,8 @@
 //   broadphase   sorts, sweep and prune, particle grid, pair and particle-contact lists
 //   narrowphase  manifolds of the SAP pairs, warm-start matching                (world_narrowphase)
 //   coloring     colours (coloured scheme) or per-body unit lists (Jacobi)      (world_coloring)
-//   predict      scheduled impulses, kinematic paths, forces and fields, [impacts]
+//   predict      scheduled impulses, kinematic paths, forces and fields, [force springs, the
+//                particles' explicit ODE steps (world_ode)], [impacts]
 //   prepare      SPOOK rows of every unit kind, and their targets for the first substep
 //   solve        per substep: [forces, targets,] warm start + iterations (+ the split
 //                impulse's second solve), positions, [targets, relax sweeps]
@@ -97,6 +98,16 @@
   MODE(DRIVE_PATH_VELOCITY, 1u)  \
   MODE(DRIVE_PATH_POSE, 2u)
 
+// shaders/world_ode.comp, per particle (kernels/world_ode.inl): push (mode, stage, h as float
+// bits, role)
+#define VKPHYS_ODE_MODES(MODE) \
+  MODE(ODE_SPRING_FORCE, 0u)   \
+  MODE(ODE_BEGIN, 1u)          \
+  MODE(ODE_EVAL, 2u)           \
+  MODE(ODE_STAGE, 3u)          \
+  MODE(ODE_END, 4u)            \
+  MODE(ODE_MARK, 5u)
+
 // Which targets a solve phase's rows get (kernels/world_units.inl, unit_targets):
 //   PHASE_SOLVE     SPOOK's targets with the position correction
 //   PHASE_VELOCITY  the same without it (the split impulse's second solve)
@@ -123,7 +134,8 @@
 // branches away; the CPU backend has none. The value is 1 + the stage's index in the stage table.
 //   FAULT_BROADPHASE   the particle grid tilts every particle contact's normal by ~6 degrees
 //   FAULT_NARROWPHASE  every manifold point's gap is 1 cm too large (bodies sink 1 cm)
-//   FAULT_PREDICT      gravity is applied twice in the first substep
+//   FAULT_PREDICT      gravity is applied twice in the first substep; with an explicit integrator
+//                      every ODE step's first stage also counts its acceleration twice
 //   FAULT_SOLVE        the iterations skip every even-numbered unit (warm start only)
 #define VKPHYS_FAULTS(MODE)   \
   MODE(FAULT_NONE, 0u)        \
@@ -145,6 +157,7 @@ VKPHYS_COMMIT_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_PCONTACT_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_FUSED_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_DRIVE_MODES(VKPHYS_DEFINE_MODE)
+VKPHYS_ODE_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_TARGET_PHASES(VKPHYS_DEFINE_MODE)
 VKPHYS_SWEEP_KINDS(VKPHYS_DEFINE_MODE)
 VKPHYS_FAULTS(VKPHYS_DEFINE_MODE)

@@ -76,6 +76,10 @@ void body_setup(uint i) {
   }
   sort_keys[i] = key;
   sort_values[i] = i;
+  // No row holds the particle yet this step (kernels/world_ode.inl, ode_mark_unit).
+  if (is_particle(i) && params.ode.x != VKPHYS_INTEGRATOR_SYMPLECTIC) {
+    ode_touched[i - params.kinds.x] = 0u;
+  }
 }
 
 mat3 body_world_iinv(uint i) {
@@ -164,7 +168,11 @@ void body_predict(uint i, bool save_start) {
   }
   float im = vel.w;
   float h = params.gravity_dt.w;
+  // An explicit integrator takes the particles' forces in kernels/world_ode.inl.
+  if (is_particle(i) && params.ode.x != VKPHYS_INTEGRATOR_SYMPLECTIC) return;
   vec3 accel = body_acceleration(i, im);
+  // Symplectic Euler's force springs: their f/m at the step's start (spring_force_pass).
+  if (is_particle(i) && params.ode.y > 0u) accel += vec3(ode_deriv[i - params.kinds.x]);
   body_vel[i] =
       vec4(predict_velocity(v, im, accel, params.drag.x, body_quadratic_drag(i, v), h), im);
   if (is_particle(i)) return;
@@ -222,6 +230,13 @@ void body_integrate(uint i) {
   vec3 v = vec3(vel);
   float h = params.gravity_dt.w;
   if (is_particle(i)) {
+    if (params.ode.x != VKPHYS_INTEGRATOR_SYMPLECTIC && ode_touched[i - params.kinds.x] == 0u) {
+      // The ODE's x (kernels/world_ode.inl), plus h times any velocity a later stage added.
+      uint b = VKPHYS_ODE_STRIDE * (i - params.kinds.x);
+      vec3 x = vec3(ode_state[b + 5u]) + h * (v - vec3(ode_state[b + 6u]));
+      body_pos[i] = vec4(x, body_pos[i].w);
+      return;
+    }
     body_pos[i] = vec4(integrate_position(vec3(body_pos[i]), v, h), body_pos[i].w);
     return;
   }

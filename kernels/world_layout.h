@@ -66,6 +66,18 @@
 //   drive_paths[4k + 0..3]   kinematic path k: (v over this step, body index as uint bits),
 //                            (w, 0), (x at the end of the step, 0), q at the end of the step
 //   drive_impulses[2m + 0..1] impulse m due this step: (J, body index as uint bits), (point, 0)
+// Force springs (F of them, vkphys/scene.h SpringModel::force; compliant springs are joints) and
+// the explicit integrators' state (kernels/world_ode.inl), particles only:
+//   fspring_ends[f]      (a, b) world indices of the spring's particles
+//   fspring_params[f]    (rest length, k, c, 0)
+//   fspring_offsets[p]   each particle's range of fspring_incident (P + 1, exclusive scan)
+//   fspring_incident[e]  2F entries, per particle in spring order: spring << 1 | side (1: b)
+//   ode_state[7p + 0..6] (x at the (sub)step's start, x0 and v0 of the current ODE step, the
+//                        weighted sums of the stages' x' and v', the full step's x and v (step
+//                        doubling); after the ODE: slot 5 the ODE's x, slot 6 its v*)
+//   ode_deriv[p]         (a, 0) at the current stage state; symplectic: the springs' f/m
+//   ode_touched[p]       1 when a row (contact, compliant spring) holds the particle this step:
+//                        it takes the symplectic step instead of the explicit method
 #ifndef VKPHYS_KERNELS_WORLD_LAYOUT_H
 #define VKPHYS_KERNELS_WORLD_LAYOUT_H
 #include "kernels/common.h"
@@ -112,6 +124,7 @@ struct WorldParams {
   uvec4 modes;      // (scheme, restitution model, friction model, flags)
   uvec4 coloring;   // (max colours, sub-passes per colour, planes, unit capacity J + PC + CC)
   uvec4 drive;      // (central field law, kinematic paths, impulses due this step, 0)
+  uvec4 ode;        // (integrator (kernels/ode.h), force springs F, 0, 0)
   uvec4 plane_bodies[VKPHYS_MAX_PLANES / 4];  // body indices of the plane bodies, 4 per entry
   vec4 materials[VKPHYS_MAX_MATERIALS];       // (restitution, friction, SPOOK k, SPOOK d)
 };
@@ -137,7 +150,8 @@ struct WorldCounters {
   uint rigid_unit_groups;  // indirect dispatch over the joints and stored pairs
   uint rigid_unit_groups_y;
   uint rigid_unit_groups_z;
-  uint pad0;
+  uint ode_error;  // step doubling: the largest error of the step as float bits (>= 0, so the
+                   // bits order as the values and atomicMax is exact and order-independent)
   // Per colour list: list 2c holds colour c's joints and pairs, 2c + 1 its particle contacts
   // (kernels/world_coloring.inl, color_key).
   uint color_start[2 * VKPHYS_MAX_COLORS];
@@ -195,8 +209,16 @@ struct WorldCounters {
   BUF(45, vec4, rigid_force)           \
   BUF(46, vec4, rigid_torque)          \
   BUF(47, vec4, drive_paths)           \
-  BUF(48, vec4, drive_impulses)
-#define VKPHYS_WORLD_BINDINGS 49u
+  BUF(48, vec4, drive_impulses)        \
+  BUF(49, uvec2, fspring_ends)         \
+  BUF(50, vec4, fspring_params)        \
+  BUF(51, uint, fspring_offsets)       \
+  BUF(52, uint, fspring_incident)      \
+  BUF(53, vec4, ode_state)             \
+  BUF(54, vec4, ode_deriv)             \
+  BUF(55, uint, ode_touched)
+#define VKPHYS_WORLD_BINDINGS 56u
+#define VKPHYS_ODE_STRIDE 7u
 
 // The plane body with list index k (k < coloring.z).
 #define WORLD_PLANE_BODY(k) params.plane_bodies[(k) / 4u][int((k) % 4u)]

@@ -8,9 +8,11 @@
 #include "kernels/grid.h"
 #include "kernels/integrate.h"
 #include "kernels/narrowphase.h"
+#include "kernels/ode.h"
 #include "kernels/rigid_body.h"
 #include "kernels/rows.h"
 #include "kernels/spook.h"
+#include "kernels/spring_force.h"
 #include "kernels/stages.h"
 #include "kernels/world_layout.h"
 
@@ -46,6 +48,7 @@ layout(constant_id = 0) const uint VKPHYS_FAULT = FAULT_NONE;
 #include "kernels/contact_particle.inl"
 #include "kernels/joints.inl"
 #include "kernels/world_units.inl"
+#include "kernels/world_ode.inl"
 
 // FAULT_SOLVE: the solve's sweeps pass over every even-numbered unit (it keeps its warm start).
 bool fault_skips_unit(uint u, uint kind) {

@@ -20,6 +20,13 @@ namespace vkphys::test {
 // The shared context (created on first use) or null with the reason in *why.
 vk::Context* gpu_context_or_null(std::string* why);
 
+// Whether the shared context runs on lavapipe (llvmpipe), where the world kernels round as the
+// CPU backend does for particles (bit-identical runs) and every run repeats exactly.
+inline bool on_lavapipe() {
+  const vk::Context* ctx = gpu_context_or_null(nullptr);
+  return ctx && ctx->info().name.find("llvmpipe") != std::string::npos;
+}
+
 inline bool gpu_required() {
   const char* req = std::getenv("VKPHYS_REQUIRE_GPU");
   return req && std::string(req) == "1";

@@ -65,6 +65,9 @@ inline void expect_same_settings(const Settings& sa, const Settings& sb) {
   VKPHYS_EXPECT_SAME(a.substeps, b.substeps);
   VKPHYS_EXPECT_SAME(a.relax_iterations, b.relax_iterations);
   VKPHYS_EXPECT_SAME(a.impact_passes, b.impact_passes);
+  EXPECT_EQ(a.integrator, b.integrator);
+  VKPHYS_EXPECT_SAME(a.adaptive.tolerance, b.adaptive.tolerance);
+  EXPECT_EQ(a.adaptive.max_steps, b.adaptive.max_steps);
 }
 
 inline void expect_same_body(const Body& x, const Body& y) {
@@ -134,6 +137,8 @@ inline void expect_same_scene(const Scene& a, const Scene& b) {
     VKPHYS_EXPECT_SAME(a.springs[i].rest, b.springs[i].rest);
     VKPHYS_EXPECT_SAME(a.springs[i].k, b.springs[i].k);
     VKPHYS_EXPECT_SAME(a.springs[i].d, b.springs[i].d);
+    EXPECT_EQ(a.springs[i].model, b.springs[i].model);
+    VKPHYS_EXPECT_SAME(a.springs[i].c, b.springs[i].c);
   }
   ASSERT_EQ(a.bodies.size(), b.bodies.size());
   for (std::size_t i = 0; i < a.bodies.size(); ++i) {

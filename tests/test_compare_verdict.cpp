@@ -32,8 +32,10 @@ const std::map<std::string, std::uint32_t>& scene_steps() {
   static const std::map<std::string, std::uint32_t> steps{
       {"bounce", 150},
       {"chain_20", 60},
+      {"circular_field", 200},
       {"cloth_drape", 60},
       {"funnel_20", 60},
+      {"jelly_cube", 60},
       {"paddle", 40},
       {"particle_bed", 40},
       {"particles_box", 40},
@@ -42,6 +44,7 @@ const std::map<std::string, std::uint32_t>& scene_steps() {
       {"pendulum_wave_50", 60},
       {"pile_5k", 30},
       {"pyramid_20", 40},
+      {"soft_body_listing8", 60},
       {"ragdoll", 60},
       {"ramp", 40},
       {"stack_5", 60},
@@ -67,7 +70,7 @@ Scene load_for_compare(const std::string& name) {
 // Which stages a run of `steps` steps exercises: the largest manifold point and particle
 // contact counts of any step (CPU).
 struct Exercised {
-  std::uint32_t points = 0, particle_contacts = 0;
+  std::uint32_t points = 0, particle_contacts = 0, rows = 0;
 };
 Exercised exercised(const Scene& s, std::uint32_t steps) {
   std::unique_ptr<Backend> cpu = make_cpu_backend();
@@ -77,6 +80,7 @@ Exercised exercised(const Scene& s, std::uint32_t steps) {
     cpu->step();
     e.points = std::max(e.points, cpu->stats().points);
     e.particle_contacts = std::max(e.particle_contacts, cpu->stats().particle_contacts);
+    e.rows = std::max(e.rows, cpu->stats().rows);
   }
   return e;
 }
@@ -115,7 +119,9 @@ TEST_P(ShippedScene, PassesAndAnInjectedFaultIsCaughtWithItsStage) {
   if (used.particle_contacts > 0) faults.push_back(Stage::broadphase);
   if (used.points > 0) faults.push_back(Stage::narrowphase);
   faults.push_back(Stage::predict);
-  faults.push_back(Stage::solve);
+  // A scene without a single constraint row (seed 003's circular field: one particle in a field)
+  // has no solve for a fault to break.
+  if (used.rows > 0) faults.push_back(Stage::solve);
   for (Stage fault : faults) {
     SCOPED_TRACE(std::string("fault in ") + stage_name(fault));
     const CompareResult r = compare(s, steps, fault);

@@ -26,6 +26,7 @@
 namespace vkphys {
 namespace {
 
+using test::on_lavapipe;
 using test::WorldTest;
 
 // FNV-1a over the bytes of every float of the state, in a fixed order.
@@ -89,11 +90,6 @@ const std::map<std::string, std::uint64_t>& pins() {
       {"gpu_jacobi/ramp", 0xf6998db1c14ae9bdull},
   };
   return p;
-}
-
-bool on_lavapipe() {
-  const vk::Context* ctx = test::gpu_context_or_null(nullptr);
-  return ctx && ctx->info().name.find("llvmpipe") != std::string::npos;
 }
 
 class DeterminismPins : public WorldTest {};

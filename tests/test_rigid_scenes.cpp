@@ -882,6 +882,7 @@ TEST(RigidSceneFile, SceneFilesMatchTheirBuilders) {
       {"particle_bed.json", [] { return vkphys::particle_bed_scene(); }},
       {"paddle.json", [] { return vkphys::paddle_scene(); }},
       {"cloth_drape.json", [] { return vkphys::cloth_drape_scene(); }},
+      {"jelly_cube.json", [] { return vkphys::jelly_cube_scene(); }},
   };
   for (const auto& [file, build] : files) {
     SCOPED_TRACE(file);

@@ -84,7 +84,7 @@ TEST(SceneFileV2Errors, UnknownKeys) {
   EXPECT_EQ(error_of(j),
             "<test>: gravityy = 1: unknown key; allowed keys here: format, version, name, "
             "description, gravity, time_step, drag, contact_margin, cell_size, solver, materials, "
-            "planes, box, particles, bodies, joints, forces, impulses, cloths, springs");
+            "planes, box, particles, bodies, joints, forces, impulses, cloths, soft_bodies, springs");
 
   j = mixed();
   j["forces"]["linear_drag"] = 1;
@@ -292,8 +292,8 @@ TEST(SceneFileV2Errors, ImpulseTargetsOutOfRange) {
 }
 
 TEST(SceneFileV2Errors, Contents) {
-  // A version-2 scene still needs particles, bodies or cloths, and lists given must not be
-  // empty.
+  // A version-2 scene still needs particles, bodies, cloths or soft bodies, and lists given must
+  // not be empty.
   json j = mixed();
   j.erase("particles");
   j.erase("bodies");
@@ -301,7 +301,7 @@ TEST(SceneFileV2Errors, Contents) {
   j.erase("impulses");
   EXPECT_EQ(error_of(j),
             "<test>: particles: required field is missing (a scene needs \"particles\", "
-            "\"bodies\" or \"cloths\")");
+            "\"bodies\", \"cloths\" or \"soft_bodies\")");
 
   j = mixed();
   j["particles"] = json::array();

@@ -15,6 +15,7 @@
 #include "kernels/world_layout.h"
 #include "scan_blocks.spv.h"
 #include "world_body.spv.h"
+#include "world_ode.spv.h"
 #include "world_unit.spv.h"
 
 namespace vkphys {
@@ -48,13 +49,17 @@ std::uint32_t binding_of(std::string_view name) {
   throw std::invalid_argument("no world buffer named " + std::string(name));
 }
 
-// world_common.glsl declares 49 bindings, more than lavapipe lets a stage bind (32); the
+// world_common.glsl declares 56 bindings, more than lavapipe lets a stage bind (32); the
 // per-body kernel never touches the pair or joint buffers, the per-unit kernel touches them but
-// not the bounding boxes.
+// not the bounding boxes, the integrators' kernel touches the force springs.
 TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   const auto body = binding_numbers(world_body_spv);
   const auto unit = binding_numbers(world_unit_spv);
-  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 49u);
+  const auto ode = binding_numbers(world_ode_spv);
+  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 56u);
+  EXPECT_TRUE(has(ode, binding_of("fspring_params")));
+  EXPECT_FALSE(has(ode, binding_of("joint_rows")));
+  EXPECT_LE(ode.size(), 32u);
   EXPECT_TRUE(has(body, 0u));  // the step constants
   EXPECT_TRUE(has(body, binding_of("body_pos")));
   EXPECT_FALSE(has(body, binding_of("pair_info")));

@@ -14,6 +14,7 @@
 
 #include "host/cpu/primitives.h"
 #include "host/cpu/world_env.h"
+#include "host/sim/ode_control.h"
 #include "host/sim/world_setup.h"
 
 namespace vkphys {
@@ -43,6 +44,10 @@ class CpuBackend final : public Backend {
     vel_pos_.assign(2 * r, glm::vec4(0.0f));
     joint_rows_.assign(4 * VKPHYS_JOINT_ROWS * world_.joints(), glm::vec4(0.0f));
     joint_lambda_.assign(2 * world_.joints(), glm::vec4(0.0f));
+    ode_state_.assign(VKPHYS_ODE_STRIDE * p, glm::vec4(0.0f));
+    ode_deriv_.assign(p, glm::vec4(0.0f));
+    ode_touched_.assign(p, 0u);
+    ode_ = {};
     grid_keys_.assign(p, 0u);
     grid_values_.assign(p, 0u);
     cell_start_.assign(params_.kinds.w, VKPHYS_EMPTY_CELL);
@@ -60,8 +65,14 @@ class CpuBackend final : public Backend {
 
   void step(StepTrace* trace) override {
     stats_.regrows = 0;
+    stats_.ode_redos = 0;
     world_.drive.step(step_index_, drive_paths_, drive_impulses_);
     while (!try_step(trace)) {
+      if (ode_redo_) {  // the adaptive step's error passed its tolerance: n doubled, redo
+        ode_redo_ = false;
+        ++stats_.ode_redos;
+        continue;
+      }
       ++stats_.regrows;
       allocate_lists();
     }
@@ -199,6 +210,13 @@ class CpuBackend final : public Backend {
     e.rigid_torque = world_.torque.data();
     e.drive_paths = drive_paths_.data();
     e.drive_impulses = drive_impulses_.data();
+    e.fspring_ends = world_.fspring_ends.data();
+    e.fspring_params = world_.fspring_params.data();
+    e.fspring_offsets = world_.fspring_offsets.data();
+    e.fspring_incident = world_.fspring_incident.data();
+    e.ode_state = ode_state_.data();
+    e.ode_deriv = ode_deriv_.data();
+    e.ode_touched = ode_touched_.data();
     e.params.drive.z = static_cast<std::uint32_t>(drive_impulses_.size() / 2);
     return e;
   }
@@ -256,10 +274,41 @@ class CpuBackend final : public Backend {
     cpu::exclusive_scan(pc_offsets_);
   }
 
-  // Returns false (having changed nothing but the capacities) when a list does not fit.
+  // The particles' forces before each (sub)step's solve: symplectic Euler's spring term (then
+  // body_predict adds it), or body_predict and the explicit method's n ODE steps (kernels/
+  // world_ode.inl; with step doubling each is one step of h and two of h / 2).
+  void predict_forces(kern::WorldEnv& e) {
+    const std::uint32_t n = world_.bodies(), r = world_.rigid;
+    const SolverSettings& sv = scene_.settings.solver;
+    if (sv.integrator == Integrator::symplectic && world_.force_springs() > 0) {
+      for (std::uint32_t i = r; i < n; ++i) e.spring_force_pass(i);
+    }
+    for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
+    if (sv.integrator == Integrator::symplectic || r == n) return;
+    ode_.for_each_pass(sv, params_.gravity_dt.w,
+                       [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
+                         for (std::uint32_t i = r; i < n; ++i) {
+                           if (mode == kern::ODE_BEGIN) e.ode_begin(i);
+                           if (mode == kern::ODE_EVAL) e.ode_eval(i);
+                           if (mode == kern::ODE_STAGE) e.ode_stage(i, s, h, role);
+                           if (mode == kern::ODE_END) e.ode_end(i);
+                         }
+                       });
+  }
+
+  // Returns false (having changed nothing but the capacities, or the adaptive step's n) when a
+  // list does not fit or the adaptive step's error passed its tolerance.
   bool try_step(StepTrace* trace) {
     const std::uint32_t n = world_.bodies();
     kern::WorldEnv e = make_env();
+    const bool adaptive = ode_.adaptive(scene_.settings.solver);
+    if (adaptive) {  // the state a redo starts from (what the GPU backend copies aside)
+      saved_pos_ = world_.pos;
+      saved_vel_ = world_.vel;
+      saved_rot_ = world_.rot;
+      saved_omega_ = world_.omega;
+      saved_joint_lambda_ = joint_lambda_;
+    }
     auto t = Clock::now();
     auto lap = [&](Stage s) {
       auto now = Clock::now();
@@ -292,7 +341,10 @@ class CpuBackend final : public Backend {
     lap(Stage::coloring);
     e.apply_impulses();
     for (std::uint32_t k = 0; k < world_.drive.paths(); ++k) e.drive_path_velocity(k);
-    for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
+    if (scene_.settings.solver.integrator != Integrator::symplectic) {
+      for (std::uint32_t u = 0; u < params_.coloring.w; ++u) e.ode_mark_unit(u);
+    }
+    predict_forces(e);
     if (trace) {
       trace->predicted_vel = world_.vel;
       trace->predicted_omega = world_.omega;
@@ -314,7 +366,7 @@ class CpuBackend final : public Backend {
     const SolverSettings& sv = scene_.settings.solver;
     for (std::uint32_t sub = 0; sub < sv.substeps; ++sub) {
       if (sub > 0) {
-        for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
+        predict_forces(e);
         for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, kern::PHASE_SOLVE);
       }
       solve(e, kern::KIND_SOLVE);
@@ -331,6 +383,20 @@ class CpuBackend final : public Backend {
       }
     }
     lap(Stage::solve);
+    // Nothing is committed yet: a rejected adaptive step restores its start and is redone.
+    const float error = std::bit_cast<float>(e.counters.ode_error);
+    if (adaptive && ode_.redo(sv, error)) {
+      world_.pos = saved_pos_;
+      world_.vel = saved_vel_;
+      world_.rot = saved_rot_;
+      world_.omega = saved_omega_;
+      joint_lambda_ = saved_joint_lambda_;
+      ode_redo_ = true;
+      return false;
+    }
+    stats_.ode_steps = sv.integrator == Integrator::symplectic ? 0u : ode_.steps;
+    stats_.ode_error = error;
+    ode_.relax(sv, error);
     for (std::uint32_t q = 0; q < cap_.pairs; ++q) e.commit_pair(q);
     for (std::uint32_t s = 0; s < params_.counts.w; ++s) e.hash_clear(s, false);
     for (std::uint32_t q = 0; q < cap_.pairs; ++q) e.hash_insert_pair(q, false);
@@ -413,13 +479,18 @@ class CpuBackend final : public Backend {
   std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
   bool check_stages_ = false;     // check_stages: look for NaN and infinity after each stage
   std::vector<glm::vec4> drive_paths_, drive_impulses_;
+  OdeControl ode_;         // the explicit integrators' n (host/sim/ode_control.h)
+  bool ode_redo_ = false;  // try_step returned false for the adaptive step, not a list
+  std::vector<glm::vec4> ode_state_, ode_deriv_, saved_pos_, saved_vel_, saved_rot_, saved_omega_,
+      saved_joint_lambda_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, pair_normal_, point_geom_,
       point_lambda_, point_prep_, prev_lambda_, joint_rows_, joint_lambda_, unit_dv_, pc_geom_,
       pc_target_, pc_lambda_, prev_pc_lambda_;
   std::vector<glm::uvec4> pair_info_, prev_info_;
   std::vector<glm::uvec2> range_, pc_bodies_;
   std::vector<std::uint32_t> color_, keys_, values_, offsets_, hash_, unit_color_, grid_keys_,
-      grid_values_, cell_start_, cell_end_, pc_offsets_, prev_pc_offsets_, prev_pc_other_;
+      grid_values_, cell_start_, cell_end_, pc_offsets_, prev_pc_offsets_, prev_pc_other_,
+      ode_touched_;
 };
 
 }  // namespace

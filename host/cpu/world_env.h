@@ -8,9 +8,11 @@
 #include "kernels/grid.h"
 #include "kernels/integrate.h"
 #include "kernels/narrowphase.h"
+#include "kernels/ode.h"
 #include "kernels/rigid_body.h"
 #include "kernels/rows.h"
 #include "kernels/spook.h"
+#include "kernels/spring_force.h"
 #include "kernels/stages.h"
 #include "kernels/world_layout.h"
 
@@ -47,6 +49,7 @@ struct WorldEnv {
 #include "kernels/world_broadphase.inl"
 #include "kernels/world_coloring.inl"
 #include "kernels/world_narrowphase.inl"
+#include "kernels/world_ode.inl"
 #include "kernels/world_units.inl"
 };
 

@@ -26,6 +26,7 @@
 #include <stdexcept>
 
 #include "host/gpu/primitives.h"
+#include "host/sim/ode_control.h"
 #include "host/sim/world_setup.h"
 #include "host/vk/kernel.h"
 #include "kernels/stages.h"
@@ -37,6 +38,7 @@
 #include "world_fused.spv.h"
 #include "world_grid.spv.h"
 #include "world_narrowphase.spv.h"
+#include "world_ode.spv.h"
 #include "world_pcontact.spv.h"
 #include "world_sweep.spv.h"
 #include "world_unit.spv.h"
@@ -86,7 +88,8 @@ static_assert(kern::FAULT_PREDICT == 1u + static_cast<std::uint32_t>(Stage::pred
 static_assert(kern::FAULT_SOLVE == 1u + static_cast<std::uint32_t>(Stage::solve));
 
 struct WorldKernels {
-  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact, fused;
+  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact, fused,
+      ode;
   WorldKernels(const vk::Context& c, std::span<const std::uint32_t> k)
       : body(c, "world_body", words(world_body_spv), kPush, k),
         grid(c, "world_grid", words(world_grid_spv), kPush, k),
@@ -98,10 +101,11 @@ struct WorldKernels {
         commit(c, "world_commit", words(world_commit_spv), kPush, k),
         drive(c, "world_drive", words(world_drive_spv), kPush, k),
         pcontact(c, "world_pcontact", words(world_pcontact_spv), kPush, k),
-        fused(c, "world_fused", words(world_fused_spv), kPush, k) {}
-  std::array<vk::Kernel*, 11> all() {
+        fused(c, "world_fused", words(world_fused_spv), kPush, k),
+        ode(c, "world_ode", words(world_ode_spv), kPush, k) {}
+  std::array<vk::Kernel*, 12> all() {
     return {&body, &grid,   &sweep, &finalize, &narrowphase, &color,
-            &unit, &commit, &drive, &pcontact, &fused};
+            &unit, &commit, &drive, &pcontact, &fused,       &ode};
   }
 };
 
@@ -171,6 +175,14 @@ class GpuBackend final : public Backend {
     buf_[b_prev_pcontact_offsets] = storage((p + 1) * u1, "previous particle contact offsets");
     buf_[b_rigid_force] = storage(r * v4, "applied forces");
     buf_[b_rigid_torque] = storage(r * v4, "applied torques");
+    const VkDeviceSize f = world_.force_springs();
+    buf_[b_fspring_ends] = storage(f * sizeof(glm::uvec2), "force springs");
+    buf_[b_fspring_params] = storage(f * v4, "force spring constants");
+    buf_[b_fspring_offsets] = storage((p + 1) * u1, "force spring offsets");
+    buf_[b_fspring_incident] = storage(2 * f * u1, "force spring lists");
+    buf_[b_ode_state] = storage(VKPHYS_ODE_STRIDE * p * v4, "integrator states");
+    buf_[b_ode_deriv] = storage(p * v4, "integrator accelerations");
+    buf_[b_ode_touched] = storage(p * u1, "integrator marks");
     // Written by the host before each step (host/sim/drive.h).
     buf_[b_drive_paths] = vk::Buffer(ctx_, VkDeviceSize{world_.drive.paths()} * 4 * v4, 0, true);
     buf_[b_drive_impulses] =
@@ -188,12 +200,19 @@ class GpuBackend final : public Backend {
     buf_[b_joint_frames].upload(std::span<const glm::vec4>(world_.joint_frames));
     buf_[b_rigid_force].upload(std::span<const glm::vec4>(world_.force));
     buf_[b_rigid_torque].upload(std::span<const glm::vec4>(world_.torque));
+    buf_[b_fspring_ends].upload(std::span<const glm::uvec2>(world_.fspring_ends));
+    buf_[b_fspring_params].upload(std::span<const glm::vec4>(world_.fspring_params));
+    buf_[b_fspring_offsets].upload(std::span<const std::uint32_t>(world_.fspring_offsets));
+    buf_[b_fspring_incident].upload(std::span<const std::uint32_t>(world_.fspring_incident));
+    ode_ = {};
     ctx_.run_once([&](VkCommandBuffer cb) {
       buf_[b_joint_lambda].fill(cb, 0u);
       buf_[b_body_start].fill(cb, 0u);
       buf_[b_rigid_omega_start].fill(cb, 0u);
       buf_[b_rigid_vel_pos].fill(cb, 0u);
       buf_[b_prev_pcontact_offsets].fill(cb, 0u);
+      buf_[b_ode_deriv].fill(cb, 0u);
+      buf_[b_ode_touched].fill(cb, 0u);
     });
     scan_ = std::make_unique<gpu::Scan>(ctx_, std::max(n_, p_) + 1);
     colors_recorded_ = scene_.settings.solver.max_colors;
@@ -209,8 +228,10 @@ class GpuBackend final : public Backend {
 
   void step(StepTrace* trace) override {
     stats_.regrows = 0;
+    stats_.ode_redos = 0;
     world_.drive.step(step_index_, drive_paths_, drive_impulses_);
     kern::WorldCounters counters;
+    const SolverSettings& sv = scene_.settings.solver;
     for (;;) {
       upload_drive();  // again after a regrow, which rewrites the step constants
       ctx_.submit_and_wait(cb_);
@@ -233,12 +254,23 @@ class GpuBackend final : public Backend {
         rerecord();
         continue;
       }
+      if (ode_.redo(sv, std::bit_cast<float>(counters.ode_error))) {
+        // The adaptive step's error passed its tolerance: redo it with twice the ODE steps.
+        restore_step_start();
+        ++stats_.ode_redos;
+        rerecord();
+        continue;
+      }
       break;
     }
+    const float error = std::bit_cast<float>(counters.ode_error);
+    stats_.ode_steps = sv.integrator == Integrator::symplectic ? 0u : ode_.steps;
+    stats_.ode_error = error;
     // Record only the colours in use, plus headroom: a colour with no units still costs a
     // dispatch and a barrier per sweep. The colouring passes stop there too; if units are left
     // over, the step above is redone with every colour, so the result never depends on this.
     bool changed = choose_fusion(counters);
+    changed = ode_.relax(sv, error) || changed;
     if (scene_.settings.solver.scheme == SolverScheme::colored &&
         stats_.colors + 2 < colors_recorded_) {
       colors_recorded_ = stats_.colors + 2;
@@ -396,6 +428,7 @@ class GpuBackend final : public Backend {
     const VkDeviceSize v4 = sizeof(glm::vec4), u4 = sizeof(glm::uvec4), u1 = sizeof(std::uint32_t);
     const kern::WorldParams params = make_world_params(scene_, world_, cap_);
     std::memcpy(params_host_.mapped(), &params, sizeof params);
+    scene_params_h_ = params.gravity_dt.w;
     table_ = params.counts.w;
     grid_table_ = params.kinds.w;
     const VkDeviceSize units = params.coloring.w;
@@ -538,6 +571,21 @@ class GpuBackend final : public Backend {
       for (std::uint32_t i = 0; i < count; ++i) sweep(kind);
     };
     auto solve = [&](std::uint32_t kind) { sweeps(kern::KIND_WARM, kind, sv.iterations); };
+    // The particles' forces before each (sub)step's solve, as the CPU backend's predict_forces:
+    // symplectic Euler's spring term, body_predict, the explicit method's n ODE steps.
+    auto predict_forces = [&] {
+      const bool explicit_ode = sv.integrator != Integrator::symplectic && p_ > 0;
+      if (!explicit_ode && world_.force_springs() > 0) {
+        run(kernels_.ode, particle_groups, kern::ODE_SPRING_FORCE);
+      }
+      run(kernels_.body, body_groups, kern::BODY_PREDICT);
+      if (!explicit_ode) return;
+      ode_.for_each_pass(sv, scene_params_h_,
+                         [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
+                           run(kernels_.ode, particle_groups, mode, s,
+                               std::bit_cast<std::uint32_t>(h), role);
+                         });
+    };
 
     timestamps_.reset(cb);
     timestamps_.write(cb, 0);
@@ -598,7 +646,10 @@ class GpuBackend final : public Backend {
     const std::uint32_t paths = world_.drive.paths();
     if (world_.drive.max_impulses_per_step() > 0) run(kernels_.drive, 1, kern::DRIVE_IMPULSES);
     if (paths > 0) run(kernels_.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_VELOCITY);
-    run(kernels_.body, body_groups, kern::BODY_PREDICT);
+    if (sv.integrator != Integrator::symplectic && p_ > 0) {
+      run(kernels_.ode, unit_groups, kern::ODE_MARK);
+    }
+    predict_forces();
     // Kept for StepTrace (48 bytes per rigid body, 16 per particle): the solve overwrites v*,
     // w* in place.
     const VkDeviceSize v4 = sizeof(glm::vec4);
@@ -625,7 +676,7 @@ class GpuBackend final : public Backend {
     stage_done();
     for (std::uint32_t sub = 0; sub < sv.substeps; ++sub) {
       if (sub > 0) {
-        run(kernels_.body, body_groups, kern::BODY_PREDICT);
+        predict_forces();
         units(kern::UNIT_TARGETS, kern::PHASE_SOLVE);
       }
       solve(kern::KIND_SOLVE);
@@ -695,6 +746,8 @@ class GpuBackend final : public Backend {
   Capacities cap_;
   std::uint32_t n_ = 0, r_ = 0, p_ = 0, j_ = 0, table_ = 0, grid_table_ = 0;
   std::uint32_t colors_recorded_ = 0;  // colours the recorded step colours and sweeps
+  OdeControl ode_;                     // the explicit integrators' n (host/sim/ode_control.h)
+  float scene_params_h_ = 0.0f;        // the step constants' (sub)step h
   StepStats stats_;
   std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
   std::vector<glm::vec4> drive_paths_, drive_impulses_;

@@ -43,7 +43,7 @@ Scene SceneParser::run() {
       Field(source_, doc_, ""),
       {"format", "version", "name", "description", "gravity", "time_step", "drag", "contact_margin",
        "cell_size", "solver", "materials", "planes", "box", "particles", "bodies", "joints"},
-      {"forces", "impulses", "cloths", "springs"});
+      {"forces", "impulses", "cloths", "soft_bodies", "springs"});
   if (auto f = top.get("name")) {
     scene_.name = f->as_string();
     f->check(!scene_.name.empty(), "must not be empty");
@@ -66,6 +66,7 @@ void SceneParser::read_contents(const Object& top) {
   auto bodies = top.get("bodies");
   auto joints = top.get("joints");
   auto cloths = top.get("cloths");
+  auto soft = top.get("soft_bodies");
   auto springs = top.get("springs");
   if (joints && !bodies) joints->fail("joints join rigid bodies: the scene needs \"bodies\"");
   if (particles && bodies && version_ < 2) {
@@ -73,11 +74,11 @@ void SceneParser::read_contents(const Object& top) {
         "a scene has particles or rigid bodies, not both (this one also has "
         "\"particles\")");
   }
-  if (!particles && !bodies && !cloths) {
+  if (!particles && !bodies && !cloths && !soft) {
     fail_at(source_, "particles",
             version_ < 2 ? "required field is missing (a scene needs \"particles\" or \"bodies\")"
-                         : "required field is missing (a scene needs \"particles\", \"bodies\" or "
-                           "\"cloths\")");
+                         : "required field is missing (a scene needs \"particles\", \"bodies\", "
+                           "\"cloths\" or \"soft_bodies\")");
   }
   if (bodies) {
     read_bodies(*bodies);
@@ -87,8 +88,9 @@ void SceneParser::read_contents(const Object& top) {
   // Cloth vertices and springs come after the generators' particles (whose checks they skip:
   // a cloth checks its own vertices against the planes).
   if (cloths) read_cloths(*cloths);
+  if (soft) read_soft_bodies(*soft);
   if (springs) read_springs(*springs);
-  if (particles || cloths) check_cell_size();
+  if (particles || cloths || soft) check_cell_size();
 }
 
 void SceneParser::read_particles(const Field& particles) {

@@ -17,22 +17,6 @@ namespace vkphys::io::scene_reader {
 
 using namespace scene_json;
 
-namespace {
-
-// Index of the string value in `names`.
-template <std::size_t N>
-std::uint32_t choice(const Field& f, const std::array<std::string_view, N>& names) {
-  std::string v = f.as_string();
-  std::string list;
-  for (std::size_t i = 0; i < N; ++i) {
-    if (v == names[i]) return static_cast<std::uint32_t>(i);
-    list += (list.empty() ? "" : ", ") + json_quote(names[i]);
-  }
-  f.fail(fmt::format("must be one of {}", list));
-}
-
-}  // namespace
-
 void SceneParser::read_settings(const Object& top) {
   Settings& s = scene_.settings;
   if (auto f = top.get("gravity")) s.gravity = bounded_vec3(*f, kAcceleration);
@@ -64,7 +48,7 @@ void SceneParser::read_solver(const Object& top) {
                 {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start",
                  "spook_k", "spook_d", "scheme", "restitution", "friction_model", "split_impulse",
                  "gyroscopic", "max_colors", "contact_hertz"},
-                {"substeps", "relax_iterations", "impact_passes"});
+                {"substeps", "relax_iterations", "impact_passes", "integrator", "adaptive"});
   if (auto g = o.get("iterations")) s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
   if (auto g = o.get("relaxation")) {
     s.relaxation = g->as_float();
@@ -97,6 +81,19 @@ void SceneParser::read_solver(const Object& top) {
   }
   if (auto g = o.get("impact_passes")) {
     s.impact_passes = static_cast<std::uint32_t>(g->as_uint(1, 64));
+  }
+  if (auto g = o.get("integrator")) {
+    s.integrator = static_cast<Integrator>(choice(*g, kIntegratorNames));
+  }
+  if (auto g = o.get("adaptive")) {
+    Object a(*g, {"tolerance", "max_steps"});
+    s.adaptive.tolerance = a.require("tolerance").positive();
+    if (auto h = a.get("max_steps")) {
+      s.adaptive.max_steps = static_cast<std::uint32_t>(h->as_uint(1, 4096));
+    }
+    g->check(s.integrator != Integrator::symplectic,
+             "needs an explicit solver.integrator (euler, midpoint or rk4); the symplectic step "
+             "is refined with solver.substeps");
   }
   if (auto g = o.get("contact_hertz")) {
     contact_hertz_given_ = true;

@@ -12,6 +12,7 @@
 
 #include "host/io/scene_file.h"
 #include "host/io/scene_json.h"
+#include "host/io/scene_names.h"
 #include "host/io/scene_reader.h"
 #include "vkphys/cloth.h"
 
@@ -31,6 +32,23 @@ glm::vec3 edge(const Field& f) {
 
 }  // namespace
 
+void read_spring_model(const Object& o, SpringModel& model, float& d, float& c) {
+  if (auto f = o.get("model")) model = static_cast<SpringModel>(choice(*f, kSpringModelNames));
+  if (model == SpringModel::force) {
+    if (auto f = o.get("d")) {
+      f->fail(
+          "is a compliant spring's SPOOK relaxation; a force spring (model \"force\") takes "
+          "c [kg/s]");
+    }
+    if (auto f = o.get("c")) c = f->non_negative();
+  } else {
+    if (auto f = o.get("c")) {
+      f->fail("is a force spring's damping; a compliant spring takes d (or set model \"force\")");
+    }
+    if (auto f = o.get("d")) d = f->non_negative();
+  }
+}
+
 void SceneParser::read_cloths(const Field& list) {
   const std::size_t n = list.array_size();
   for (std::size_t c = 0; c < n; ++c) {
@@ -45,20 +63,14 @@ void SceneParser::read_cloths(const Field& list) {
               "must be [vertices along u, vertices along v]");
     spec.nu = static_cast<std::uint32_t>(res.at(0).as_uint(2, kMaxClothSide));
     spec.nv = static_cast<std::uint32_t>(res.at(1).as_uint(2, kMaxClothSide));
-    const std::uint64_t vertices = std::uint64_t{spec.nu} * spec.nv;
-    const std::uint64_t total = scene_.particles.size() + vertices;
-    res.check(total <= kMaxParticles,
-              fmt::format("the cloth's {} vertices bring the scene to {} particles; at most "
-                          "kMaxParticles = {} are allowed",
-                          vertices, total, kMaxParticles));
     spec.density = o.require("density").positive();
     if (auto f = o.get("radius")) spec.radius = size_value(*f);
-    Object k(o.require("springs"), {"structural", "shear", "bend", "d"});
+    Object k(o.require("springs"), {"structural", "shear", "bend", "d", "model", "c"});
     spec.k_structural = k.require("structural").positive();
     spec.k_shear = k.require("shear").positive();
     spec.k_bend = 0.0f;
     if (auto f = k.get("bend")) spec.k_bend = f->non_negative();
-    if (auto f = k.get("d")) spec.d = f->non_negative();
+    read_spring_model(k, spec.model, spec.d, spec.c);
     spec.material = material_of(o);
     if (auto pins = o.get("pins")) {
       for (std::size_t p = 0; p < pins->array_size(); ++p) {
@@ -73,25 +85,40 @@ void SceneParser::read_cloths(const Field& list) {
     const std::uint64_t nu = spec.nu, nv = spec.nv;
     const std::uint64_t springs = (nu - 1) * nv + nu * (nv - 1) + 2 * (nu - 1) * (nv - 1) +
                                   (spec.k_bend > 0.0f ? (nu - 2) * nv + nu * (nv - 2) : 0);
-    res.check(scene_.springs.size() + springs <= kMaxJoints,
-              fmt::format("the cloth's {} springs bring the scene to {}; at most kMaxJoints = {} "
-                          "are allowed",
-                          springs, scene_.springs.size() + springs, kMaxJoints));
+    check_generated_counts(res, "cloth", "vertices", std::uint64_t{spec.nu} * spec.nv, springs);
     const std::size_t first = scene_.particles.size();
     try {
       add_cloth(scene_, spec);  // checks the geometry: parallel edges, radius against spacing
     } catch (const std::invalid_argument& e) {
       o.field().fail(e.what());
     }
-    const float radius = scene_.particles.pos_radius[first].w;
-    max_radius_ = std::max(max_radius_, radius);
-    if (const auto hit = first_below_plane(first, scene_.particles.size())) {
-      o.field().fail(fmt::format(
-          "vertex {} at {} penetrates {} by {:.6g} m; a cloth must start on the free side of "
-          "every plane",
-          hit->particle - first, format_vec(glm::dvec3(scene_.particles.pos_radius[hit->particle])),
-          plane_labels_[hit->plane], hit->depth));
-    }
+    place_generated(o, first, "vertex", "a cloth");
+  }
+}
+
+void SceneParser::check_generated_counts(const Field& res, std::string_view what,
+                                         std::string_view noun, std::uint64_t particles,
+                                         std::uint64_t springs) const {
+  const std::uint64_t total = scene_.particles.size() + particles;
+  res.check(total <= kMaxParticles,
+            fmt::format("the {}'s {} {} bring the scene to {} particles; at most kMaxParticles "
+                        "= {} are allowed",
+                        what, particles, noun, total, kMaxParticles));
+  res.check(scene_.springs.size() + springs <= kMaxJoints,
+            fmt::format("the {}'s {} springs bring the scene to {}; at most kMaxJoints = {} are "
+                        "allowed",
+                        what, springs, scene_.springs.size() + springs, kMaxJoints));
+}
+
+void SceneParser::place_generated(const Object& o, std::size_t first, std::string_view noun,
+                                  std::string_view what) {
+  max_radius_ = std::max(max_radius_, scene_.particles.pos_radius[first].w);
+  if (const auto hit = first_below_plane(first, scene_.particles.size())) {
+    o.field().fail(fmt::format(
+        "{} {} at {} penetrates {} by {:.6g} m; {} must start on the free side of every plane",
+        noun, hit->particle - first,
+        format_vec(glm::dvec3(scene_.particles.pos_radius[hit->particle])),
+        plane_labels_[hit->plane], hit->depth, what));
   }
 }
 
@@ -103,7 +130,7 @@ void SceneParser::read_springs(const Field& list) {
                          scene_.springs.size() + n, kMaxJoints));
   const std::string listing = fmt::format("the scene has {} particles", particles);
   for (std::size_t s = 0; s < n; ++s) {
-    Object o(list.at(s), {"particles", "rest", "k", "d"});
+    Object o(list.at(s), {"particles", "rest", "k", "d", "model", "c"});
     Field ends = o.require("particles");
     ends.check(ends.json().is_array() && ends.json().size() == 2,
                "must be [a, b], two particle indices");
@@ -116,7 +143,7 @@ void SceneParser::read_springs(const Field& list) {
     spring.rest = static_cast<float>(glm::length(xb - xa));
     if (auto f = o.get("rest")) spring.rest = f->non_negative();
     spring.k = o.require("k").positive();
-    if (auto f = o.get("d")) spring.d = f->non_negative();
+    read_spring_model(o, spring.model, spring.d, spring.c);
     scene_.springs.push_back(spring);
   }
 }

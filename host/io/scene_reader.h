@@ -131,6 +131,24 @@ struct Generator {
   }
 };
 
+// Index of the string value in `names` (an enumeration's spellings, host/io/scene_names.h); any
+// other value fails listing them.
+template <std::size_t N>
+std::uint32_t choice(const Field& f, const std::array<std::string_view, N>& names) {
+  std::string v = f.as_string();
+  std::string list;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (v == names[i]) return static_cast<std::uint32_t>(i);
+    list += (list.empty() ? "" : ", ") + scene_json::json_quote(names[i]);
+  }
+  f.fail(fmt::format("must be one of {}", list));
+}
+
+// A spring's (or a generator's springs') "model" and its damping: "d" (SPOOK relaxation
+// [steps]) for a compliant row, "c" [kg/s] for a force; the other model's field is refused by
+// name (scene_read_springs.cpp).
+void read_spring_model(const Object& o, SpringModel& model, float& d, float& c);
+
 // Reads an index below `count` from f. One that is not (or is no non-negative integer) fails
 // with "<noun> index out of range: <listing> (indices 0 to count - 1)"; listing says what
 // there is, e.g. "\"bodies\" lists 5 bodies" (with count 0, e.g. "the scene has no \"bodies\"").
@@ -198,6 +216,17 @@ class SceneParser {
   // scene_read_springs.cpp
   void read_cloths(const Field& list);
   void read_springs(const Field& list);
+
+  // scene_read_soft_bodies.cpp
+  void read_soft_bodies(const Field& list);
+  // The particle and spring limits for a generator adding `particles` (its `noun`s) and
+  // `springs`, checked on `res` before it allocates (scene_read_springs.cpp).
+  void check_generated_counts(const Field& res, std::string_view what, std::string_view noun,
+                              std::uint64_t particles, std::uint64_t springs) const;
+  // After a generator appended particles from `first` on: the largest radius, and every new
+  // particle on the free side of every plane (the error names the `noun` and says `what`).
+  void place_generated(const Object& o, std::size_t first, std::string_view noun,
+                       std::string_view what);
 
   // scene_read_motion.cpp
   KinematicPath read_kinematic(const Field& f, Target target) const;

@@ -61,17 +61,19 @@ std::string particles_json(const Writer& w) {
   return out + "  ]";
 }
 
-// Every spring with its rest length, k and d (a cloth's springs too: a written cloth is its
-// particles, with their group, and its springs).
+// Every spring with its rest length, k and d, or a force spring's model and c (a cloth's
+// springs too: a written cloth is its particles, with their group, and its springs).
 std::string springs_json(const Writer& w) {
   const std::vector<Spring>& springs = w.scene().springs;
   if (springs.empty()) return {};
   std::string out = ",\n  \"springs\": [\n";
   for (std::size_t i = 0; i < springs.size(); ++i) {
     const Spring& s = springs[i];
-    out +=
-        fmt::format("    {{\"particles\": [{}, {}], \"rest\": {}, \"k\": {}, \"d\": {}}}{}\n", s.a,
-                    s.b, num(s.rest), num(s.k), num(s.d), i + 1 < springs.size() ? "," : "");
+    const std::string damping = s.model == SpringModel::force
+                                    ? fmt::format("\"model\": \"force\", \"c\": {}", num(s.c))
+                                    : fmt::format("\"d\": {}", num(s.d));
+    out += fmt::format("    {{\"particles\": [{}, {}], \"rest\": {}, \"k\": {}, {}}}{}\n", s.a, s.b,
+                       num(s.rest), num(s.k), damping, i + 1 < springs.size() ? "," : "");
   }
   return out + "  ]";
 }

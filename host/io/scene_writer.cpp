@@ -203,6 +203,24 @@ std::string impulses_json(const Writer& w) {
 }  // namespace
 }  // namespace scene_write
 
+namespace scene_write {
+namespace {
+// The solver's integrator and adaptive step, when not the defaults.
+std::string integrator_json(const SolverSettings& so) {
+  std::string out;
+  if (so.integrator != Integrator::symplectic) {
+    out += fmt::format(", \"integrator\": \"{}\"",
+                       name_of(kIntegratorNames, static_cast<std::uint32_t>(so.integrator)));
+  }
+  if (so.adaptive.tolerance > 0.0f) {
+    out += fmt::format(", \"adaptive\": {{\"tolerance\": {}, \"max_steps\": {}}}",
+                       num(so.adaptive.tolerance), so.adaptive.max_steps);
+  }
+  return out;
+}
+}  // namespace
+}  // namespace scene_write
+
 std::string write_scene_json(const Scene& scene) {
   using namespace scene_write;
   const Writer w(scene);
@@ -223,7 +241,7 @@ std::string write_scene_json(const Scene& scene) {
       "  \"solver\": {{\"iterations\": {}, \"relaxation\": {}, \"restitution_threshold\": {}, "
       "\"friction\": {}, \"warm_start\": {},\n             \"scheme\": \"{}\", \"restitution\": "
       "\"{}\", \"friction_model\": \"{}\", \"split_impulse\": {}, \"gyroscopic\": {}, "
-      "\"max_colors\": {}, \"contact_hertz\": {}{}}},\n",
+      "\"max_colors\": {}, \"contact_hertz\": {}{}{}}},\n",
       so.iterations, num(so.relaxation), num(so.restitution_threshold), so.friction,
       num(so.warm_start), name_of(kSchemeNames, static_cast<std::uint32_t>(so.scheme)),
       name_of(kRestitutionNames, static_cast<std::uint32_t>(so.restitution)),
@@ -232,7 +250,8 @@ std::string write_scene_json(const Scene& scene) {
       so.substeps == 1 && so.relax_iterations == 0 && so.impact_passes == 1
           ? std::string()
           : fmt::format(", \"substeps\": {}, \"relax_iterations\": {}, \"impact_passes\": {}",
-                        so.substeps, so.relax_iterations, so.impact_passes)));
+                        so.substeps, so.relax_iterations, so.impact_passes),
+      integrator_json(so)));
 
   put("  \"materials\": [\n");
   for (std::size_t i = 0; i < scene.materials.size(); ++i) {

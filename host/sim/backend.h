@@ -61,8 +61,14 @@ struct StepStats {
   std::uint32_t overflow_units = 0;  // units in the overflow colour
   std::uint32_t pair_capacity = 0;
   std::uint32_t contact_capacity = 0;  // particle contacts
-  std::uint32_t regrows = 0;       // times this step was redone after a pair or contact overflow
-  std::uint32_t dispatches = 0;    // compute dispatches per step (GPU)
+  std::uint32_t regrows = 0;     // times this step was redone after a pair or contact overflow
+  std::uint32_t dispatches = 0;  // compute dispatches per step (GPU)
+  // Explicit integrators: ODE steps per step or substep (n, host/sim/ode_control.h), steps
+  // redone because their error passed the tolerance, and the accepted step's error (adaptive;
+  // 0 otherwise).
+  std::uint32_t ode_steps = 0;
+  std::uint32_t ode_redos = 0;
+  float ode_error = 0.0f;
   std::uint64_t device_bytes = 0;  // device memory the GPU backend holds (0 on the CPU)
   std::array<double, kStageCount> stage_ms{};
 };

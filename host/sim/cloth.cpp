@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "host/sim/generated_particles.h"
+
 namespace vkphys {
 
 namespace {
@@ -32,21 +34,15 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
   const glm::vec3 du = c.u / static_cast<float>(c.nu - 1);
   const glm::vec3 dv = c.v / static_cast<float>(c.nv - 1);
   const float spacing = std::min(glm::length(du), glm::length(dv));
-  const float radius = c.radius > 0.0f ? c.radius : 0.25f * spacing;
-  require(std::isfinite(radius) && radius < 0.5f * spacing,
-          "radius " + std::to_string(radius) + " m must be below half the vertex spacing " +
-              std::to_string(spacing) + " m (neighbours would overlap)");
+  const float radius = generated_radius(c.radius, spacing, "cloth", "vertex");
   Particles& p = scene.particles;
   const auto first = static_cast<std::uint32_t>(p.size());
-  std::uint32_t group = 1;
-  for (std::uint32_t g : p.group) group = std::max(group, g + 1u);
+  const std::uint32_t group = next_particle_group(p);
   const float mass = c.density * area / static_cast<float>(c.nu * c.nv);
   for (std::uint32_t j = 0; j < c.nv; ++j) {
     for (std::uint32_t i = 0; i < c.nu; ++i) {
       const glm::vec3 x = c.origin + static_cast<float>(i) * du + static_cast<float>(j) * dv;
-      p.add(x, glm::vec3(0.0f), radius, mass, c.material);
-      p.group.resize(p.size(), 0u);  // add() keeps the list only once it is in use
-      p.group.back() = group;
+      add_grouped_particle(p, x, radius, mass, c.material, group);
     }
   }
   for (const auto& [i, j] : c.pins) {
@@ -58,7 +54,7 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
   auto vertex = [&](std::uint32_t i, std::uint32_t j) { return first + j * c.nu + i; };
   auto spring = [&](std::uint32_t a, std::uint32_t b, float k) {
     const float rest = glm::length(glm::vec3(p.pos_radius[b]) - glm::vec3(p.pos_radius[a]));
-    scene.springs.push_back(Spring{a, b, rest, k, c.d});
+    scene.springs.push_back(Spring{a, b, rest, k, c.d, c.model, c.c});
   };
   for (std::uint32_t j = 0; j < c.nv; ++j) {
     for (std::uint32_t i = 0; i < c.nu; ++i) {

@@ -6,6 +6,7 @@
 #include "host/sim/scene_builders.h"
 #include "host/sim/splitmix.h"
 #include "vkphys/cloth.h"
+#include "vkphys/soft_body.h"
 
 namespace vkphys {
 
@@ -137,6 +138,27 @@ Scene cloth_drape_scene(std::uint32_t n) {
   c.k_shear = 100.0f;
   c.k_bend = 10.0f;
   add_cloth(s, c);
+  return s;
+}
+
+Scene jelly_cube_scene() {
+  Scene s;
+  s.name = "jelly_cube";
+  s.settings.contact_margin = 0.05f;  // the landing's 2.4 m/s x 1/60 s is 4 cm
+  s.settings.solver.substeps = 4;
+  s.settings.solver.iterations = 4;
+  s.materials[0].name = "jelly";
+  s.materials[0].friction = 0.5f;
+  s.planes.push_back({{0.0f, 1.0f, 0.0f}, 0.0f, 0});
+  SoftBoxSpec b;
+  b.origin = {-0.2f, 0.3f, -0.2f};
+  b.size = glm::vec3(0.4f);
+  b.nx = b.ny = b.nz = 5;
+  b.density = 500.0f;
+  b.k_edge = 800.0f;
+  b.k_face = 400.0f;
+  b.k_body = 200.0f;
+  add_soft_box(s, b);
   return s;
 }
 

@@ -32,4 +32,9 @@ Scene paddle_scene(std::uint32_t count = 3000);
 // scales with a vertex's own mass, not the tension it carries: see ARCHITECTURE.md).
 Scene cloth_drape_scene(std::uint32_t n = 32);
 
+// scenes/jelly_cube.json: a 0.4 m jelly cube of 5 x 5 x 5 particles (500 kg/m^3; compliant
+// edge, face and body springs 800 / 400 / 200 N/m) dropped from 0.3 m onto the ground; 60 Hz,
+// 4 substeps of 4 iterations, a 5 cm contact margin (the landing covers 4 cm a step).
+Scene jelly_cube_scene();
+
 }  // namespace vkphys

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "host/sim/mass_properties.h"
+#include "kernels/ode.h"
 #include "kernels/radix.h"
 
 namespace vkphys {
@@ -64,10 +65,13 @@ void pack_joint(const Joint& j, std::uint32_t a, std::uint32_t b, WorldArrays& w
   w.joint_rows += joint_row_count(j);
 }
 
-// Springs become distance joints between particles (world indices R + a, R + b) with anchors
-// at their centres, after the scene's joints.
+// Compliant springs become distance joints between particles (world indices R + a, R + b) with
+// anchors at their centres, after the scene's joints. Force springs go to their own list, and
+// each particle gets the list of its force springs in spring order (kernels/world_ode.inl sums
+// them in that order).
 void add_springs(const Scene& scene, WorldArrays& w) {
   const std::size_t particles = scene.particles.size();
+  std::vector<std::uint32_t> count(particles + 1, 0u);
   for (std::size_t k = 0; k < scene.springs.size(); ++k) {
     const Spring& s = scene.springs[k];
     const std::string name = "spring " + std::to_string(k);
@@ -80,6 +84,25 @@ void add_springs(const Scene& scene, WorldArrays& w) {
       throw std::invalid_argument(name + ": rest length " + std::to_string(s.rest) +
                                   " must be a finite number >= 0");
     }
+    if (s.model == SpringModel::force) {
+      if (!(s.k > 0.0f) || !std::isfinite(s.k) || !(s.c >= 0.0f) || !std::isfinite(s.c)) {
+        throw std::invalid_argument(name + ": k " + std::to_string(s.k) + " and c " +
+                                    std::to_string(s.c) + " must be finite, k > 0 and c >= 0");
+      }
+      w.fspring_ends.emplace_back(w.rigid + s.a, w.rigid + s.b);
+      w.fspring_params.emplace_back(s.rest, s.k, s.c, 0.0f);
+      ++count[s.a];
+      ++count[s.b];
+      continue;
+    }
+    if (s.model != SpringModel::compliant) {
+      throw std::invalid_argument(name + ": unknown model " +
+                                  std::to_string(static_cast<std::uint32_t>(s.model)));
+    }
+    if (s.c != 0.0f) {
+      throw std::invalid_argument(name + ": c = " + std::to_string(s.c) +
+                                  " is a force spring's damping; a compliant spring takes d");
+    }
     if (!(s.k > 0.0f) || !std::isfinite(s.k) || !(s.d >= 0.0f) || !std::isfinite(s.d)) {
       throw std::invalid_argument(name + ": k " + std::to_string(s.k) + " and d " +
                                   std::to_string(s.d) + " must be finite, k > 0 and d >= 0");
@@ -90,6 +113,18 @@ void add_springs(const Scene& scene, WorldArrays& w) {
     j.spook_k = j.limit_k = s.k;
     j.spook_d = j.limit_d = s.d;
     pack_joint(j, w.rigid + s.a, w.rigid + s.b, w);
+  }
+  // Exclusive scan of the counts, then each spring's two entries in spring order.
+  w.fspring_offsets.assign(particles + 1, 0u);
+  for (std::size_t p = 0; p < particles; ++p) {
+    w.fspring_offsets[p + 1] = w.fspring_offsets[p] + count[p];
+  }
+  w.fspring_incident.assign(2 * w.fspring_ends.size(), 0u);
+  std::vector<std::uint32_t> next(w.fspring_offsets.begin(), w.fspring_offsets.end() - 1);
+  for (std::uint32_t f = 0; f < w.force_springs(); ++f) {
+    const glm::uvec2 ab = w.fspring_ends[f] - glm::uvec2(w.rigid);
+    w.fspring_incident[next[ab.x]++] = f << 1;
+    w.fspring_incident[next[ab.y]++] = f << 1 | 1u;
   }
 }
 
@@ -276,6 +311,29 @@ float contact_margin(const Settings& s, const WorldArrays& w) {
   return s.contact_margin == 0.0f ? 0.0f : 0.05f * w.max_particle_radius;
 }
 
+// solver.integrator and solver.adaptive (vkphys/scene.h).
+void check_integrator(const SolverSettings& sv) {
+  if (static_cast<std::uint32_t>(sv.integrator) > VKPHYS_INTEGRATOR_RK4) {
+    throw std::invalid_argument(
+        "solver.integrator = " + std::to_string(static_cast<std::uint32_t>(sv.integrator)) +
+        ": must be symplectic, euler, midpoint or rk4");
+  }
+  const AdaptiveStep& a = sv.adaptive;
+  if (!(a.tolerance >= 0.0f) || !std::isfinite(a.tolerance)) {
+    throw std::invalid_argument("solver.adaptive.tolerance = " + std::to_string(a.tolerance) +
+                                ": must be a finite number >= 0 (0: a fixed step)");
+  }
+  if (a.max_steps < 1 || a.max_steps > 4096) {
+    throw std::invalid_argument("solver.adaptive.max_steps = " + std::to_string(a.max_steps) +
+                                ": must be in [1, 4096]");
+  }
+  if (a.tolerance > 0.0f && sv.integrator == Integrator::symplectic) {
+    throw std::invalid_argument(
+        "solver.adaptive needs an explicit solver.integrator (euler, midpoint or rk4); the "
+        "symplectic step is refined with solver.substeps");
+  }
+}
+
 }  // namespace
 
 kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world,
@@ -296,6 +354,7 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
         "solver.split_impulse is not supported in scenes with particles (a particle keeps no "
         "second velocity to integrate with); use solver.substeps with relax_iterations instead");
   }
+  check_integrator(sv);
   if (sv.split_impulse && sv.substeps > 1) {
     throw std::invalid_argument(
         "solver.split_impulse and solver.substeps > 1 both remove the position correction's "
@@ -363,6 +422,7 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   p.coloring = glm::uvec4(sv.max_colors, 2u, static_cast<std::uint32_t>(world.plane_bodies.size()),
                           static_cast<std::uint32_t>(units));
   p.drive = glm::uvec4(static_cast<std::uint32_t>(cf.law), world.drive.paths(), 0u, 0u);
+  p.ode = glm::uvec4(static_cast<std::uint32_t>(sv.integrator), world.force_springs(), 0u, 0u);
   for (std::size_t k = 0; k < world.plane_bodies.size(); ++k) {
     p.plane_bodies[k / 4][static_cast<int>(k % 4)] = world.plane_bodies[k];
   }

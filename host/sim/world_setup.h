@@ -29,6 +29,10 @@ struct WorldArrays {
   std::vector<glm::uvec4> joint_info;
   std::vector<glm::vec4> joint_frames;  // VKPHYS_JOINT_STRIDE per joint
   std::vector<std::uint32_t> plane_bodies;
+  // force springs (F) and each particle's incident list (kernels/world_layout.h)
+  std::vector<glm::uvec2> fspring_ends;
+  std::vector<glm::vec4> fspring_params;
+  std::vector<std::uint32_t> fspring_offsets, fspring_incident;
   Drive drive;                   // kinematic paths and scheduled impulses
   std::uint32_t rigid = 0;       // R
   std::uint32_t sweepers = 0;    // rigid bodies that start a sweep (not planes or shapeless)
@@ -37,6 +41,7 @@ struct WorldArrays {
   std::uint32_t bodies() const { return static_cast<std::uint32_t>(pos.size()); }
   std::uint32_t particles() const { return bodies() - rigid; }
   std::uint32_t joints() const { return static_cast<std::uint32_t>(joint_info.size()); }
+  std::uint32_t force_springs() const { return static_cast<std::uint32_t>(fspring_ends.size()); }
 };
 
 // Validates what the step relies on (throws std::invalid_argument naming the body, particle,

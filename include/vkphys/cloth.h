@@ -2,7 +2,8 @@
 /// Cloth as particles and springs in the one world (issue 9's compliant method): a grid of
 /// nu x nv particles over the parallelogram origin + s u + t v (s, t in [0, 1]), joined by
 /// structural springs (grid neighbours), shear springs (both diagonals of each cell) and bend
-/// springs (neighbours two apart), each a SPOOK distance row with the kind's k and the cloth's d.
+/// springs (neighbours two apart), each with the kind's k: a SPOOK distance row with the cloth's
+/// d, or (model force) a damped force spring with the cloth's c.
 /// The vertices share one collision group: they collide with bodies, planes and other particles
 /// but not with each other (self-collision is not built yet). Mass per vertex from the areal
 /// density: density |u x v| / (nu nv). Pinned vertices are static particles.
@@ -28,7 +29,9 @@ struct ClothSpec {
   float k_structural = 1.0e3f;     ///< [N/m]
   float k_shear = 1.0e2f;          ///< [N/m]
   float k_bend = 1.0e1f;           ///< [N/m]; 0: no bend springs
-  float d = 4.0f;                  ///< SPOOK relaxation of every spring [steps]
+  float d = 4.0f;                  ///< compliant: SPOOK relaxation of every spring [steps]
+  SpringModel model = SpringModel::compliant;  ///< every spring's model (vkphys/scene.h)
+  float c = 0.0f;                              ///< force: every spring's damping [kg/s]
   std::uint32_t material = 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pins;  ///< (i along u, j along v)
 };

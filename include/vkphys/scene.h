@@ -59,6 +59,40 @@ inline const char* scheme_name(SolverScheme s) {
   return "?";
 }
 
+/// How particles' forces (gravity, fields, drag, force springs) are integrated over a step or
+/// substep (ARCHITECTURE.md, "Force springs and explicit integrators"). Rigid bodies always take
+/// the symplectic step.
+enum class Integrator : std::uint32_t {
+  symplectic = 0,  ///< v += h f/m, then x += h v (SPOOK's leapfrog; substeps refine it)
+  euler = 1,       ///< seed 003's explicit Euler on (x, v): one force evaluation
+  midpoint = 2,    ///< seed 003's midpoint method (RK2): two evaluations
+  rk4 = 3,         ///< seed 003's classical Runge-Kutta: four evaluations
+};
+
+inline const char* integrator_name(Integrator i) {
+  switch (i) {
+    case Integrator::symplectic:
+      return "symplectic";
+    case Integrator::euler:
+      return "euler";
+    case Integrator::midpoint:
+      return "midpoint";
+    case Integrator::rk4:
+      return "rk4";
+  }
+  return "?";
+}
+
+/// Step doubling for the explicit integrators (seed 003 section 3): every ODE step of size h
+/// is also taken as two of h/2, and the largest difference of a particle's state (x [m],
+/// v [m/s]) between the two is its error. A step whose error passes `tolerance` is redone with
+/// twice the ODE steps; the next step takes half as many when the error at twice the size,
+/// 2^(p+1) times larger (p the method's order), would still be within half the tolerance.
+struct AdaptiveStep {
+  float tolerance = 0.0f;         ///< 0: off (a fixed step); > 0: the error bound
+  std::uint32_t max_steps = 256;  ///< ODE steps per (sub)step at most, in [1, 4096]
+};
+
 struct SolverSettings {
   std::uint32_t iterations = 8;        ///< sweeps of the rows per substep
   float relaxation = 1.0f;             ///< scales each impulse increment, (0, 1]
@@ -88,6 +122,9 @@ struct SolverSettings {
   /// far end within a step when the sweeps reach every contact in order: one sweep when the
   /// sequential order follows the row, up to n against it (coloured: a colour per sweep).
   std::uint32_t impact_passes = 1;
+  /// Particles' force integration (force springs need an explicit one or the symplectic step).
+  Integrator integrator = Integrator::symplectic;
+  AdaptiveStep adaptive;  ///< explicit integrators only
 };
 
 /// Quadratic (aerodynamic) drag on every body and particle, seed 002 eq 23 (reconstructed in the
@@ -230,15 +267,31 @@ struct ScheduledImpulse {
   glm::vec3 point{0.0f};    ///< [m], world; a particle takes it at its centre
 };
 
-/// A spring between particles a and b (scene particle indices): a distance row with rest length
-/// `rest` and its own SPOOK k and d, i.e. exactly a compliant spring with damping (seed 001,
-/// digest B2.2: at rest under a load F it stretches F / k). Cloth, ropes and soft bodies are
-/// particles joined by springs (vkphys/cloth.h builds a cloth).
+/// How a spring acts.
+enum class SpringModel : std::uint32_t {
+  /// A distance row with its own SPOOK k and d, solved with the contacts: exactly a compliant
+  /// spring with damping (seed 001, digest B2.2: at rest under a load F it stretches F / k).
+  compliant = 0,
+  /// A force, seed 003's damped spring (seed 002 eqs 21-22):
+  /// f_a = -[k (|l| - rest) + c (l' . l) / |l|] l / |l|, l = x_a - x_b, f_b = -f_a, integrated
+  /// with the scene's solver.integrator (explicit: stable only while h sqrt(k/m) is small).
+  force = 1,
+};
+
+inline const char* spring_model_name(SpringModel m) {
+  return m == SpringModel::force ? "force" : "compliant";
+}
+
+/// A spring between particles a and b (scene particle indices) with rest length `rest` and
+/// stiffness k, as a compliant row (SPOOK relaxation d) or as a force (damping c). Cloth, ropes
+/// and soft bodies are particles joined by springs (vkphys/cloth.h builds a cloth).
 struct Spring {
   std::uint32_t a = 0, b = 0;
   float rest = 1.0f;  ///< [m]
   float k = 1.0e4f;   ///< [N/m]
-  float d = 4.0f;     ///< SPOOK relaxation [steps]
+  float d = 4.0f;     ///< compliant: SPOOK relaxation [steps]
+  SpringModel model = SpringModel::compliant;  ///< a row or a force
+  float c = 0.0f;  ///< force: damping along the spring [kg/s] (seed 003's k_d)
 };
 
 struct Scene {

@@ -28,6 +28,7 @@
 
 #include "vkphys/build.h"
 #include "vkphys/cloth.h"
+#include "vkphys/soft_body.h"
 #include "vkphys/difference.h"
 #include "vkphys/error.h"
 #include "vkphys/metrics.h"

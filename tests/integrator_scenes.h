@@ -1,0 +1,52 @@
+// Small scenes for the explicit-integrator tests (tests/test_explicit_integrators.cpp,
+// tests/test_force_spring_parity.cpp): a force-spring oscillator and a Kepler orbit.
+#pragma once
+
+#include <cmath>
+#include <numbers>
+
+#include "vkphys/scene.h"
+
+namespace vkphys::test {
+
+// A particle of mass m on a force spring of rest length 1 m and stiffness k from a pinned
+// particle at the origin, displaced by d0 along x, no gravity: x'' = -(k/m) (x - 1).
+inline Scene oscillator_scene(Integrator integrator, float h, float k, float m, float d0,
+                              float c = 0.0f) {
+  Scene s;
+  s.name = "oscillator";
+  s.settings.gravity = glm::vec3(0.0f);
+  s.settings.time_step = h;
+  s.settings.solver.integrator = integrator;
+  s.particles.add(glm::vec3(0.0f), glm::vec3(0.0f), 0.05f, 0.0f, 0);  // pinned
+  s.particles.add({1.0f + d0, 0.0f, 0.0f}, glm::vec3(0.0f), 0.05f, m, 0);
+  Spring spring;
+  spring.a = 0;
+  spring.b = 1;
+  spring.rest = 1.0f;
+  spring.k = k;
+  spring.model = SpringModel::force;
+  spring.c = c;
+  s.springs.push_back(spring);
+  return s;
+}
+
+// One particle in an inverse-square field of strength GM = 1 at the origin, started at its
+// apoapsis (1, 0, 0) on an orbit of eccentricity e (semi-major axis a = 1 / (1 + e)). Its period
+// is 2 pi sqrt(a^3); `steps` steps of the scene make one period.
+inline Scene kepler_scene(Integrator integrator, double e, std::uint32_t steps) {
+  const double a = 1.0 / (1.0 + e);
+  const double speed = std::sqrt((1.0 - e) / (1.0 + e) / a);  // vis-viva at r = a (1 + e)
+  const double period = 2.0 * std::numbers::pi * std::sqrt(a * a * a);
+  Scene s;
+  s.name = "kepler";
+  s.settings.gravity = glm::vec3(0.0f);
+  s.settings.time_step = static_cast<float>(period / steps);
+  s.settings.solver.integrator = integrator;
+  s.settings.central.strength = 1.0f;
+  s.settings.central.law = CentralLaw::inverse_square;
+  s.particles.add({1.0f, 0.0f, 0.0f}, {0.0f, static_cast<float>(speed), 0.0f}, 0.01f, 1.0f, 0);
+  return s;
+}
+
+}  // namespace vkphys::test
