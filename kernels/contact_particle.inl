@@ -28,7 +28,10 @@ void pcontact_frame(uint c, KOUT(vec3) n, KOUT(vec3) t1, KOUT(vec3) t2) {
 // body_predict kept; also the pair's friction coefficient.
 void pcontact_targets(uint c, uint phase) {
   uvec2 ab = pcontact_bodies[c];
-  vec3 n = vec3(pcontact_geom[c]);
+  vec3 n;
+  vec3 t1;
+  vec3 t2;
+  pcontact_frame(c, n, t1, t2);
   vec4 xb = body_pos[ab.y];
   vec4 xa = body_pos[ab.x];
   float gap = dot(vec3(xb) - vec3(xa), n) - xb.w - xa.w;  // a plane body's radius is 0
@@ -38,9 +41,6 @@ void pcontact_targets(uint c, uint phase) {
   ContactTargets t =
       point_targets(gap, dot(rel, n), mat, reduced, contact_pull(ab.x, ab.y, n), phase);
   vec4 lam = pcontact_lambda[c];
-  vec3 t1;
-  vec3 t2;
-  tangent_basis(n, t1, t2);
   vec2 ut = vec2(dot(rel, t1), dot(rel, t2));
   pcontact_target[c] = vec4(t.normal, stick_targets(vec2(lam.y, lam.z), ut, t), t.eps);
   pcontact_lambda[c].w = mat.y;
