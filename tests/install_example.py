@@ -3,7 +3,7 @@
 fresh build tree (find_package(vkphys CONFIG)) and once more with pkg-config alone, runs them and
 checks the physics they print: hello_world's box falls freely, exactly as semi-implicit Euler
 does, then rests on the plane; the pyramid stands; the fountain's particles rise exactly to the
-step's ballistic apex.
+step's ballistic apex; the cloth falls as one particle and drapes over its ball.
 
 usage: install_example.py CMAKE BUILD_DIR EXAMPLES_DIR WORK_DIR [CXX_FLAGS]
 CXX_FLAGS: the library's own CMAKE_CXX_FLAGS (the asan preset's sanitizers), which a program
@@ -50,6 +50,35 @@ def check_hello(out, how):
           f"rest at {y:.6f} m after {k} steps")
 
 
+def check_cloth(out):
+    """The cloth's centre falls as one particle under symplectic Euler with s substeps,
+    y = y0 - g (h/s)^2 n (n + 1) / 2 after n = s k substeps, until it nears the ball; then it
+    drapes: its top within 5 mm of the ball's top, no vertex 2 mm into the ball, and less than
+    1e-3 of the energy the drop released still moving."""
+    y0, g = 2.0, 9.81
+    h, s = (float(x) for x in re.search(r"time step (\S+) s, (\d+) substeps", out).groups())
+    h = f32(h)
+    rows = [(int(k), float(y)) for k, y in re.findall(r"^step (\d+) centre height (\S+)$", out,
+                                                      re.M)]
+    if len(rows) < 3:
+        sys.exit(f"cloth: expected free-fall rows:\n{out}")
+    for k, y in rows:
+        n = s * k
+        closed = y0 - g * (h / s) ** 2 * n * (n + 1) / 2.0
+        if abs(y - closed) > 5e-5:
+            sys.exit(f"cloth: step {k}: centre height {y}, free fall gives {closed:.6f}")
+    top, ball_top = (float(x) for x in re.search(
+        r"highest vertex (\S+) m, ball top \+ vertex radius (\S+) m", out).groups())
+    deep, kinetic, released = (float(x) for x in re.search(
+        r"deepest into the ball (\S+) m, kinetic energy (\S+) J of (\S+) J released",
+        out).groups())
+    if abs(top - ball_top) > 5e-3 or deep > 2e-3 or kinetic > 1e-3 * released:
+        sys.exit(f"cloth: top {top} m against the ball's {ball_top} m, {deep} m deep, "
+                 f"kinetic {kinetic} J of {released} J released\n{out}")
+    print(f"cloth: {len(rows)} free-fall heights within 5e-5 m; draped with its top "
+          f"{ball_top - top:.4f} m below the ball's, {deep:.2e} m deep, {kinetic:.1e} J moving")
+
+
 def main():
     cmake, build, examples, work = sys.argv[1:5]
     cxx_flags = sys.argv[5] if len(sys.argv) > 5 else ""
@@ -77,6 +106,8 @@ def main():
                  f"{flying}\n{fountain}")
     print(f"fountain: highest point {high} m, the step's apex {apex} m, {min(flying)}-"
           f"{max(flying)} particles in the air")
+
+    check_cloth(run(os.path.join(tree, "cloth"), "cpu"))
 
     # pkg-config alone: the .pc file finds its prefix from its own place.
     pc_dirs = [os.path.join(root, d) for root, dirs, _ in os.walk(prefix) for d in dirs
