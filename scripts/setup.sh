@@ -14,6 +14,7 @@ packages=(
   clang libclang-rt-14-dev   # the libFuzzer targets (preset fuzz, scripts/fuzz.sh)
   # the Python module (python/) and its pytest suite
   pybind11-dev python3-dev python3-numpy python3-pytest
+  python3-matplotlib   # examples/plot_energy.py and its test
   doxygen   # the API reference (target api_reference, test api_reference)
 )
 
