@@ -28,10 +28,32 @@
 //   [3] (T_t1, T_t2, box bound, mu)
 //   [4] (r_a in body a's frame, the narrowphase's gap g0)
 //   [5] (r_b in body b's frame, K_t)
+//   [6 + 3j .. 8 + 3j] the angular parts of row j (0: n, 1: t1, 2: t2; RowParts, kernels/rows.h)
+//       packed as (c_a, c_b.x), (c_b.yz, i_a.xy), (i_a.z, i_b)
 // with K_t the larger of the two friction rows' effective masses (see prepare_contact).
 
 vec4 point_prep_at(uint slot, uint k) {
   return point_prep[VKPHYS_POINT_PREP * slot + k];
+}
+
+void store_row_parts(uint slot, uint row, RowParts r) {
+  uint at = VKPHYS_POINT_PREP * slot + 6u + 3u * row;
+  point_prep[at] = vec4(r.ca, r.cb.x);
+  point_prep[at + 1u] = vec4(r.cb.y, r.cb.z, r.ia.x, r.ia.y);
+  point_prep[at + 2u] = vec4(r.ia.z, r.ib);
+}
+
+RowParts row_parts_at(uint slot, uint row) {
+  uint at = VKPHYS_POINT_PREP * slot + 6u + 3u * row;
+  vec4 x = point_prep[at];
+  vec4 y = point_prep[at + 1u];
+  vec4 z = point_prep[at + 2u];
+  RowParts r;
+  r.ca = vec3(x);
+  r.cb = vec3(x.w, y.x, y.y);
+  r.ia = vec3(y.z, y.w, z.x);
+  r.ib = vec3(z.y, z.z, z.w);
+  return r;
 }
 
 vec3 point_rel_velocity(BodyState a, BodyState b, vec3 ra, vec3 rb) {
@@ -96,7 +118,7 @@ float contact_pull(uint a, uint b, vec3 n) {
 }
 
 // The SPOOK targets of one contact point with gap g and start-of-step normal velocity un_k, for
-// the pair's combined material and reduced mass.
+// the pair's combined material and its resting coefficients (resting_spook).
 // Derivation (seed 001 eqs 26-28, digest B2.5/B2.6): with u_f the change the external forces
 // make, SPOOK's right-hand side is B = -a g - b u_k - u_f. Written against the *current*
 // relative velocity u (which already holds u_f and every impulse so far) the update is
@@ -109,7 +131,14 @@ float contact_pull(uint a, uint b, vec3 n) {
 // Approaching faster than the restitution threshold, the row keeps the material's own k: a
 // capped, softer row would give back only T - eps lambda of the restitution target (2.86 of
 // 3 m/s for two 1 kg spheres), and bias restitution puts max(T, -e u_n) in the target.
-ContactTargets point_targets(float g, float un_k, vec4 mat, float reduced, float pull, uint phase) {
+// The SPOOK coefficients (a, b, eps) of a pair's resting contacts (the capped stiffness); an
+// impact's come from the material's own k (point_targets). Computed once per pair and phase.
+vec3 resting_spook(vec4 mat, float reduced) {
+  return spook_coefficients(contact_stiffness(mat.z, reduced), mat.w * params.contact.w,
+                            params.gravity_dt.w);
+}
+
+ContactTargets point_targets(float g, float un_k, vec4 mat, vec3 resting, float pull, uint phase) {
   float h = params.gravity_dt.w;
   ContactTargets t;
   if (phase == PHASE_RELAX) {
@@ -120,9 +149,8 @@ ContactTargets point_targets(float g, float un_k, vec4 mat, float reduced, float
     return t;
   }
   bool impact = closes_on_impact(g, un_k, h);
-  float d = mat.w * params.contact.w;  // relaxation in substeps
-  vec3 spook = impact ? spook_coefficients(mat.z, d, h)
-                      : spook_coefficients(contact_stiffness(mat.z, reduced), d, h);
+  // d: the relaxation in substeps
+  vec3 spook = impact ? spook_coefficients(mat.z, mat.w * params.contact.w, h) : resting;
   // PHASE_VELOCITY: no position term (the gap only counts while it is open).
   t.normal = row_target(phase == PHASE_VELOCITY ? max(g, 0.0f) : g, un_k, spook, h, true);
   if (params.modes.y == VKPHYS_RESTITUTION_BIAS && impact) {
@@ -171,6 +199,9 @@ void prepare_contact(uint p) {
     point_prep[slot + 3u] = vec4(0.0f, 0.0f, box_bound, mat.y);
     point_prep[slot + 4u] = vec4(quat_rotate_inv(qa, ra), geom.w);
     point_prep[slot + 5u] = vec4(quat_rotate_inv(qb, rb), kt);
+    store_row_parts(4u * p + k, 0u, row_parts(n, ra, rb, sa, sb));
+    store_row_parts(4u * p + k, 1u, row_parts(t1, ra, rb, sa, sb));
+    store_row_parts(4u * p + k, 2u, row_parts(t2, ra, rb, sa, sb));
   }
 }
 
@@ -187,7 +218,7 @@ void contact_targets(uint p, uint phase) {
   BodyState a = start_body(info.x);
   BodyState b = start_body(info.y);
   vec4 mat = pair_material(info.x, info.y);
-  float reduced = reduced_mass(a.im, b.im);
+  vec3 resting = resting_spook(mat, reduced_mass(a.im, b.im));
   float pull = contact_pull(info.x, info.y, n);
   vec3 xa = vec3(body_pos[info.x]);
   vec3 xb = vec3(body_pos[info.y]);
@@ -201,7 +232,7 @@ void contact_targets(uint p, uint phase) {
     vec4 lb = point_prep[slot + 5u];
     float gap = la.w + dot((xb + quat_rotate(qb, vec3(lb))) - (xa + quat_rotate(qa, vec3(la))), n);
     vec3 rel = point_rel_velocity(a, b, vec3(p0), vec3(p1));
-    ContactTargets t = point_targets(gap, dot(rel, n), mat, reduced, pull, phase);
+    ContactTargets t = point_targets(gap, dot(rel, n), mat, resting, pull, phase);
     point_prep[slot] = vec4(vec3(p0), t.normal);
     point_prep[slot + 2u] =
         vec4(1.0f / (p1.w + t.eps), 1.0f / (lb.w + t.eps), 1.0f / (lb.w + t.eps), t.eps);
@@ -213,6 +244,8 @@ void contact_targets(uint p, uint phase) {
 }
 
 // ---- contact sweeps --------------------------------------------------------------------------
+// The rows' angular parts come prepared (RowParts): a sweep reads them, the bodies' velocities
+// and the targets, and never the anchors.
 void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
   uvec4 info = pair_info[p];
   vec3 n = vec3(pair_normal[p]);
@@ -226,35 +259,33 @@ void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
   // Box2D uses: the non-penetration rows, solved last, win).
   for (uint k = 0u; friction && k < info.z; ++k) {
     uint slot = 4u * p + k;
-    vec3 ra = vec3(point_prep_at(slot, 0u));
-    vec3 rb = vec3(point_prep_at(slot, 1u));
+    RowParts f1 = row_parts_at(slot, 1u);
+    RowParts f2 = row_parts_at(slot, 2u);
     vec4 p2 = point_prep_at(slot, 2u);
     vec4 p3 = point_prep_at(slot, 3u);
     vec4 lam = point_lambda[slot];
-    vec3 rel = point_rel_velocity(a, b, ra, rb);
-    vec2 lt = vec2(row_update(lam.y, p3.x, dot(rel, t1), p2.w, p2.y, relax),
-                   row_update(lam.z, p3.y, dot(rel, t2), p2.w, p2.z, relax));
+    vec2 lt = vec2(row_update(lam.y, p3.x, row_parts_velocity(f1, t1, a, b), p2.w, p2.y, relax),
+                   row_update(lam.z, p3.y, row_parts_velocity(f2, t2, a, b), p2.w, p2.z, relax));
     lt = box ? clamp(lt, vec2(-p3.z), vec2(p3.z)) : coulomb_disc(lt, p3.w * lam.x);
-    vec3 dp = (lt.x - lam.y) * t1 + (lt.y - lam.z) * t2;
-    row_apply(-dp, -cross(ra, dp), dp, cross(rb, dp), 1.0f, a, b);
+    row_parts_apply(f1, t1, lt.x - lam.y, a, b);
+    row_parts_apply(f2, t2, lt.y - lam.z, a, b);
     point_lambda[slot] = vec4(lam.x, lt.x, lt.y, lam.w);
   }
   for (uint k = 0u; k < info.z; ++k) {
     uint slot = 4u * p + k;
-    vec4 p0 = point_prep_at(slot, 0u);
-    vec4 p1 = point_prep_at(slot, 1u);
-    vec3 ra = vec3(p0);
-    vec3 rb = vec3(p1);
+    RowParts rn = row_parts_at(slot, 0u);
     vec4 lam = point_lambda[slot];
     if (kind == KIND_WARM) {
-      vec3 impulse = lam.x * n + lam.y * t1 + lam.z * t2;
-      row_apply(-impulse, -cross(ra, impulse), impulse, cross(rb, impulse), 1.0f, a, b);
+      row_parts_apply(rn, n, lam.x, a, b);
+      row_parts_apply(row_parts_at(slot, 1u), t1, lam.y, a, b);
+      row_parts_apply(row_parts_at(slot, 2u), t2, lam.z, a, b);
       continue;
     }
+    vec4 p0 = point_prep_at(slot, 0u);
     vec4 p2 = point_prep_at(slot, 2u);
-    float un = dot(point_rel_velocity(a, b, ra, rb), n);
+    float un = row_parts_velocity(rn, n, a, b);
     float ln = max(row_update(lam.x, p0.w, un, p2.w, p2.x, relax), 0.0f);
-    row_apply(-n, -cross(ra, n), n, cross(rb, n), ln - lam.x, a, b);
+    row_parts_apply(rn, n, ln - lam.x, a, b);
     point_lambda[slot] = vec4(ln, lam.y, lam.z, lam.w);
   }
 }

@@ -67,6 +67,44 @@ KFN float row_velocity(vec3 la, vec3 aa, vec3 lb, vec3 ab, BodyState a, BodyStat
   return dot(la, a.v) + dot(aa, a.w) + dot(lb, b.v) + dot(ab, b.w);
 }
 
+// A row's prepared angular parts (Jolt's constraint parts, PhysX's raXn and its inertia-scaled
+// twin) for a row along the unit direction d with anchors r_a, r_b, G = [-d, -c_a, d, c_b]:
+//     c_a = r_a x d,  c_b = r_b x d,  i_a = I_a^-1 c_a,  i_b = I_b^-1 c_b
+// (i_a, i_b: the angular velocity changes of a unit impulse). Within a step the anchors, the
+// direction and the world inverse inertia are fixed, so they are prepared once and every sweep's
+// row update is three dot products and four scaled adds, where row_velocity and row_apply from
+// the anchors cost two cross products and two 3x3 products more (measured: the contact sweep of
+// the 210-box pyramid took 60% of the CPU step's instructions before).
+struct RowParts {
+  vec3 ca;
+  vec3 cb;
+  vec3 ia;
+  vec3 ib;
+};
+
+KFN RowParts row_parts(vec3 d, vec3 ra, vec3 rb, BodyState a, BodyState b) {
+  RowParts p;
+  p.ca = cross(ra, d);
+  p.cb = cross(rb, d);
+  p.ia = a.ii * p.ca;
+  p.ib = b.ii * p.cb;
+  return p;
+}
+
+// The row's velocity u = G v (d from a to b).
+KFN float row_parts_velocity(RowParts p, vec3 d, BodyState a, BodyState b) {
+  return dot(d, b.v - a.v) + dot(p.cb, b.w) - dot(p.ca, a.w);
+}
+
+// Adds M^-1 G^T dlambda to both bodies.
+KFN void row_parts_apply(RowParts p, vec3 d, float dlambda, KINOUT(BodyState) a,
+                         KINOUT(BodyState) b) {
+  a.v -= (a.im * dlambda) * d;
+  a.w -= dlambda * p.ia;
+  b.v += (b.im * dlambda) * d;
+  b.w += dlambda * p.ib;
+}
+
 // Adds M^-1 G^T dlambda to both bodies.
 KFN void row_apply(vec3 la, vec3 aa, vec3 lb, vec3 ab, float dlambda, KINOUT(BodyState) a,
                    KINOUT(BodyState) b) {

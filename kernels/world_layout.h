@@ -34,7 +34,7 @@
 //   pair_normal[p]  (n, 0)
 //   point_geom[4p+k]    (world point, gap)     gap < 0: penetrating
 //   point_lambda[4p+k]  (lambda_n, lambda_t1, lambda_t2, feature id as float bits)
-//   point_prep[6(4p+k) + 0..5]  the prepared rows (kernels/contact_manifold.inl)
+//   point_prep[15(4p+k) + 0..14] the prepared rows (kernels/contact_manifold.inl)
 //   prev_pair_info[p], prev_point_lambda[2(4p+k)], [2(4p+k)+1]: last step's pairs and points,
 //     (lambda_n, world friction impulse) and (point in body a's frame, feature id), found through
 //   prev_hash[slot] (open addressing on (a, b), VKPHYS_EMPTY_SLOT when free)
@@ -91,7 +91,7 @@ KERNELS_BEGIN
 #define VKPHYS_EMPTY_SLOT 0xFFFFFFFFu
 #define VKPHYS_JOINT_STRIDE 9u
 #define VKPHYS_JOINT_ROWS 6u
-#define VKPHYS_POINT_PREP 6u  // vec4 of prepared rows per contact point
+#define VKPHYS_POINT_PREP 15u  // vec4 of prepared rows per contact point
 
 // Solver schemes, restitution and friction models (vkphys/scene.h mirrors them).
 #define VKPHYS_SCHEME_SEQUENTIAL 0u
