@@ -2,7 +2,8 @@
 """`vkphys plot RUN_DIR`: a run's metrics as SVG figures. Runs a scene with joints and contacts
 on the CPU backend, plots it, and reads the SVGs back as XML: every figure is there, each series
 has a point per metrics row, and the joint-error and penetration series hold the run's values.
-A folder without metrics.csv is refused with a message naming the file. `vkphys bench --plot`
+A folder without metrics.csv is refused with a message naming the file; a torn last row (a killed
+run) is left out with a note, a short row elsewhere is refused naming its line. `vkphys bench --plot`
 (CPU backend, two small pyramids): a figure per workload, backend and scheme with every stage
 and the whole step against size.
 
@@ -47,6 +48,23 @@ def main() -> int:
             assert len(line.get("points").split()) == steps + 1, (name, label)
     bad = subprocess.run([vkphys, "plot", str(out / "plots")], capture_output=True, text=True)
     assert bad.returncode == 2 and "metrics.csv" in bad.stderr, bad.stderr
+    # A run killed while writing a row leaves it without its line end: left out, with a note.
+    # A short row anywhere else is an error naming its line.
+    text = (out / "metrics.csv").read_text()
+    torn = out / "torn"
+    torn.mkdir(exist_ok=True)
+    (torn / "metrics.csv").write_text(text + text.splitlines()[-1][:20])
+    plot = subprocess.run([vkphys, "plot", str(torn)], capture_output=True, text=True)
+    assert plot.returncode == 0, plot.stdout + plot.stderr
+    assert f"line {steps + 3}: an incomplete last row" in plot.stderr, plot.stderr
+    svg = ET.parse(torn / "plots" / "energy.svg").getroot()
+    assert all(len(line.get("points").split()) == steps + 1
+               for line in svg.findall("svg:polyline", NS))
+    lines = text.splitlines(keepends=True)
+    lines[5] = lines[5][:20] + "\n"
+    (torn / "metrics.csv").write_text("".join(lines))
+    short = subprocess.run([vkphys, "plot", str(torn)], capture_output=True, text=True)
+    assert short.returncode == 2 and "metrics.csv line 6: " in short.stderr, short.stderr
     bench = subprocess.run([vkphys, "bench", "pyramid", "--sizes", "3,5", "--steps", "2",
                             "--warmup", "1", "--backend", "cpu", "--plot", str(out / "bench")],
                            capture_output=True, text=True, timeout=600)

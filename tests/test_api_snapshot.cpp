@@ -164,5 +164,23 @@ TEST(ApiSnapshot, WriteReplacesTheFileWhole) {
   std::filesystem::remove(old);
 }
 
+// A snapshot that cannot be written (here: its folder is missing) is a one-line error naming the
+// file and the reason; nothing is left behind. (The write is fsynced, file and rename: that it
+// survives a power cut cannot be shown in a test.)
+TEST(ApiSnapshot, AnUnwritablePathIsAnErrorNamingIt) {
+  World w = World::from_file(scene_path("stack_5.json"));
+  const std::filesystem::path file = temp_file("no_such_folder") / "x.snapshot";
+  try {
+    w.save().write(file);
+    FAIL() << "wrote into a missing folder";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(file.string() + ".partial"), std::string::npos) << what;
+    EXPECT_NE(what.find("No such file or directory"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+  EXPECT_FALSE(std::filesystem::exists(file.parent_path()));
+}
+
 }  // namespace
 }  // namespace vkphys

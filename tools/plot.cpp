@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -20,17 +21,29 @@ namespace vkphys::tools {
 namespace {
 
 // metrics.csv as columns by header name; throws naming the file, line and field that is wrong.
+// A last row without its line end is a row the run was writing when it was stopped (a killed
+// run that was never resumed: `vkphys resume` rewrites the file whole): it is left out, and
+// the note on stderr says so. Any other row must have exactly the header's fields.
 std::map<std::string, std::vector<double>> read_columns(const std::filesystem::path& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string() + " (is it a run's folder?)");
-  std::string line;
-  std::getline(in, line);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> lines;
+  std::stringstream all(text);
+  for (std::string line; std::getline(all, line);) lines.push_back(line);
+  if (!text.empty() && text.back() != '\n' && lines.size() > 1) {
+    fmt::print(stderr,
+               "{} line {}: an incomplete last row (the run was stopped while writing "
+               "it), left out\n",
+               path.string(), lines.size());
+    lines.pop_back();
+  }
   std::vector<std::string> names;
-  std::stringstream header(line);
+  std::stringstream header(lines.empty() ? std::string() : lines.front());
   for (std::string name; std::getline(header, name, ',');) names.push_back(name);
   std::map<std::string, std::vector<double>> columns;
-  for (std::size_t row = 2; std::getline(in, line); ++row) {
-    std::stringstream fields(line);
+  for (std::size_t row = 2; row <= lines.size(); ++row) {
+    std::stringstream fields(lines[row - 1]);
     std::size_t k = 0;
     for (std::string field; std::getline(fields, field, ','); ++k) {
       if (k >= names.size()) {
@@ -43,6 +56,10 @@ std::map<std::string, std::vector<double>> read_columns(const std::filesystem::p
         throw std::runtime_error(fmt::format("{} line {}: {} = \"{}\" is not a number",
                                              path.string(), row, names[k], field));
       }
+    }
+    if (k != names.size()) {
+      throw std::runtime_error(fmt::format("{} line {}: {} fields, the header has {}",
+                                           path.string(), row, k, names.size()));
     }
   }
   return columns;

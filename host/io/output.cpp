@@ -1,10 +1,14 @@
 #include "host/io/output.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 #include "host/io/vtk_output.h"
 
@@ -57,18 +61,56 @@ std::ofstream open_run_folder(const std::filesystem::path& dir, bool force,
 
 }  // namespace
 
-void write_text_file(const std::filesystem::path& path, const std::string& text) {
+namespace {
+
+// A file descriptor closed on every path out.
+struct Fd {
+  int fd;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+[[noreturn]] void fail(const std::filesystem::path& path, int err) {
+  throw std::runtime_error(
+      fmt::format("cannot write {}: {}", path.string(), std::generic_category().message(err)));
+}
+
+}  // namespace
+
+void write_text_file(const std::filesystem::path& path, const std::string& text,
+                     Durability durability) {
   std::filesystem::path partial = path;
   partial += ".partial";
   {
-    std::ofstream out(partial, std::ios::binary);
-    if (!out) throw std::runtime_error("cannot write " + partial.string());
-    out << text;
-    if (!out.flush()) throw std::runtime_error("cannot write " + partial.string());
+    Fd out(::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (out.fd < 0) fail(partial, errno);
+    for (std::size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(out.fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail(partial, n < 0 ? errno : EIO);
+      done += static_cast<std::size_t>(n);
+    }
+    if (durability == Durability::synced && ::fsync(out.fd) != 0) fail(partial, errno);
+    if (::close(out.fd) != 0) {
+      out.fd = -1;
+      fail(partial, errno);
+    }
+    out.fd = -1;
   }
   std::error_code ec;
   std::filesystem::rename(partial, path, ec);
   if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
+  if (durability == Durability::synced) {
+    // The rename lives in the folder: flush it too, or a power cut may bring back the old name.
+    const std::filesystem::path folder =
+        path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    Fd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dir.fd < 0 || ::fsync(dir.fd) != 0) fail(folder, errno);
+  }
 }
 
 const char* const kMetricsHeader =

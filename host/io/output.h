@@ -37,9 +37,15 @@
 
 namespace vkphys::io {
 
-// Writes `text` to `path` (through `path`.partial and a rename); throws std::runtime_error
-// naming the path if it cannot.
-void write_text_file(const std::filesystem::path& path, const std::string& text);
+// How far a written file must get before write_text_file returns: `buffered` survives the
+// process being killed (the page cache has it); `synced` also survives a power cut or a kernel
+// crash (the file and the rename are flushed to the disk with fsync), at a disk flush's cost.
+enum class Durability { buffered, synced };
+
+// Writes `text` to `path` (through `path`.partial and a rename, so a reader never sees a torn
+// file under `path`); throws std::runtime_error naming the path if it cannot.
+void write_text_file(const std::filesystem::path& path, const std::string& text,
+                     Durability durability = Durability::buffered);
 
 // The checkpoint and the run plan in a run folder (tools/run.cpp writes them).
 inline constexpr const char* kCheckpointFile = "checkpoint.snapshot";
