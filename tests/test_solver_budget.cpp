@@ -7,7 +7,8 @@
 //   4 x 2    falls / 0.20 m sideways  2.1e-3 m/s (rocking)     0.010 m            0.229 m
 //   4 x 1+1  falls                    0.056 m/s                0.010 / 0.013 m    0.851 m
 //   8 x 1    stands (below)           1.8e-6 m/s               0.0094 m           0.217 m
-// (4 x 1+1: 4 substeps with 1 iteration and 1 relax sweep, Box2D v3's default shape.) More
+// (4 x 1+1: 4 substeps with 1 iteration and 1 relax sweep, Box2D v3's default shape; the chain
+// column is the ball joint's three scalar rows: solved as one 3x3 block since, 0.100 m.) More
 // substeps resolve the soft contacts' fast modes within a step; more iterations per substep only
 // converge a step whose contacts have already gone stale. The peers' figures on the same scenes
 // (../shared/peers, one thread): Jolt 5.5 keeps the pyramid's top box within 0.027 m after 5 s
@@ -153,8 +154,10 @@ VKPHYS_ON_ALL_CASES(SolverBudget);
 
 // The peers' heavy chain: 20 box links (1 x 0.2 x 0.2 m, 1 kg, the last 100 kg) joined end to
 // end by ball joints, pinned to the world at one end, released horizontally, g = 9.81. The
-// worst joint gap over 5 s: 0.217 m at 8 x 1 (sequential, CPU), where Jolt leaves 0.49 m and
-// Bullet and ODE tear it (5.2 m, 3.9 m). The target, below 1 cm, is not met yet.
+// worst joint gap over 5 s: 0.100 m at 8 x 1 (sequential, CPU), where Jolt leaves 0.49 m and
+// Bullet and ODE tear it (5.2 m, 3.9 m). The ball's point rows solved as one 3x3 block
+// (kernels/joints.inl) halved it from 0.217 m; 16 x 1 gives 0.018 m and 32 x 1 0.0026 m. The
+// issue's target, below 1 cm at the peers' budget, is not met yet.
 TEST(SolverBudgetChain, HeavyChainHoldsBetterThanJolt) {
   Scene s = empty_rigid_scene(-9.81f);
   s.materials[0].friction = 0.5f;
@@ -190,7 +193,7 @@ TEST(SolverBudgetChain, HeavyChainHoldsBetterThanJolt) {
     }
   }
   std::printf("heavy chain at 8 x 1: worst joint gap over 5 s %.4f m\n", double(worst));
-  EXPECT_LT(worst, 0.3f);
+  EXPECT_LT(worst, 0.15f);
 }
 
 }  // namespace
