@@ -16,6 +16,8 @@ packages=(
   pybind11-dev python3-dev python3-numpy python3-pytest
   python3-matplotlib   # examples/plot_energy.py and its test
   doxygen   # the API reference (target api_reference, test api_reference)
+  libglfw3-dev   # the window of `vkphys view`
+  xvfb xauth     # an X server in memory: the `vkphys view` test draws to it (tests/view_cli.py)
 )
 
 missing=()

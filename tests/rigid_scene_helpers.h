@@ -1,9 +1,11 @@
-// Small builders for the rigid-body physics tests: one body or two on a plane, an incline.
+// Small builders for the rigid-body physics tests: one body or two on a plane, an incline, and
+// the state a scene loads into.
 #pragma once
 
 #include <cmath>
 #include <glm/glm.hpp>
 
+#include "host/sim/backend.h"
 #include "kernels/quat.h"
 #include "vkphys/scene.h"
 
@@ -34,6 +36,15 @@ inline Body make_sphere(glm::vec3 pos, float radius, float mass) {
   b.position = pos;
   b.mass = mass;
   return b;
+}
+
+// The state a scene loads into, before any step (read back from the CPU backend).
+inline WorldState loaded_state(const Scene& s) {
+  auto cpu = make_cpu_backend();
+  cpu->load(s);
+  WorldState st;
+  cpu->read(st);
+  return st;
 }
 
 inline glm::vec4 axis_angle(glm::vec3 axis, float angle) {

@@ -37,14 +37,6 @@ bool is_background(glm::u8vec4 px) {
          std::abs(float(px.b) - b.b) <= 1.0f;
 }
 
-WorldState loaded_state(const Scene& s) {
-  auto cpu = make_cpu_backend();
-  cpu->load(s);
-  WorldState st;
-  cpu->read(st);
-  return st;
-}
-
 TEST(Render, ObjectsWhereTheCameraProjectsThem) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   Scene s = empty_rigid_scene(0.0f);

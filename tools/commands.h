@@ -28,9 +28,11 @@ struct Options {
   double energy_tol = 0.01;                 // soak: energy bound after settling (SoakLimits)
   double max_growth_mib = 16.0;             // soak: resident memory growth allowed [MiB]
   bool vtk = false;                         // run: also write VTK XML frames and a .pvd series
+  bool png = false;                         // run: also draw the last state to DIR/last.png
   std::uint32_t frames = 60;                // render: pictures
-  std::uint32_t width = 640, height = 480;  // render: picture size [pixels]
+  std::uint32_t width = 640, height = 480;  // render, view, run --png: picture size [pixels]
   std::string video;                        // render: assemble the frames with ffmpeg
+  std::string screenshot;                   // view: PNG of the last presented frame
   double pos_tol = 1e-3;
   double vel_tol = 1e-2;
   double rot_tol = 1e-3;     // compare, rigid bodies: orientation tolerance [rad]
@@ -73,14 +75,14 @@ int cmd_run(const Options& opt);
 int cmd_resume(const Options& opt);
 // `vkphys soak SCENE` (tools/soak.cpp): a long run that checks itself.
 int cmd_soak(const Options& opt);
-// `vkphys soak SCENE` (tools/soak.cpp): a long run that checks itself.
-int cmd_soak(const Options& opt);
 int cmd_compare(const Options& opt);
 int cmd_bench(const Options& opt);
 // `vkphys plot RUN_DIR` (tools/plot.cpp): RUN_DIR is opt.scene.
 int cmd_plot(const Options& opt);
 // `vkphys render SCENE --frames N --out DIR` (tools/render.cpp).
 int cmd_render(const Options& opt);
+// `vkphys view SCENE` (tools/view.cpp): a live window; opt.frames 0 = until closed.
+int cmd_view(const Options& opt);
 
 // The backends `--backend cpu|gpu|both` asks `bench` for, in that order. Opens the Vulkan
 // context into `ctx` for "gpu" (a missing device prints one line and drops "gpu") and prints

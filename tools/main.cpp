@@ -3,7 +3,7 @@
 //   vkphys info                               Vulkan devices and their limits
 //   vkphys run SCENE [--backend gpu|cpu] [--steps N] [--out DIR] [--force] [--every K]
 //                    [--scheme sequential|colored|jacobi] [--iterations N] [--substeps N]
-//                    [--relax N] [--vtk] [--checkpoint-every N]
+//                    [--relax N] [--vtk] [--png] [--checkpoint-every N]
 //   vkphys resume DIR [--steps N]            continue a checkpointed run from its last checkpoint
 //   vkphys soak SCENE [--backend gpu|cpu] [--steps N] [--sample-every K] [--settle S]
 //                     [--energy-tol F] [--max-growth MIB] [--out DIR]   a long run that checks
@@ -18,6 +18,8 @@
 //   vkphys plot RUN_DIR                       SVG plots of RUN_DIR/metrics.csv in RUN_DIR/plots
 //   vkphys render SCENE [--frames N] [--every K] [--out DIR] [--backend gpu|cpu]
 //                       [--width W] [--height H] [--video FILE]   PNG frames of a run
+//   vkphys view SCENE [--backend gpu|cpu] [--frames N] [--screenshot FILE.png] [--width W]
+//                     [--height H]   a live window (tools/view.cpp has the controls)
 //
 // run and compare take every scene (rigid bodies, planes, joints and particles in any mix);
 // --scheme overrides the scene's solver.scheme. The sequential scheme runs on the CPU backend
@@ -88,6 +90,9 @@ int main(int argc, char** argv) {
   run->add_option("--every", opt.every, "write a frame every K steps (0: first and last only)");
   run->add_flag("--vtk", opt.vtk,
                 "also write each frame as VTK XML (DIR/vtk/frame_NNNNNN.vtp) and DIR/run.pvd");
+  run->add_flag("--png", opt.png,
+                "also draw the last state to DIR/last.png (640x480) with the Vulkan device, as "
+                "`vkphys render` draws");
   run->add_option("--scheme", opt.scheme, "solver scheme (overrides the scene's)")
       ->check(CLI::IsMember({"sequential", "colored", "jacobi"}));
   run->add_option("--checkpoint-every", opt.checkpoint_every,
@@ -202,6 +207,22 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(16, 8192));
   render->add_option("--video", opt.video, "also assemble the frames into FILE with ffmpeg");
 
+  auto* view = app.add_subcommand(
+      "view",
+      "simulate and draw a scene live in a window: space pause, S or right arrow step, R "
+      "restart, left drag orbit (on an object: pull it with a mouse spring), wheel zoom, Esc or "
+      "Q quit\n  example: vkphys view scenes/stack_5.json --backend cpu");
+  view->add_option("scene", opt.scene, "scene file (JSON)")->required();
+  view->add_option("--backend", opt.backend, "gpu or cpu: which one simulates")
+      ->check(CLI::IsMember({"gpu", "cpu"}));
+  view->add_option("--scheme", opt.scheme, "solver scheme (overrides the scene's)")
+      ->check(CLI::IsMember({"sequential", "colored", "jacobi"}));
+  view->add_option("--frames", opt.frames, "quit after N frames (default: when closed)");
+  view->add_option("--screenshot", opt.screenshot, "write the last presented frame to FILE.png")
+      ->check(kNonEmptyPath);
+  view->add_option("--width", opt.width, "window width [pixels]")->check(CLI::Range(16, 8192));
+  view->add_option("--height", opt.height, "window height [pixels]")->check(CLI::Range(16, 8192));
+
   auto* plot = app.add_subcommand("plot", "SVG plots of a run's metrics over time");
   plot->add_option("run_dir", opt.scene, "a `vkphys run` output folder (with metrics.csv)")
       ->required();
@@ -232,6 +253,10 @@ int main(int argc, char** argv) {
     if (render->parsed()) {
       if (!render->count("--every")) opt.every = 1;
       return vkphys::tools::cmd_render(opt);
+    }
+    if (view->parsed()) {
+      if (!view->count("--frames")) opt.frames = 0;
+      return vkphys::tools::cmd_view(opt);
     }
     if (bench->parsed()) {
       if (opt.backend == "gpu" && !bench->count("--backend")) opt.backend = "both";

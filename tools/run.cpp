@@ -5,18 +5,26 @@
 // A checkpoint is written after its step's metrics row and frame, whole under a temporary name
 // and then renamed (Snapshot::write), so a run killed at any moment leaves the last complete
 // checkpoint; the resume drops whatever the killed run wrote after it (RunWriter::resume).
+//
+// --png draws the last state to DIR/last.png with the renderer of `vkphys render`
+// (host/gpu/renderer.h) on the Vulkan device (lavapipe without a GPU), through the camera that
+// frames the loaded state, as `vkphys render` frames its first: the picture the README shows.
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "host/api/world_internal.h"
+#include "host/gpu/renderer.h"
 #include "host/io/output.h"
+#include "host/io/png.h"
 #include "host/io/scene_file.h"
+#include "host/io/surface_mesh.h"
 #include "host/sim/metrics.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
@@ -149,7 +157,18 @@ int cmd_run(const Options& opt) {
     write_run_plan(opt.out, plan);
     world.save().write(fs::path(opt.out) / io::kCheckpointFile);
   }
+  const gpu::Camera camera = gpu::framing_camera(world.scene(), WorldInternals::state(world));
   run_steps(world, writer, plan, opt.out, 0);
+  if (opt.png) {
+    const std::unique_ptr<vk::Context> ctx = vk::Context::create({opt.device, opt.validation, {}});
+    const gpu::Renderer renderer(*ctx, opt.width, opt.height);
+    const gpu::Image img =
+        renderer.draw(io::surface_mesh(world.scene(), WorldInternals::state(world), true), camera);
+    const fs::path file = fs::path(opt.out) / io::kPictureFile;
+    io::write_text_file(file, io::png_bytes(img.width, img.height, img.rgba));
+    std::printf("picture of step %u: %s (%ux%u, %s)\n", opt.steps, file.string().c_str(), img.width,
+                img.height, ctx->info().name.c_str());
+  }
   return 0;
 }
 

@@ -46,6 +46,7 @@ std::ofstream open_run_folder(const std::filesystem::path& dir, bool force,
     // An earlier run's checkpoint would resume that run, not this one (tools/run.cpp).
     fs::remove(dir / kCheckpointFile, ec);
     fs::remove(dir / kRunPlanFile, ec);
+    fs::remove(dir / kPictureFile, ec);
     remove_prefixed(dir / "frames", "frame_");
     remove_prefixed(dir / "vtk", "frame_");
   }

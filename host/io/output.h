@@ -50,6 +50,8 @@ void write_text_file(const std::filesystem::path& path, const std::string& text,
 // The checkpoint and the run plan in a run folder (tools/run.cpp writes them).
 inline constexpr const char* kCheckpointFile = "checkpoint.snapshot";
 inline constexpr const char* kRunPlanFile = "run.json";
+// `vkphys run --png`: a picture of the last state (tools/run.cpp).
+inline constexpr const char* kPictureFile = "last.png";
 
 // metrics.csv's first line.
 extern const char* const kMetricsHeader;

@@ -95,7 +95,7 @@ bool has_layer(const char* name) {
   });
 }
 
-VkInstance make_instance(bool validation) {
+VkInstance make_instance(bool validation, const std::vector<std::string>& surface_extensions = {}) {
   load_loader();
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "vkphys";
@@ -111,6 +111,7 @@ VkInstance make_instance(bool validation) {
     layers.push_back("VK_LAYER_KHRONOS_validation");
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   }
+  for (const std::string& e : surface_extensions) extensions.push_back(e.c_str());
   VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
   info.pApplicationInfo = &app;
   info.enabledLayerCount = static_cast<std::uint32_t>(layers.size());
@@ -119,12 +120,28 @@ VkInstance make_instance(bool validation) {
   info.ppEnabledExtensionNames = extensions.data();
   VkInstance instance = VK_NULL_HANDLE;
   VkResult r = vkCreateInstance(&info, nullptr, &instance);
+  if (r == VK_ERROR_EXTENSION_NOT_PRESENT) {
+    std::string names;
+    for (const std::string& e : surface_extensions) names += (names.empty() ? "" : ", ") + e;
+    throw Unavailable("the Vulkan loader cannot draw to this window system (instance extensions " +
+                      names + " missing); `vkphys render` still draws to PNG files");
+  }
   if (r != VK_SUCCESS) {
     throw Unavailable("no Vulkan instance could be created (VkResult " + std::to_string(r) +
                       "); the CPU backend (--backend cpu) still works");
   }
   volkLoadInstanceOnly(instance);
   return instance;
+}
+
+bool has_device_extension(VkPhysicalDevice pd, const char* name) {
+  std::uint32_t n = 0;
+  vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> extensions(n);
+  vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, extensions.data());
+  return std::any_of(extensions.begin(), extensions.end(), [&](const VkExtensionProperties& e) {
+    return std::strcmp(e.extensionName, name) == 0;
+  });
 }
 
 int type_rank(VkPhysicalDeviceType t) {
@@ -257,7 +274,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(VkDebugUtilsMessageSeverityFl
 std::unique_ptr<Context> Context::create(const ContextOptions& options) {
   std::unique_ptr<Context> ctx(new Context());
   ctx->validation_ = options.validation;
-  ctx->instance_ = make_instance(options.validation);
+  ctx->instance_ = make_instance(options.validation, options.surface_extensions);
   if (options.validation) {
     VkDebugUtilsMessengerCreateInfoEXT info{
         VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
@@ -313,6 +330,16 @@ std::unique_ptr<Context> Context::create(const ContextOptions& options) {
   VkDeviceCreateInfo dinfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   dinfo.queueCreateInfoCount = 1;
   dinfo.pQueueCreateInfos = &queue;
+  const char* swapchain = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+  if (!options.surface_extensions.empty()) {
+    if (!has_device_extension(ctx->physical_, swapchain)) {
+      throw Unavailable("Vulkan device " + ctx->info_.name +
+                        " cannot present to a window (no VK_KHR_swapchain); `vkphys render` "
+                        "still draws to PNG files");
+    }
+    dinfo.enabledExtensionCount = 1;
+    dinfo.ppEnabledExtensionNames = &swapchain;
+  }
   check(vkCreateDevice(ctx->physical_, &dinfo, nullptr, &ctx->device_), "vkCreateDevice");
   volkLoadDevice(ctx->device_);
   vkGetDeviceQueue(ctx->device_, ctx->queue_family_, 0, &ctx->queue_);

@@ -69,6 +69,10 @@ struct DeviceInfo {
 struct ContextOptions {
   std::string device;       // "" = best, "N" = index, otherwise a name substring
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation and the debug messenger
+  // A window's needs (`vkphys view`): the instance extensions its window system asks for
+  // (glfwGetRequiredInstanceExtensions). Non-empty, the device also gets VK_KHR_swapchain, and
+  // create throws Unavailable when the instance or the picked device lacks them.
+  std::vector<std::string> surface_extensions;
 };
 
 class Context {
@@ -81,6 +85,7 @@ class Context {
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
+  VkInstance instance() const { return instance_; }
   VkDevice device() const { return device_; }
   VkPhysicalDevice physical() const { return physical_; }
   VkQueue queue() const { return queue_; }
