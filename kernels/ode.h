@@ -22,6 +22,7 @@ KERNELS_BEGIN
 #define VKPHYS_INTEGRATOR_EULER 1u
 #define VKPHYS_INTEGRATOR_MIDPOINT 2u
 #define VKPHYS_INTEGRATOR_RK4 3u
+#define VKPHYS_INTEGRATOR_IMPLICIT 4u  // kernels/implicit.h, not a stage table
 
 // What the last stage of an ODE step does with its result (kernels/world_ode.inl, ode_stage).
 #define VKPHYS_ODE_PLAIN 0u        // the result starts the next ODE step

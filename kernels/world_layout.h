@@ -78,6 +78,12 @@
 //   ode_deriv[p]         (a, 0) at the current stage state; symplectic: the springs' f/m
 //   ode_touched[p]       1 when a row (contact, compliant spring) holds the particle this step:
 //                        it takes the symplectic step instead of the explicit method
+// The implicit integrator's conjugate gradient (kernels/world_implicit.inl), particles only
+// (allocated only with solver.integrator "implicit"):
+//   cg_vec[8p + 0..7]    dv, r, z, p, A p, and the columns of the inverse diagonal block P^-1
+//                        (kernels/implicit.h VKPHYS_CG_*)
+//   cg_partial[k]        chunk k's partial sums (VKPHYS_CG_CHUNK particles each)
+//   cg_scalar[0..1]      (r.z, alpha, beta, done), (r.r, |b|^2, iterations, 0)
 #ifndef VKPHYS_KERNELS_WORLD_LAYOUT_H
 #define VKPHYS_KERNELS_WORLD_LAYOUT_H
 #include "kernels/common.h"
@@ -124,7 +130,8 @@ struct WorldParams {
   uvec4 modes;      // (scheme, restitution model, friction model, flags)
   uvec4 coloring;   // (max colours, sub-passes per colour, planes, unit capacity J + PC + CC)
   uvec4 drive;      // (central field law, kinematic paths, impulses due this step, 0)
-  uvec4 ode;        // (integrator (kernels/ode.h), force springs F, 0, 0)
+  uvec4 ode;        // (integrator (kernels/ode.h), force springs F, CG iteration cap,
+                    //  CG tolerance as float bits)
   uvec4 plane_bodies[VKPHYS_MAX_PLANES / 4];  // body indices of the plane bodies, 4 per entry
   vec4 materials[VKPHYS_MAX_MATERIALS];       // (restitution, friction, SPOOK k, SPOOK d)
 };
@@ -150,8 +157,10 @@ struct WorldCounters {
   uint rigid_unit_groups;  // indirect dispatch over the joints and stored pairs
   uint rigid_unit_groups_y;
   uint rigid_unit_groups_z;
-  uint ode_error;  // step doubling: the largest error of the step as float bits (>= 0, so the
-                   // bits order as the values and atomicMax is exact and order-independent)
+  uint ode_error;      // step doubling: the largest error of the step as float bits (>= 0, so the
+                       // bits order as the values and atomicMax is exact and order-independent)
+  uint cg_iterations;  // implicit: CG iterations of the step, summed over its substeps
+  uint cg_residual;    // implicit: the largest final |r| / |b| of the step's solves, float bits
   // Per colour list: list 2c holds colour c's joints and pairs, 2c + 1 its particle contacts
   // (kernels/world_coloring.inl, color_key).
   uint color_start[2 * VKPHYS_MAX_COLORS];
@@ -216,8 +225,11 @@ struct WorldCounters {
   BUF(52, uint, fspring_incident)      \
   BUF(53, vec4, ode_state)             \
   BUF(54, vec4, ode_deriv)             \
-  BUF(55, uint, ode_touched)
-#define VKPHYS_WORLD_BINDINGS 56u
+  BUF(55, uint, ode_touched)           \
+  BUF(56, vec4, cg_vec)                \
+  BUF(57, vec4, cg_partial)            \
+  BUF(58, vec4, cg_scalar)
+#define VKPHYS_WORLD_BINDINGS 59u
 #define VKPHYS_ODE_STRIDE 7u
 
 // The plane body with list index k (k < coloring.z).

@@ -6,6 +6,7 @@
 // main() reaches (host/vk/spirv_reflect.h), so the table may be longer than a stage may bind.
 #include "kernels/collide.h"
 #include "kernels/grid.h"
+#include "kernels/implicit.h"
 #include "kernels/integrate.h"
 #include "kernels/narrowphase.h"
 #include "kernels/ode.h"
@@ -49,6 +50,7 @@ layout(constant_id = 0) const uint VKPHYS_FAULT = FAULT_NONE;
 #include "kernels/joints.inl"
 #include "kernels/world_units.inl"
 #include "kernels/world_ode.inl"
+#include "kernels/world_implicit.inl"
 
 // FAULT_SOLVE: the solve's sweeps pass over every even-numbered unit (it keeps its warm start).
 bool fault_skips_unit(uint u, uint kind) {

@@ -66,6 +66,10 @@ inline void expect_same_settings(const Settings& sa, const Settings& sb) {
   VKPHYS_EXPECT_SAME(a.relax_iterations, b.relax_iterations);
   VKPHYS_EXPECT_SAME(a.impact_passes, b.impact_passes);
   EXPECT_EQ(a.integrator, b.integrator);
+  if (a.integrator == Integrator::implicit) {
+    EXPECT_EQ(a.cg_tolerance, b.cg_tolerance);
+    EXPECT_EQ(a.cg_max_iterations, b.cg_max_iterations);
+  }
   VKPHYS_EXPECT_SAME(a.adaptive.tolerance, b.adaptive.tolerance);
   EXPECT_EQ(a.adaptive.max_steps, b.adaptive.max_steps);
 }

@@ -6,10 +6,12 @@
 
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "host/io/scene_file.h"
+#include "host/sim/backend.h"
 
 namespace vkphys::test {
 
@@ -37,6 +39,17 @@ inline void expect_error(const std::string& message,
     EXPECT_NE(message.find(part), std::string::npos)
         << "missing \"" << part << "\" in: " << message;
   }
+}
+
+// The message of the std::invalid_argument that loading `s` on the CPU backend throws (the C++
+// API's checks, host/sim/world_setup.cpp), or "no error".
+inline std::string load_error(const Scene& s) {
+  try {
+    make_cpu_backend()->load(s);
+  } catch (const std::invalid_argument& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
 }
 
 }  // namespace vkphys::test

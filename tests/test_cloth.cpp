@@ -10,6 +10,7 @@
 
 #include "host/sim/compare.h"
 #include "tests/backends.h"
+#include "tests/cloth_measures.h"
 #include "tests/rigid_scene_helpers.h"
 #include "vkphys/cloth.h"
 
@@ -64,26 +65,6 @@ ClothSpec hanging_cloth() {
   c.k_bend = 20.0f;
   c.pins = {{0, 0}, {11, 0}};
   return c;
-}
-
-// Largest length over rest length of the springs with stiffness k.
-double max_stretch(const Scene& s, const WorldState& st, float k) {
-  double worst = 0.0;
-  for (const Spring& sp : s.springs) {
-    if (sp.k != k) continue;
-    const glm::vec3 a(st.particles.pos_radius[sp.a]);
-    const glm::vec3 b(st.particles.pos_radius[sp.b]);
-    worst = std::max(worst, double(glm::length(b - a)) / double(sp.rest));
-  }
-  return worst;
-}
-
-double kinetic_energy(const WorldState& st) {
-  double e = 0.0;
-  for (const glm::vec4& v : st.particles.vel_invmass) {
-    if (v.w > 0.0f) e += 0.5 * double(glm::dot(glm::vec3(v), glm::vec3(v))) / double(v.w);
-  }
-  return e;
 }
 
 TEST_P(Springs, HangingClothComesToRest) {

@@ -64,6 +64,7 @@ double radius_factor(Integrator m, double h) {
     case Integrator::rk4:
       return std::sqrt(1.0 - h2 * h2 * h2 / 72.0 + h2 * h2 * h2 * h2 / 576.0);
     case Integrator::symplectic:
+    case Integrator::implicit:
       break;
   }
   return 0.0;

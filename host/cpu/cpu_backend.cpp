@@ -47,6 +47,12 @@ class CpuBackend final : public Backend {
     ode_state_.assign(VKPHYS_ODE_STRIDE * p, glm::vec4(0.0f));
     ode_deriv_.assign(p, glm::vec4(0.0f));
     ode_touched_.assign(p, 0u);
+    const bool implicit = scene_.settings.solver.integrator == Integrator::implicit;
+    cg_vec_.assign(implicit ? VKPHYS_CG_STRIDE * p : 0u, glm::vec4(0.0f));
+    cg_partial_.assign(
+        implicit ? kern::ode_pass_invocations(kern::CG_PARTIAL, world_.particles()) : 0u,
+        glm::vec4(0.0f));
+    cg_scalar_.assign(implicit ? 2u : 0u, glm::vec4(0.0f));
     ode_ = {};
     grid_keys_.assign(p, 0u);
     grid_values_.assign(p, 0u);
@@ -217,6 +223,9 @@ class CpuBackend final : public Backend {
     e.ode_state = ode_state_.data();
     e.ode_deriv = ode_deriv_.data();
     e.ode_touched = ode_touched_.data();
+    e.cg_vec = cg_vec_.data();
+    e.cg_partial = cg_partial_.data();
+    e.cg_scalar = cg_scalar_.data();
     e.params.drive.z = static_cast<std::uint32_t>(drive_impulses_.size() / 2);
     return e;
   }
@@ -276,7 +285,8 @@ class CpuBackend final : public Backend {
 
   // The particles' forces before each (sub)step's solve: symplectic Euler's spring term (then
   // body_predict adds it), or body_predict and the explicit method's n ODE steps (kernels/
-  // world_ode.inl; with step doubling each is one step of h and two of h / 2).
+  // world_ode.inl; with step doubling each is one step of h and two of h / 2), or the implicit
+  // method's linear solve (kernels/world_implicit.inl).
   void predict_forces(kern::WorldEnv& e) {
     const std::uint32_t n = world_.bodies(), r = world_.rigid;
     const SolverSettings& sv = scene_.settings.solver;
@@ -287,12 +297,8 @@ class CpuBackend final : public Backend {
     if (sv.integrator == Integrator::symplectic || r == n) return;
     ode_.for_each_pass(sv, params_.gravity_dt.w,
                        [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
-                         for (std::uint32_t i = r; i < n; ++i) {
-                           if (mode == kern::ODE_BEGIN) e.ode_begin(i);
-                           if (mode == kern::ODE_EVAL) e.ode_eval(i);
-                           if (mode == kern::ODE_STAGE) e.ode_stage(i, s, h, role);
-                           if (mode == kern::ODE_END) e.ode_end(i);
-                         }
+                         const std::uint32_t count = kern::ode_pass_invocations(mode, n - r);
+                         for (std::uint32_t x = 0; x < count; ++x) e.ode_pass(mode, x, s, h, role);
                        });
   }
 
@@ -341,7 +347,7 @@ class CpuBackend final : public Backend {
     lap(Stage::coloring);
     e.apply_impulses();
     for (std::uint32_t k = 0; k < world_.drive.paths(); ++k) e.drive_path_velocity(k);
-    if (scene_.settings.solver.integrator != Integrator::symplectic) {
+    if (OdeControl::marks_held(scene_.settings.solver)) {
       for (std::uint32_t u = 0; u < params_.coloring.w; ++u) e.ode_mark_unit(u);
     }
     predict_forces(e);
@@ -481,8 +487,8 @@ class CpuBackend final : public Backend {
   std::vector<glm::vec4> drive_paths_, drive_impulses_;
   OdeControl ode_;         // the explicit integrators' n (host/sim/ode_control.h)
   bool ode_redo_ = false;  // try_step returned false for the adaptive step, not a list
-  std::vector<glm::vec4> ode_state_, ode_deriv_, saved_pos_, saved_vel_, saved_rot_, saved_omega_,
-      saved_joint_lambda_;
+  std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_partial_, cg_scalar_, saved_pos_,
+      saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, pair_normal_, point_geom_,
       point_lambda_, point_prep_, prev_lambda_, joint_rows_, joint_lambda_, unit_dv_, pc_geom_,
       pc_target_, pc_lambda_, prev_pc_lambda_;

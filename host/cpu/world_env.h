@@ -6,6 +6,7 @@
 
 #include "kernels/collide.h"
 #include "kernels/grid.h"
+#include "kernels/implicit.h"
 #include "kernels/integrate.h"
 #include "kernels/narrowphase.h"
 #include "kernels/ode.h"
@@ -48,6 +49,7 @@ struct WorldEnv {
 #include "kernels/world_bodies.inl"
 #include "kernels/world_broadphase.inl"
 #include "kernels/world_coloring.inl"
+#include "kernels/world_implicit.inl"
 #include "kernels/world_narrowphase.inl"
 #include "kernels/world_ode.inl"
 #include "kernels/world_units.inl"

@@ -17,8 +17,8 @@ inline constexpr std::array<std::string_view, 3> kSchemeNames{"sequential", "col
 inline constexpr std::array<std::string_view, 2> kRestitutionNames{"bias", "newton"};
 inline constexpr std::array<std::string_view, 2> kFrictionModelNames{"cone", "scaled_box"};
 inline constexpr std::array<std::string_view, 2> kCentralLawNames{"inverse_square", "linear"};
-inline constexpr std::array<std::string_view, 4> kIntegratorNames{"symplectic", "euler", "midpoint",
-                                                                  "rk4"};
+inline constexpr std::array<std::string_view, 5> kIntegratorNames{"symplectic", "euler", "midpoint",
+                                                                  "rk4", "implicit"};
 inline constexpr std::array<std::string_view, 2> kSpringModelNames{"compliant", "force"};
 
 constexpr std::string_view joint_name(JointType type) {

@@ -48,7 +48,8 @@ void SceneParser::read_solver(const Object& top) {
                 {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start",
                  "spook_k", "spook_d", "scheme", "restitution", "friction_model", "split_impulse",
                  "gyroscopic", "max_colors", "contact_hertz"},
-                {"substeps", "relax_iterations", "impact_passes", "integrator", "adaptive"});
+                {"substeps", "relax_iterations", "impact_passes", "integrator", "adaptive",
+                 "cg_tolerance", "cg_max_iterations"});
   if (auto g = o.get("iterations")) s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
   if (auto g = o.get("relaxation")) {
     s.relaxation = g->as_float();
@@ -91,9 +92,17 @@ void SceneParser::read_solver(const Object& top) {
     if (auto h = a.get("max_steps")) {
       s.adaptive.max_steps = static_cast<std::uint32_t>(h->as_uint(1, 4096));
     }
-    g->check(s.integrator != Integrator::symplectic,
+    g->check(s.integrator != Integrator::symplectic && s.integrator != Integrator::implicit,
              "needs an explicit solver.integrator (euler, midpoint or rk4); the symplectic step "
-             "is refined with solver.substeps");
+             "is refined with solver.substeps, the implicit one needs no error control");
+  }
+  if (auto g = o.get("cg_tolerance")) {
+    s.cg_tolerance = g->positive();
+    g->check(s.cg_tolerance < 1.0f,
+             "must be in (0, 1) (the residual relative to the right-hand side)");
+  }
+  if (auto g = o.get("cg_max_iterations")) {
+    s.cg_max_iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
   }
   if (auto g = o.get("contact_hertz")) {
     contact_hertz_given_ = true;

@@ -212,6 +212,10 @@ std::string integrator_json(const SolverSettings& so) {
     out += fmt::format(", \"integrator\": \"{}\"",
                        name_of(kIntegratorNames, static_cast<std::uint32_t>(so.integrator)));
   }
+  if (so.integrator == Integrator::implicit) {
+    out += fmt::format(", \"cg_tolerance\": {}, \"cg_max_iterations\": {}", num(so.cg_tolerance),
+                       so.cg_max_iterations);
+  }
   if (so.adaptive.tolerance > 0.0f) {
     out += fmt::format(", \"adaptive\": {{\"tolerance\": {}, \"max_steps\": {}}}",
                        num(so.adaptive.tolerance), so.adaptive.max_steps);

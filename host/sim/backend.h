@@ -69,6 +69,10 @@ struct StepStats {
   std::uint32_t ode_steps = 0;
   std::uint32_t ode_redos = 0;
   float ode_error = 0.0f;
+  // Implicit integrator: conjugate-gradient iterations of the step (summed over its substeps)
+  // and the largest final relative residual |r| / |b| of its solves (solver.cg_tolerance).
+  std::uint32_t cg_iterations = 0;
+  float cg_residual = 0.0f;
   std::uint64_t device_bytes = 0;  // device memory the GPU backend holds (0 on the CPU)
   std::array<double, kStageCount> stage_ms{};
 };

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "kernels/implicit.h"
 #include "kernels/ode.h"
 #include "kernels/stages.h"
 #include "vkphys/scene.h"
@@ -25,8 +26,17 @@ namespace vkphys {
 struct OdeControl {
   std::uint32_t steps = 1;  // n: ODE steps per step or substep
 
+  // Whether the particles that a row holds this step are marked (ODE_MARK) to take the
+  // symplectic step: under the explicit methods only. The implicit step's kinematics are the
+  // symplectic step's (v* first, then x += h v'), so every particle takes it and the rows'
+  // impulses compose with it as they do with the symplectic step (kernels/world_implicit.inl).
+  static bool marks_held(const SolverSettings& sv) {
+    return sv.integrator != Integrator::symplectic && sv.integrator != Integrator::implicit;
+  }
+
   bool adaptive(const SolverSettings& sv) const {
-    return sv.integrator != Integrator::symplectic && sv.adaptive.tolerance > 0.0f;
+    return sv.integrator != Integrator::symplectic && sv.integrator != Integrator::implicit &&
+           sv.adaptive.tolerance > 0.0f;
   }
 
   // After a step with error `error`: whether to redo it (with n doubled).
@@ -52,11 +62,16 @@ struct OdeControl {
   // The ODE step of n steps over a (sub)step of `h`, the same float on both backends.
   float step_size(float h) const { return h / static_cast<float>(steps); }
 
-  // The passes over every particle that integrate one (sub)step of `h` (kernels/world_ode.inl),
-  // in order: pass(mode, stage, ODE step size, role), mode one of kernels/stages.h's ODE_BEGIN,
-  // ODE_EVAL, ODE_STAGE, ODE_END. Both backends run exactly this sequence.
+  // The passes that integrate the particles over one (sub)step of `h` (kernels/world_ode.inl,
+  // world_implicit.inl), in order: pass(mode, stage, ODE step size, role), mode one of
+  // kernels/stages.h's ODE modes, each over kern::ode_pass_invocations(mode, P) invocations.
+  // Both backends run exactly this sequence.
   template <class Pass>
   void for_each_pass(const SolverSettings& sv, float h, Pass&& pass) const {
+    if (sv.integrator == Integrator::implicit) {
+      implicit_passes(sv, h, pass);
+      return;
+    }
     const std::uint32_t stages = kern::ode_stages(static_cast<std::uint32_t>(sv.integrator));
     auto ode_step = [&](float size, std::uint32_t role) {
       for (std::uint32_t s = 0; s < stages; ++s) {
@@ -77,6 +92,28 @@ struct OdeControl {
       }
     }
     pass(kern::ODE_END, 0u, size, VKPHYS_ODE_PLAIN);
+  }
+
+ private:
+  // Backward Euler: one linear solve per (sub)step, every CG iteration recorded (the passes
+  // after convergence do nothing; kernels/world_implicit.inl). The second argument of
+  // CG_PARTIAL picks the sums: 0 p.A p, 1 r.z and r.r.
+  template <class Pass>
+  static void implicit_passes(const SolverSettings& sv, float h, Pass&& pass) {
+    pass(kern::ODE_BEGIN, 0u, h, VKPHYS_ODE_PLAIN);
+    pass(kern::IMPLICIT_SETUP, 0u, h, VKPHYS_ODE_PLAIN);
+    pass(kern::CG_PARTIAL, 1u, h, VKPHYS_ODE_PLAIN);
+    pass(kern::CG_START, 0u, h, VKPHYS_ODE_PLAIN);
+    for (std::uint32_t k = 0; k < sv.cg_max_iterations; ++k) {
+      pass(kern::CG_MATVEC, 0u, h, VKPHYS_ODE_PLAIN);
+      pass(kern::CG_PARTIAL, 0u, h, VKPHYS_ODE_PLAIN);
+      pass(kern::CG_ALPHA, 0u, h, VKPHYS_ODE_PLAIN);
+      pass(kern::CG_UPDATE, 0u, h, VKPHYS_ODE_PLAIN);
+      pass(kern::CG_PARTIAL, 1u, h, VKPHYS_ODE_PLAIN);
+      pass(kern::CG_BETA, 0u, h, VKPHYS_ODE_PLAIN);
+      pass(kern::CG_DIRECTION, 0u, h, VKPHYS_ODE_PLAIN);
+    }
+    pass(kern::IMPLICIT_END, 0u, h, VKPHYS_ODE_PLAIN);
   }
 };
 

@@ -313,10 +313,19 @@ float contact_margin(const Settings& s, const WorldArrays& w) {
 
 // solver.integrator and solver.adaptive (vkphys/scene.h).
 void check_integrator(const SolverSettings& sv) {
-  if (static_cast<std::uint32_t>(sv.integrator) > VKPHYS_INTEGRATOR_RK4) {
+  if (static_cast<std::uint32_t>(sv.integrator) > VKPHYS_INTEGRATOR_IMPLICIT) {
     throw std::invalid_argument(
         "solver.integrator = " + std::to_string(static_cast<std::uint32_t>(sv.integrator)) +
-        ": must be symplectic, euler, midpoint or rk4");
+        ": must be symplectic, euler, midpoint, rk4 or implicit");
+  }
+  if (!(sv.cg_tolerance > 0.0f && sv.cg_tolerance < 1.0f)) {
+    throw std::invalid_argument("solver.cg_tolerance = " + std::to_string(sv.cg_tolerance) +
+                                ": must be in (0, 1) (the residual relative to the right-hand "
+                                "side)");
+  }
+  if (sv.cg_max_iterations < 1 || sv.cg_max_iterations > 1000) {
+    throw std::invalid_argument("solver.cg_max_iterations = " +
+                                std::to_string(sv.cg_max_iterations) + ": must be in [1, 1000]");
   }
   const AdaptiveStep& a = sv.adaptive;
   if (!(a.tolerance >= 0.0f) || !std::isfinite(a.tolerance)) {
@@ -327,10 +336,12 @@ void check_integrator(const SolverSettings& sv) {
     throw std::invalid_argument("solver.adaptive.max_steps = " + std::to_string(a.max_steps) +
                                 ": must be in [1, 4096]");
   }
-  if (a.tolerance > 0.0f && sv.integrator == Integrator::symplectic) {
+  if (a.tolerance > 0.0f &&
+      (sv.integrator == Integrator::symplectic || sv.integrator == Integrator::implicit)) {
     throw std::invalid_argument(
         "solver.adaptive needs an explicit solver.integrator (euler, midpoint or rk4); the "
-        "symplectic step is refined with solver.substeps");
+        "symplectic step is refined with solver.substeps, the implicit one needs no error "
+        "control");
   }
 }
 
@@ -422,7 +433,8 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   p.coloring = glm::uvec4(sv.max_colors, 2u, static_cast<std::uint32_t>(world.plane_bodies.size()),
                           static_cast<std::uint32_t>(units));
   p.drive = glm::uvec4(static_cast<std::uint32_t>(cf.law), world.drive.paths(), 0u, 0u);
-  p.ode = glm::uvec4(static_cast<std::uint32_t>(sv.integrator), world.force_springs(), 0u, 0u);
+  p.ode = glm::uvec4(static_cast<std::uint32_t>(sv.integrator), world.force_springs(),
+                     sv.cg_max_iterations, std::bit_cast<std::uint32_t>(sv.cg_tolerance));
   for (std::size_t k = 0; k < world.plane_bodies.size(); ++k) {
     p.plane_bodies[k / 4][static_cast<int>(k % 4)] = world.plane_bodies[k];
   }
@@ -501,6 +513,8 @@ void fill_world_stats(const kern::WorldCounters& c, const Scene& scene, const Wo
   st.manifolds = c.manifolds;
   st.points = c.points;
   st.particle_contacts = c.pcontacts;
+  st.cg_iterations = c.cg_iterations;
+  st.cg_residual = std::bit_cast<float>(c.cg_residual);
   const std::uint32_t points = c.points + std::min(c.pcontacts, cap.contacts);
   st.rows = points * (scene.settings.solver.friction ? 3u : 1u) + world.joint_rows;
   st.pair_capacity = cap.pairs;

@@ -67,6 +67,9 @@ enum class Integrator : std::uint32_t {
   euler = 1,       ///< seed 003's explicit Euler on (x, v): one force evaluation
   midpoint = 2,    ///< seed 003's midpoint method (RK2): two evaluations
   rk4 = 3,         ///< seed 003's classical Runge-Kutta: four evaluations
+  /// seed 003's backward Euler (second-order form) for force springs, solved by preconditioned
+  /// conjugate gradient (solver.cg_tolerance, solver.cg_max_iterations; kernels/implicit.h)
+  implicit = 4,
 };
 
 inline const char* integrator_name(Integrator i) {
@@ -79,6 +82,8 @@ inline const char* integrator_name(Integrator i) {
       return "midpoint";
     case Integrator::rk4:
       return "rk4";
+    case Integrator::implicit:
+      return "implicit";
   }
   return "?";
 }
@@ -125,6 +130,11 @@ struct SolverSettings {
   /// Particles' force integration (force springs need an explicit one or the symplectic step).
   Integrator integrator = Integrator::symplectic;
   AdaptiveStep adaptive;  ///< explicit integrators only
+  /// The implicit integrator's conjugate gradient: it stops when the residual's norm is at most
+  /// cg_tolerance times the right-hand side's (relative, in (0, 1)), or after cg_max_iterations
+  /// iterations (in [1, 1000]); the step statistics report the iterations and the residual.
+  float cg_tolerance = 1.0e-4f;
+  std::uint32_t cg_max_iterations = 100;
 };
 
 /// Quadratic (aerodynamic) drag on every body and particle, seed 002 eq 23 (reconstructed in the
@@ -287,9 +297,9 @@ inline const char* spring_model_name(SpringModel m) {
 /// and soft bodies are particles joined by springs (vkphys/cloth.h builds a cloth).
 struct Spring {
   std::uint32_t a = 0, b = 0;
-  float rest = 1.0f;  ///< [m]
-  float k = 1.0e4f;   ///< [N/m]
-  float d = 4.0f;     ///< compliant: SPOOK relaxation [steps]
+  float rest = 1.0f;                           ///< [m]
+  float k = 1.0e4f;                            ///< [N/m]
+  float d = 4.0f;                              ///< compliant: SPOOK relaxation [steps]
   SpringModel model = SpringModel::compliant;  ///< a row or a force
   float c = 0.0f;  ///< force: damping along the spring [kg/s] (seed 003's k_d)
 };

@@ -1,0 +1,110 @@
+// Backward Euler for the particles' force springs (seed 003 section 4, digest T7): the pure
+// functions; kernels/world_implicit.inl runs them over the buffers.
+//
+// The step. For x'' = F(x, v) / m, backward Euler takes v1 = v0 + dv, x1 = x0 + h v1 with
+// dv = h M^-1 F(x1, v1). Linearising F about (x0, v0), x1 - x0 = h (v0 + dv), gives seed 003's
+// second-order form, with masses (the digest's T7, derived):
+//   (M - h dF/dv - h^2 dF/dx) dv = h (F0 + h dF/dx v0)                                    (1)
+// For a linear force (a spring along its axis, linear drag) (1) is exact backward Euler.
+//
+// The spring's Jacobian blocks. With l = x_a - x_b, L = |l|, n = l / L, l' = v_a - v_b and
+// kernels/spring_force.h's f_a = -[k (L - r) + c (l' . n)] n, f_b = -f_a:
+//   dn/dl = (I - n n^T) / L
+//   stretch  f_s = -k (L - r) n:  df_s/dl = -k [n n^T + (1 - r / L)(I - n n^T)]          (2)
+//   damping  f_d = -c (l' . n) n: df_d/dl' = -c n n^T                                      (3)
+//            df_d/dl = -(c / L) [(l' . n)(I - n n^T) + n l'^T (I - n n^T)]                 (4)
+// and df_a/dx_a = df/dl, df_a/dx_b = -df/dl, df_b/dx_a = -df/dl, df_b/dx_b = df/dl (the same
+// for v with dl'), so a spring adds -J (p_a - p_b) to side a of dF/dx p and +J (p_a - p_b) to
+// side b: each particle sums J (p_i - p_other) over its springs.
+// What is kept, and why:
+//   * (4) is dropped (Baraff and Witkin 1998 drop it too): it is not symmetric, so with it the
+//     matrix of (1) is not, and conjugate gradient needs a symmetric positive definite matrix.
+//     It is zero when the spring's ends move together (l' = 0), so a system at rest and the
+//     finite-difference test at l' = 0 see the exact Jacobian; a moving spring loses a term
+//     of order c |l'| / L, which makes the method's damping only approximately linearised.
+//   * Compression: for L < r the factor (1 - r / L) of (2) is negative, so -h^2 dF/dx has
+//     negative transverse eigenvalues and (1) can lose positive definiteness when h^2 k (r/L - 1)
+//     reaches the mass (CG then diverges or stalls). The standard fix chosen here clamps the
+//     factor at 0 under compression: max(0, 1 - r / L). In tension (a hanging cloth, a stiff
+//     rope) the Jacobian stays exact; a compressed spring keeps its exact axial block k n n^T,
+//     and only the transverse term that drives buckling is left explicit. The other common fix,
+//     dropping the transverse term always, would also make a stretched spring's sideways
+//     stiffness explicit, which is what limits the explicit step in a taut cloth.
+// With both, every spring block -J = h c n n^T + h^2 k (n n^T + s (I - n n^T)), s >= 0, is
+// positive semidefinite, and the mass (plus linear drag h c_drag I) makes (1) positive definite.
+// What stays explicit (in F0 only): quadratic drag and the central field (their Jacobians are
+// not built), and a row's impulse (kernels/world_implicit.inl).
+#ifndef VKPHYS_KERNELS_IMPLICIT_H
+#define VKPHYS_KERNELS_IMPLICIT_H
+#include "kernels/common.h"
+#include "kernels/stages.h"
+
+KERNELS_BEGIN
+
+// CG's dot products are summed in chunks of this many particles, each chunk in particle order,
+// then the chunks in order (kernels/world_implicit.inl): the same fixed order on both backends
+// and in every run, whatever the GPU's scheduling.
+#define VKPHYS_CG_CHUNK 64u
+
+// Slots of cg_vec per particle (kernels/world_layout.h).
+#define VKPHYS_CG_STRIDE 8u
+#define VKPHYS_CG_DV 0u    // the unknown dv
+#define VKPHYS_CG_R 1u     // residual r = b - A dv
+#define VKPHYS_CG_Z 2u     // preconditioned residual z = P^-1 r
+#define VKPHYS_CG_P 3u     // search direction p
+#define VKPHYS_CG_AP 4u    // A p
+#define VKPHYS_CG_PINV 5u  // 3 slots: the columns of the inverse diagonal block P^-1
+
+struct SpringJacobian {
+  mat3 dx;  // df_a/dx_a, (2) with the compression clamp
+  mat3 dv;  // df_a/dv_a, (3)
+};
+
+// spring = (rest length r, k, c, unused) as for damped_spring_force. A collapsed spring (L = 0)
+// has no direction and no force (kernels/spring_force.h), so no Jacobian either.
+KFN SpringJacobian damped_spring_jacobian(vec3 xa, vec3 xb, vec4 spring) {
+  SpringJacobian j;
+  j.dx = mat3(0.0f);
+  j.dv = mat3(0.0f);
+  vec3 l = xa - xb;
+  float len = length(l);
+  if (len <= 0.0f) return j;
+  vec3 n = l / len;
+  mat3 nn = mat3(n * n.x, n * n.y, n * n.z);  // n n^T, column by column
+  float s = max(0.0f, 1.0f - spring.x / len);
+  j.dx = -spring.y * (nn + s * (mat3(1.0f) - nn));
+  j.dv = -spring.z * nn;
+  return j;
+}
+
+// The spring's block of the matrix of (1) seen from one end: -(h dF/dv + h^2 dF/dx) restricted
+// to the pair, so that (A p)_a gains B (p_a - p_b). Positive semidefinite (see above).
+KFN mat3 implicit_spring_block(SpringJacobian j, float h) {
+  return -(h * j.dv + (h * h) * j.dx);
+}
+
+// The inverse of a symmetric positive definite 3x3 block (the preconditioner's diagonal
+// blocks), by cofactors written out so both backends do the same arithmetic (GLSL's inverse()
+// and glm::inverse may not round alike).
+KFN mat3 inverse_symmetric3(mat3 a) {
+  float c00 = a[1][1] * a[2][2] - a[2][1] * a[2][1];
+  float c01 = a[2][1] * a[2][0] - a[1][0] * a[2][2];
+  float c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
+  float c11 = a[0][0] * a[2][2] - a[2][0] * a[2][0];
+  float c12 = a[1][0] * a[2][0] - a[0][0] * a[2][1];
+  float c22 = a[0][0] * a[1][1] - a[1][0] * a[1][0];
+  float det = a[0][0] * c00 + a[1][0] * c01 + a[2][0] * c02;
+  float inv = 1.0f / det;
+  return mat3(vec3(c00, c01, c02) * inv, vec3(c01, c11, c12) * inv, vec3(c02, c12, c22) * inv);
+}
+
+// Invocations of an ODE pass (kernels/world_implicit.inl, ode_pass) over P particles: the CG
+// reductions' chunk sums one per chunk, the scalar steps one, everything else one per particle.
+KFN uint ode_pass_invocations(uint mode, uint particles) {
+  if (mode == CG_PARTIAL) return (particles + VKPHYS_CG_CHUNK - 1u) / VKPHYS_CG_CHUNK;
+  if (mode == CG_START || mode == CG_ALPHA || mode == CG_BETA) return 1u;
+  return particles;
+}
+
+KERNELS_END
+#endif
