@@ -60,10 +60,6 @@ std::ofstream open_run_folder(const std::filesystem::path& dir, bool force,
   return metrics;
 }
 
-}  // namespace
-
-namespace {
-
 // A file descriptor closed on every path out.
 struct Fd {
   int fd;
