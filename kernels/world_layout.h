@@ -52,7 +52,8 @@
 //   joint_info[j]       (a, b, type, limited)
 //   joint_frames[9j + ...]  anchor_a (w: length), anchor_b, axis_a, axis_b, ref_a, ref_b,
 //                           limit_lo, limit_hi, (k, d, limit k, limit d)
-//   joint_rows[4 (6j + r) + ...] the prepared rows (kernels/joints.inl)
+//   joint_rows[4 (J r + j) + ...] the prepared rows, row-major over the J joints; joint j uses
+//                                rows 0 .. joint_row_count - 1 (kernels/joints.inl)
 //   joint_lambda[2j], [2j+1]     six accumulated impulses
 // Units are what the solver sweeps over and the colouring colours: units 0..J-1 are the
 // joints, then the stored SAP pairs (a pair with no points is inactive), then the stored
@@ -114,6 +115,16 @@ KERNELS_BEGIN
 #define VKPHYS_JOINT_DISTANCE 0u
 #define VKPHYS_JOINT_BALL 1u
 #define VKPHYS_JOINT_HINGE 2u
+
+// The rows a joint of this type fills (of its VKPHYS_JOINT_ROWS slots): a distance joint (every
+// compliant spring) one, a ball its 3 point rows and 3 limit rows, a hinge 3 point rows, 2
+// angular rows and 1 limit row. joint_targets stores each of them, so none needs clearing, and
+// the sweep reads no other.
+KFN uint joint_row_count(uint type, bool limited) {
+  if (type == VKPHYS_JOINT_DISTANCE) return 1u;
+  if (type == VKPHYS_JOINT_HINGE) return limited ? 6u : 5u;
+  return limited ? 6u : 3u;
+}
 
 struct WorldParams {
   vec4 gravity_dt;  // (gx, gy, gz, h)

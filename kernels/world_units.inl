@@ -70,12 +70,25 @@ void pcontact_in_place(uint c, uint kind) {
   if (vb.w > 0.0f) body_vel[ab.y] = vb;
 }
 
+// Spring j (kernels/joints.inl) in place on its particles' (v, 1/m).
+void spring_in_place(uint j, uvec2 ab, uint kind) {
+  vec4 va = body_vel[ab.x];
+  vec4 vb = body_vel[ab.y];
+  spring_sweep(j, kind, va, vb);
+  if (va.w > 0.0f) body_vel[ab.x] = va;
+  if (vb.w > 0.0f) body_vel[ab.y] = vb;
+}
+
 // Sequential and coloured schemes: read both bodies, sweep the unit's rows, write them back.
 void unit_in_place(uint u, uint kind) {
   if (u == VKPHYS_UNCOLORED || !unit_active(u)) return;
   uint c = pcontact_unit_base();
   if (u >= c) {
     pcontact_in_place(u - c, kind);
+    return;
+  }
+  if (u < params.counts.y && joint_is_spring(joint_info[u])) {
+    spring_in_place(u, uvec2(joint_info[u]), kind);
     return;
   }
   uvec2 ab = unit_bodies(u);
@@ -112,11 +125,28 @@ void jacobi_pcontact(uint c, uint kind) {
   unit_dv[slot + 1u] = vec4(vec3(sb) - vec3(vb), 0.0f);
 }
 
+// Spring j on the split copies of its particles. Only the dv slots are written: jacobi_body
+// reads a unit's dw slots for every body but adds them to rigid bodies only, and a spring's ends
+// are particles.
+void jacobi_spring(uint j, uvec2 ab, uint kind) {
+  vec4 va = body_vel[ab.x];
+  vec4 vb = body_vel[ab.y];
+  vec4 sa = vec4(vec3(va), va.w * body_share(ab.x));
+  vec4 sb = vec4(vec3(vb), vb.w * body_share(ab.y));
+  spring_sweep(j, kind, sa, sb);
+  unit_dv[4u * j] = vec4(vec3(sa) - vec3(va), 0.0f);
+  unit_dv[4u * j + 2u] = vec4(vec3(sb) - vec3(vb), 0.0f);
+}
+
 void jacobi_unit(uint u, uint kind) {
   if (!unit_active(u)) return;
   uint c = pcontact_unit_base();
   if (u >= c) {
     jacobi_pcontact(u - c, kind);
+    return;
+  }
+  if (u < params.counts.y && joint_is_spring(joint_info[u])) {
+    jacobi_spring(u, uvec2(joint_info[u]), kind);
     return;
   }
   uvec2 ab = unit_bodies(u);

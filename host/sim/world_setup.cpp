@@ -37,18 +37,6 @@ std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t i) {
   return i;
 }
 
-std::uint32_t joint_row_count(const Joint& j) {
-  switch (j.type) {
-    case JointType::distance:
-      return 1;
-    case JointType::ball:
-      return j.limited ? 6 : 3;
-    case JointType::hinge:
-      return j.limited ? 6 : 5;
-  }
-  return 0;
-}
-
 // Joint j between world bodies a and b: its info, its frames (kernels/world_layout.h) and its
 // row count.
 void pack_joint(const Joint& j, std::uint32_t a, std::uint32_t b, WorldArrays& w) {
@@ -62,7 +50,7 @@ void pack_joint(const Joint& j, std::uint32_t a, std::uint32_t b, WorldArrays& w
   w.joint_frames.emplace_back(j.limit_lo, 0.0f);
   w.joint_frames.emplace_back(j.limit_hi, 0.0f);
   w.joint_frames.emplace_back(j.spook_k, j.spook_d, j.limit_k, j.limit_d);
-  w.joint_rows += joint_row_count(j);
+  w.joint_rows += kern::joint_row_count(static_cast<std::uint32_t>(j.type), j.limited);
 }
 
 // Compliant springs become distance joints between particles (world indices R + a, R + b) with
