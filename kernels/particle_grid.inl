@@ -11,9 +11,11 @@
 //                the touching partners with a higher index: each pair once, owned by its lower
 //                particle. Count, exclusive scan, write (as for the SAP pairs), so the contact
 //                order is deterministic and the same on both backends, with no atomics.
-// Different cells can share a bucket, so a candidate counts only when its own cell is the
-// neighbour cell being visited, which also sees each pair exactly once. The cell must be at
-// least the largest contact reach 2 r_max + margin wide (host/sim/world_setup.cpp checks it).
+// With every particle in one nonzero group (VKPHYS_FLAG_PARTICLE_PAIRS clear) the neighbour
+// scan is skipped: no two particles may collide. Different cells can share a bucket, so a candidate
+// counts only when its own cell is the neighbour cell being visited, which also sees each pair
+// exactly once. The cell must be at least the largest contact reach 2 r_max + margin wide
+// (host/sim/world_setup.cpp checks it).
 //
 // Warm starting: the write pass looks up last step's contacts of the same owner (its list is
 // prev_pcontact_offsets[p] .. [p + 1]) for the same other body and takes its impulses, scaled
@@ -70,6 +72,7 @@ uint particle_contacts(uint p, bool write, uint base) {
       found += 1u;
     }
   }
+  if ((params.modes.w & VKPHYS_FLAG_PARTICLE_PAIRS) == 0u) return found;
   float inv_cell = params.grid.y;
   ivec3 cell = grid_cell(vec3(pi), inv_cell);
   for (int dz = -1; dz <= 1; ++dz) {

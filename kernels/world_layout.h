@@ -110,6 +110,7 @@ KERNELS_BEGIN
 #define VKPHYS_FRICTION_BOX 1u
 #define VKPHYS_FLAG_SPLIT 1u
 #define VKPHYS_FLAG_GYROSCOPIC 2u
+#define VKPHYS_FLAG_PARTICLE_PAIRS 4u  // some two particles may collide (not all one group)
 
 // Joint types (vkphys/scene.h, JointType).
 #define VKPHYS_JOINT_DISTANCE 0u

@@ -81,14 +81,20 @@ void spring_in_place(uint j, uvec2 ab, uint kind) {
 
 // Sequential and coloured schemes: read both bodies, sweep the unit's rows, write them back.
 void unit_in_place(uint u, uint kind) {
-  if (u == VKPHYS_UNCOLORED || !unit_active(u)) return;
+  if (u == VKPHYS_UNCOLORED) return;
+  // Springs first, before the unit-kind bookkeeping: a cloth is mostly springs (joints are
+  // always active).
+  if (u < params.counts.y) {
+    uvec4 info = joint_info[u];
+    if (joint_is_spring(info)) {
+      spring_in_place(u, uvec2(info), kind);
+      return;
+    }
+  }
+  if (!unit_active(u)) return;
   uint c = pcontact_unit_base();
   if (u >= c) {
     pcontact_in_place(u - c, kind);
-    return;
-  }
-  if (u < params.counts.y && joint_is_spring(joint_info[u])) {
-    spring_in_place(u, uvec2(joint_info[u]), kind);
     return;
   }
   uvec2 ab = unit_bodies(u);

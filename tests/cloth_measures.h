@@ -2,24 +2,17 @@
 // tests/test_implicit_integrator.cpp): its springs' stretch and its kinetic energy.
 #pragma once
 
-#include <algorithm>
 #include <glm/glm.hpp>
 
 #include "host/sim/backend.h"
+#include "host/sim/spring_strain.h"
 #include "vkphys/scene.h"
 
 namespace vkphys::test {
 
 // Largest length over rest length of the springs with stiffness k.
 inline double max_stretch(const Scene& s, const WorldState& st, float k) {
-  double worst = 0.0;
-  for (const Spring& sp : s.springs) {
-    if (sp.k != k) continue;
-    const glm::vec3 a(st.particles.pos_radius[sp.a]);
-    const glm::vec3 b(st.particles.pos_radius[sp.b]);
-    worst = std::max(worst, double(glm::length(b - a)) / double(sp.rest));
-  }
-  return worst;
+  return spring_strain(s, st, k).max_ratio;
 }
 
 inline double kinetic_energy(const WorldState& st) {

@@ -12,6 +12,8 @@
 //             --sizes = particle counts (default 2000,20000; 2000 on lavapipe)
 //   cloth     cloth_drape_scene: an n x n cloth dropped on a ball, --sizes = n (default
 //             64,128,256; 32,64 on the CPU backend and on lavapipe)
+//   cloth_hang  cloth_hang_scene: Bullet's cloth bench, a 10 m cloth pinned at two corners,
+//             --sizes = n (default 64,128,256; 64 on the CPU backend and on lavapipe)
 //   rigid     pyramid, pyramids and boxes;   all: every workload (the default)
 //
 // Each workload/size/backend/scheme first runs --warmup steps (default 30 for the particles,
@@ -20,7 +22,10 @@
 // to land from 5.5 m and the pile to settle), then times --steps steps. Stage times come from GPU
 // timestamps on the GPU backend and from the host clock on the CPU backend; "wall" is the
 // host-measured time of the whole step including submit and wait. Counts (pairs, points, rows,
-// colours, overflow) are the last timed step's. Output is a Markdown table for docs/benchmarks.md;
+// colours, overflow) are the last timed step's. Workloads with springs get a second table: the
+// springs' strain after the last timed step (max of length / rest, mean of length / rest - 1,
+// as Bullet's bench reports its links') and springs x steps per second of wall time. Output is
+// Markdown tables for docs/benchmarks.md;
 // progress goes to stderr. --plot DIR also writes DIR/bench_WORKLOAD_BACKEND_SCHEME.svg: ms/step
 // of every stage and of the whole step against size, log axes (backend gpus: gpu* rows).
 #include <fmt/format.h>
@@ -41,6 +46,7 @@
 #include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
+#include "host/sim/spring_strain.h"
 #include "host/vk/context.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
@@ -58,8 +64,8 @@ struct Workload {
   std::uint32_t max_size;  // largest --sizes entry (the scene loader's limits)
 };
 
-const std::array<Workload, 6>& workloads() {
-  static const std::array<Workload, 6> w{{
+const std::array<Workload, 7>& workloads() {
+  static const std::array<Workload, 7> w{{
       {"particles",
        {1000, 10000, 100000},
        {1000, 10000, 100000},
@@ -71,6 +77,7 @@ const std::array<Workload, 6>& workloads() {
       {"pyramids", {10}, {10}, {10}, 60, io::kMaxBodies / kPyramidBoxes10},
       {"boxes", {10000, 100000}, {1000, 10000}, {1000, 4000}, 120, io::kMaxBodies},
       {"cloth", {64, 128, 256}, {32, 64}, {32, 64}, 60, kMaxClothSide},
+      {"cloth_hang", {64, 128, 256}, {64}, {64}, 60, kMaxClothSide},
   }};
   return w;
 }
@@ -81,6 +88,7 @@ Scene build(const std::string& workload, std::uint32_t size) {
   if (workload == "pyramid") return pyramid_scene(size, 1);
   if (workload == "pyramids") return pyramid_scene(10, size);
   if (workload == "cloth") return cloth_drape_scene(size);
+  if (workload == "cloth_hang") return cloth_hang_scene(size);
   return box_rain_scene(size);
 }
 
@@ -219,6 +227,7 @@ int cmd_bench(const Options& opt) {
 
   std::uint32_t regrow_rows = 0;
   std::vector<Timed> timed;
+  std::vector<std::string> strain_rows;  // the springs table, printed after the timings
   for (const Workload* w : chosen) {
     const std::uint32_t warmup = opt.warmup_given ? opt.warmup : w->warmup;
     for (const std::string& which : backends) {
@@ -297,11 +306,27 @@ int cmd_bench(const Options& opt) {
                   wall / steps};
           for (std::size_t s = 0; s < kStageCount; ++s) t.stage_ms[s] = stage_sum[s] / steps;
           timed.push_back(t);
+          if (!scene.springs.empty()) {
+            WorldState state;
+            backend->read(state);
+            const SpringStrain strain = spring_strain(scene, state);
+            strain_rows.push_back(fmt::format(
+                "| {} | {} | {} | {} | {} | {} x {} | {:.4f} | {:.5f} | {:.3g} |", w->name,
+                thousands(size), t.backend, t.scheme, thousands(strain.springs),
+                scene.settings.solver.substeps, scene.settings.solver.iterations, strain.max_ratio,
+                strain.mean, double(strain.springs) * 1000.0 * steps / wall));
+          }
           if (regrows) ++regrow_rows;
           std::fflush(stdout);
         }
       }
     }
+  }
+  if (!strain_rows.empty()) {
+    std::printf(
+        "\n| workload | size | backend | scheme | springs | substeps x iterations | max length / "
+        "rest | mean strain | springs x steps/s |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (const std::string& row : strain_rows) std::printf("%s\n", row.c_str());
   }
   if (regrow_rows) {
     std::printf(

@@ -333,6 +333,16 @@ void check_integrator(const SolverSettings& sv) {
   }
 }
 
+// Whether any two particles may collide: not when every particle is in one nonzero group (a
+// lone cloth, rope or soft body, whose own particles never collide). The grid's neighbour scan
+// is then skipped; it took 28% of a 64 x 64 hanging cloth's CPU step and found nothing.
+bool particle_pairs_possible(const Particles& particles) {
+  const std::vector<std::uint32_t>& g = particles.group;
+  if (particles.size() < 2) return false;
+  if (g.empty() || g.front() == 0u) return true;
+  return std::any_of(g.begin(), g.end(), [&](std::uint32_t x) { return x != g.front(); });
+}
+
 }  // namespace
 
 kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world,
@@ -410,7 +420,8 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   p.kinds = glm::uvec4(world.rigid, world.particles(), cap.contacts,
                        std::bit_ceil(std::max<std::uint32_t>(64u, 2u * world.particles())));
   const std::uint32_t flags =
-      (sv.split_impulse ? VKPHYS_FLAG_SPLIT : 0u) | (sv.gyroscopic ? VKPHYS_FLAG_GYROSCOPIC : 0u);
+      (sv.split_impulse ? VKPHYS_FLAG_SPLIT : 0u) | (sv.gyroscopic ? VKPHYS_FLAG_GYROSCOPIC : 0u) |
+      (particle_pairs_possible(scene.particles) ? VKPHYS_FLAG_PARTICLE_PAIRS : 0u);
   p.modes =
       glm::uvec4(static_cast<std::uint32_t>(sv.scheme), static_cast<std::uint32_t>(sv.restitution),
                  static_cast<std::uint32_t>(sv.friction_model), flags);

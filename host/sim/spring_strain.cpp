@@ -1,0 +1,25 @@
+#include "host/sim/spring_strain.h"
+
+#include <algorithm>
+#include <glm/glm.hpp>
+
+namespace vkphys {
+
+SpringStrain spring_strain(const Scene& scene, const WorldState& state,
+                           std::optional<float> only_k) {
+  SpringStrain out;
+  double sum = 0.0;
+  for (const Spring& sp : scene.springs) {
+    if (only_k && sp.k != *only_k) continue;
+    const glm::vec3 a(state.particles.pos_radius[sp.a]);
+    const glm::vec3 b(state.particles.pos_radius[sp.b]);
+    const double ratio = double(glm::length(b - a)) / double(sp.rest);
+    out.max_ratio = std::max(out.max_ratio, ratio);
+    sum += ratio - 1.0;
+    ++out.springs;
+  }
+  if (out.springs > 0) out.mean = sum / double(out.springs);
+  return out;
+}
+
+}  // namespace vkphys

@@ -1,0 +1,26 @@
+// How far a scene's springs are from their rest lengths in a state: the stiffness measure the
+// cloth bench reports beside its timings and the cloth tests bound. Bullet's soft-body bench
+// (../shared/peers/bullet_bench.cpp) reports the same two numbers for its links, so a cloth
+// can be compared with it at the same strain.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "host/sim/backend.h"
+#include "vkphys/scene.h"
+
+namespace vkphys {
+
+struct SpringStrain {
+  double max_ratio = 0.0;  // largest length / rest length
+  double mean = 0.0;       // mean of length / rest length - 1
+  std::size_t springs = 0;
+};
+
+// Over the scene's springs, or only those of stiffness `only_k`; spring ends are indices of
+// state.particles.
+SpringStrain spring_strain(const Scene& scene, const WorldState& state,
+                           std::optional<float> only_k = std::nullopt);
+
+}  // namespace vkphys
