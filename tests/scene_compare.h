@@ -143,6 +143,8 @@ inline void expect_same_scene(const Scene& a, const Scene& b) {
     VKPHYS_EXPECT_SAME(a.springs[i].d, b.springs[i].d);
     EXPECT_EQ(a.springs[i].model, b.springs[i].model);
     VKPHYS_EXPECT_SAME(a.springs[i].c, b.springs[i].c);
+    EXPECT_EQ(a.springs[i].end_b, b.springs[i].end_b);
+    VKPHYS_EXPECT_SAME(a.springs[i].anchor, b.springs[i].anchor);
   }
   ASSERT_EQ(a.bodies.size(), b.bodies.size());
   for (std::size_t i = 0; i < a.bodies.size(); ++i) {

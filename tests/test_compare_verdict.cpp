@@ -47,6 +47,7 @@ const std::map<std::string, std::uint32_t>& scene_steps() {
       {"soft_body_listing8", 60},
       {"ragdoll", 60},
       {"ramp", 40},
+      {"rope_box", 120},
       {"stack_5", 60},
       {"stack_intersecting", 60},
       {"wall", 40},

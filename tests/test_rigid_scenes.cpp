@@ -883,6 +883,7 @@ TEST(RigidSceneFile, SceneFilesMatchTheirBuilders) {
       {"paddle.json", [] { return vkphys::paddle_scene(); }},
       {"cloth_drape.json", [] { return vkphys::cloth_drape_scene(); }},
       {"jelly_cube.json", [] { return vkphys::jelly_cube_scene(); }},
+      {"rope_box.json", [] { return vkphys::rope_box_scene(); }},
   };
   for (const auto& [file, build] : files) {
     SCOPED_TRACE(file);

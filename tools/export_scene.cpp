@@ -57,6 +57,7 @@ Scene build(const std::string& name, std::uint32_t size) {
   if (size != 0) throw std::runtime_error(fmt::format("--size does not apply to {}", name));
   if (name == "funnel") return funnel_scene();
   if (name == "ragdoll") return ragdoll_scene();
+  if (name == "rope-box") return rope_box_scene();
   throw std::runtime_error(fmt::format("unknown scene {}", name));
 }
 
@@ -70,7 +71,7 @@ std::vector<std::string> export_scene_names() {
           "wall",          "chain",
           "box-rain",      "ramp",
           "particle-bed",  "paddle",
-          "particle-box"};
+          "particle-box",  "rope-box"};
 }
 
 int cmd_export_scene(const Options& opt) {

@@ -2,7 +2,7 @@
 // (include/vkphys/cloth.h): a grid of particles over a parallelogram with structural, shear and
 // bend springs, appended after the particles of "particles"; its vertices share one particle group,
 // so they collide with everything but each other. "springs" then joins any two particles, cloth
-// vertices included, by index.
+// vertices included, by index, or a particle to a point on a rigid body (a rope hanging a box).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -14,6 +14,7 @@
 #include "host/io/scene_json.h"
 #include "host/io/scene_names.h"
 #include "host/io/scene_reader.h"
+#include "host/sim/world_setup.h"
 #include "vkphys/cloth.h"
 
 namespace vkphys::io::scene_reader {
@@ -130,22 +131,69 @@ void SceneParser::read_springs(const Field& list) {
                          scene_.springs.size() + n, kMaxJoints));
   const std::string listing = fmt::format("the scene has {} particles", particles);
   for (std::size_t s = 0; s < n; ++s) {
-    Object o(list.at(s), {"particles", "rest", "k", "d", "model", "c"});
-    Field ends = o.require("particles");
-    ends.check(ends.json().is_array() && ends.json().size() == 2,
-               "must be [a, b], two particle indices");
+    Object o(list.at(s),
+             {"particles", "particle", "body", "anchor", "rest", "k", "d", "model", "c"});
     Spring spring;
-    spring.a = index_below(ends.at(0), particles, "particle", listing);
-    spring.b = index_below(ends.at(1), particles, "particle", listing);
-    ends.check(spring.a != spring.b, "a spring joins two different particles");
+    glm::dvec3 xb;
+    if (o.get("body")) {
+      if (auto f = o.get("particles")) {
+        f->fail(
+            "cannot be combined with \"body\": a particle-body spring gives \"particle\" "
+            "and \"body\"");
+      }
+      xb = read_body_end(o, spring);
+    } else {
+      for (const char* key : {"particle", "anchor"}) {
+        if (auto f = o.get(key)) {
+          f->fail("belongs to a particle-body spring, which also needs \"body\" (a body index)");
+        }
+      }
+      Field ends = o.require("particles");
+      ends.check(ends.json().is_array() && ends.json().size() == 2,
+                 "must be [a, b], two particle indices");
+      spring.a = index_below(ends.at(0), particles, "particle", listing);
+      spring.b = index_below(ends.at(1), particles, "particle", listing);
+      ends.check(spring.a != spring.b, "a spring joins two different particles");
+      xb = glm::dvec3(scene_.particles.pos_radius[spring.b]);
+    }
     const glm::dvec3 xa(scene_.particles.pos_radius[spring.a]);
-    const glm::dvec3 xb(scene_.particles.pos_radius[spring.b]);
     spring.rest = static_cast<float>(glm::length(xb - xa));
     if (auto f = o.get("rest")) spring.rest = f->non_negative();
     spring.k = o.require("k").positive();
+    if (auto f = o.get("model"); f && spring.to_body() && f->as_string() != "compliant") {
+      f->fail("a particle-body spring is \"compliant\" only (force springs join particles)");
+    }
     read_spring_model(o, spring.model, spring.d, spring.c);
     scene_.springs.push_back(spring);
   }
+}
+
+// A particle-body spring's ends: "particle", and "body" (a dynamic listed body) with "anchor"
+// (a point on or inside it, in its frame; default its centre). Returns the anchor's world point
+// as loaded, the default rest length's other end.
+glm::dvec3 SceneParser::read_body_end(const Object& o, Spring& spring) {
+  const std::uint64_t particles = scene_.particles.size();
+  Field p = o.require("particle");
+  spring.a =
+      index_below(p, particles, "particle", fmt::format("the scene has {} particles", particles));
+  Field b = o.require("body");
+  spring.b = index_below(b, listed_bodies_, "body",
+                         fmt::format("\"bodies\" lists {} bodies", listed_bodies_));
+  spring.end_b = SpringEnd::body;
+  const Body& body = scene_.bodies[spring.b];
+  b.check(body.mass > 0.0f,
+          fmt::format("body {} is static; a spring's body must be dynamic (pin the particle "
+                      "instead)",
+                      spring.b));
+  if (auto f = o.get("anchor")) {
+    spring.anchor = bounded_vec3(*f, kCoordinate);
+    const double out = outside_shape(body, glm::dvec3(spring.anchor));
+    f->check(out <= kAnchorTolerance,
+             fmt::format("{} lies {:.6g} m outside body {}'s {} (at most {:g} m is allowed)",
+                         format_vec(glm::dvec3(spring.anchor)), out, spring.b, shape_extent(body),
+                         kAnchorTolerance));
+  }
+  return to_world(spring.b, spring.anchor);
 }
 
 }  // namespace vkphys::io::scene_reader

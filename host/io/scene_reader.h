@@ -216,6 +216,7 @@ class SceneParser {
   // scene_read_springs.cpp
   void read_cloths(const Field& list);
   void read_springs(const Field& list);
+  glm::dvec3 read_body_end(const Object& o, Spring& spring);
 
   // scene_read_soft_bodies.cpp
   void read_soft_bodies(const Field& list);

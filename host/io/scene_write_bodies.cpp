@@ -62,7 +62,8 @@ std::string particles_json(const Writer& w) {
 }
 
 // Every spring with its rest length, k and d, or a force spring's model and c (a cloth's
-// springs too: a written cloth is its particles, with their group, and its springs).
+// springs too: a written cloth is its particles, with their group, and its springs); a
+// particle-body spring with its body and anchor.
 std::string springs_json(const Writer& w) {
   const std::vector<Spring>& springs = w.scene().springs;
   if (springs.empty()) return {};
@@ -72,8 +73,12 @@ std::string springs_json(const Writer& w) {
     const std::string damping = s.model == SpringModel::force
                                     ? fmt::format("\"model\": \"force\", \"c\": {}", num(s.c))
                                     : fmt::format("\"d\": {}", num(s.d));
-    out += fmt::format("    {{\"particles\": [{}, {}], \"rest\": {}, \"k\": {}, {}}}{}\n", s.a, s.b,
-                       num(s.rest), num(s.k), damping, i + 1 < springs.size() ? "," : "");
+    const std::string ends =
+        s.to_body()
+            ? fmt::format("\"particle\": {}, \"body\": {}, \"anchor\": {}", s.a, s.b, vec(s.anchor))
+            : fmt::format("\"particles\": [{}, {}]", s.a, s.b);
+    out += fmt::format("    {{{}, \"rest\": {}, \"k\": {}, {}}}{}\n", ends, num(s.rest), num(s.k),
+                       damping, i + 1 < springs.size() ? "," : "");
   }
   return out + "  ]";
 }

@@ -183,4 +183,38 @@ Scene jelly_cube_scene() {
   return s;
 }
 
+Scene rope_box_scene(float degrees, float drag) {
+  Scene s;
+  s.name = "rope_box";
+  s.settings.drag = drag;
+  s.settings.solver.substeps = 4;
+  s.settings.solver.iterations = 4;
+  s.materials[0].name = "rope";
+  s.planes.push_back({{0.0f, 1.0f, 0.0f}, 0.0f, 0});
+  const float theta = degrees * std::numbers::pi_v<float> / 180.0f;
+  const glm::vec3 down(std::sin(theta), -std::cos(theta), 0.0f);  // along the rope
+  const glm::vec3 top(0.0f, 3.0f, 0.0f);
+  for (std::uint32_t i = 0; i < kRopeParticles; ++i) {
+    const float mass = i == 0 ? 0.0f : kRopeParticleMass;  // the top particle is pinned
+    s.particles.add(top + (kRopeSegment * static_cast<float>(i)) * down, glm::vec3(0.0f), 0.02f,
+                    mass, 0);
+    if (i > 0) s.springs.push_back(Spring{i - 1, i, kRopeSegment, kRopeK, 4.0f});
+  }
+  s.particles.group.assign(kRopeParticles, 1u);  // the rope's own particles never collide
+  // The box turned by theta about z, so its up axis points back along the rope and the centre of
+  // its top face lies one segment below the last particle.
+  Body box;
+  box.half_extents = glm::vec3(0.1f);
+  box.mass = kRopeBoxMass;
+  box.orientation = {0.0f, 0.0f, std::sin(0.5f * theta), std::cos(0.5f * theta)};
+  const glm::vec3 anchor = top + (kRopeSegment * static_cast<float>(kRopeParticles)) * down;
+  box.position = anchor + 0.1f * down;
+  s.bodies.push_back(box);
+  Spring hook{kRopeParticles - 1, 0, kRopeSegment, kRopeK, 4.0f};
+  hook.end_b = SpringEnd::body;
+  hook.anchor = {0.0f, 0.1f, 0.0f};
+  s.springs.push_back(hook);
+  return s;
+}
+
 }  // namespace vkphys

@@ -44,4 +44,18 @@ Scene cloth_hang_scene(std::uint32_t n = 64, float k = 1.0e6f);
 // 4 substeps of 4 iterations, a 5 cm contact margin (the landing covers 4 cm a step).
 Scene jelly_cube_scene();
 
+// scenes/rope_box.json: a rope of kRopeParticles particles (kRopeParticleMass kg, radius 2 cm,
+// one particle group) kRopeSegment m apart, pinned (static) at its top end at (0, 3, 0), with a
+// 0.2 m box of kRopeBoxMass kg hanging from its last particle by a particle-body spring to the
+// centre of the box's top face; every segment a compliant spring of kRopeK N/m (d 4) at rest
+// length kRopeSegment. The rope and box start straight, `degrees` off vertical in the x-y plane,
+// at rest, so the box swings; `drag` [kg/s] is linear drag on every body. 60 Hz, 4 substeps of 4
+// iterations, a floor at y = 0 (the box swings 0.8 m above it).
+inline constexpr std::uint32_t kRopeParticles = 20;
+inline constexpr float kRopeParticleMass = 0.05f;
+inline constexpr float kRopeBoxMass = 2.0f;
+inline constexpr float kRopeSegment = 0.1f;
+inline constexpr float kRopeK = 5000.0f;
+Scene rope_box_scene(float degrees = 15.0f, float drag = 0.0f);
+
 }  // namespace vkphys

@@ -53,21 +53,59 @@ void pack_joint(const Joint& j, std::uint32_t a, std::uint32_t b, WorldArrays& w
   w.joint_rows += kern::joint_row_count(static_cast<std::uint32_t>(j.type), j.limited);
 }
 
+bool finite(glm::vec3 v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
+
+// A particle-body spring's body end: a dynamic scene body (a row to a static body would only
+// pin the particle, which 1/m = 0 does exactly) and an anchor on or inside its shape.
+void check_body_end(const Scene& scene, const Spring& s, const std::string& name) {
+  const std::size_t bodies = scene.bodies.size();
+  if (s.b >= bodies) {
+    throw std::invalid_argument(name + ": body " + std::to_string(s.b) + " out of range (" +
+                                std::to_string(bodies) + " bodies)");
+  }
+  const Body& body = scene.bodies[s.b];
+  if (!(body.mass > 0.0f)) {
+    throw std::invalid_argument(name + ": body " + std::to_string(s.b) +
+                                " is static (mass 0); a spring's body must be dynamic (pin the "
+                                "particle instead: 1/m = 0)");
+  }
+  if (!finite(s.anchor)) throw std::invalid_argument(name + ": anchor is not finite");
+  const double out = outside_shape(body, glm::dvec3(s.anchor));
+  if (out > kAnchorTolerance) {
+    throw std::invalid_argument(
+        name + ": anchor (" + std::to_string(s.anchor.x) + ", " + std::to_string(s.anchor.y) +
+        ", " + std::to_string(s.anchor.z) + ") lies " + std::to_string(out) + " m outside body " +
+        std::to_string(s.b) + "'s " + shape_extent(body) + " (at most 1e-6 m is allowed)");
+  }
+  if (s.model != SpringModel::compliant) {
+    throw std::invalid_argument(name +
+                                ": model force joins particles only; a particle-body spring is "
+                                "compliant (a SPOOK row)");
+  }
+}
+
 // Compliant springs become distance joints between particles (world indices R + a, R + b) with
-// anchors at their centres, after the scene's joints. Force springs go to their own list, and
-// each particle gets the list of its force springs in spring order (kernels/world_ode.inl sums
-// them in that order).
+// anchors at their centres, after the scene's joints; a particle-body spring is the same joint
+// with its b end at the anchor on body b (kernels/joints.inl gives it the lever arm). Force
+// springs go to their own list, and each particle gets the list of its force springs in spring
+// order (kernels/world_ode.inl sums them in that order).
 void add_springs(const Scene& scene, WorldArrays& w) {
   const std::size_t particles = scene.particles.size();
   std::vector<std::uint32_t> count(particles + 1, 0u);
   for (std::size_t k = 0; k < scene.springs.size(); ++k) {
     const Spring& s = scene.springs[k];
     const std::string name = "spring " + std::to_string(k);
-    if (s.a >= particles || s.b >= particles) {
+    if (s.a >= particles || (!s.to_body() && s.b >= particles)) {
       throw std::invalid_argument(name + ": particle index out of range (" +
                                   std::to_string(particles) + " particles)");
     }
-    if (s.a == s.b) throw std::invalid_argument(name + " joins a particle to itself");
+    if (s.to_body()) {
+      check_body_end(scene, s, name);
+    } else if (s.a == s.b) {
+      throw std::invalid_argument(name + " joins a particle to itself");
+    }
     if (!(s.rest >= 0.0f) || !std::isfinite(s.rest)) {
       throw std::invalid_argument(name + ": rest length " + std::to_string(s.rest) +
                                   " must be a finite number >= 0");
@@ -100,7 +138,8 @@ void add_springs(const Scene& scene, WorldArrays& w) {
     j.length = s.rest;
     j.spook_k = j.limit_k = s.k;
     j.spook_d = j.limit_d = s.d;
-    pack_joint(j, w.rigid + s.a, w.rigid + s.b, w);
+    j.anchor_b = s.to_body() ? s.anchor : glm::vec3(0.0f);
+    pack_joint(j, w.rigid + s.a, s.to_body() ? s.b : w.rigid + s.b, w);
   }
   // Exclusive scan of the counts, then each spring's two entries in spring order.
   w.fspring_offsets.assign(particles + 1, 0u);
@@ -114,10 +153,6 @@ void add_springs(const Scene& scene, WorldArrays& w) {
     w.fspring_incident[next[ab.x]++] = f << 1;
     w.fspring_incident[next[ab.y]++] = f << 1 | 1u;
   }
-}
-
-bool finite(glm::vec3 v) {
-  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
 }
 
 void check_finite(bool ok, const std::string& what) {
@@ -260,6 +295,38 @@ WorldArrays build_world(const Scene& scene) {
     if (members[w.info[i].z - 1u] < 2u) w.info[i].z = 0u;
   }
   return w;
+}
+
+double outside_shape(const Body& b, glm::dvec3 p) {
+  switch (b.shape) {
+    case Shape::box: {
+      const glm::dvec3 q = glm::max(glm::abs(p) - glm::dvec3(b.half_extents), 0.0);
+      return glm::length(q);
+    }
+    case Shape::sphere:
+      return std::max(glm::length(p) - double(b.radius), 0.0);
+    case Shape::capsule: {
+      const double y = std::clamp(p.y, -double(b.half_height), double(b.half_height));
+      return std::max(glm::length(p - glm::dvec3(0.0, y, 0.0)) - double(b.radius), 0.0);
+    }
+    default:
+      return 0.0;  // a shapeless body (or a plane, refused elsewhere) has no outside
+  }
+}
+
+std::string shape_extent(const Body& b) {
+  switch (b.shape) {
+    case Shape::box:
+      return "box (half extents " + std::to_string(b.half_extents.x) + ", " +
+             std::to_string(b.half_extents.y) + ", " + std::to_string(b.half_extents.z) + ")";
+    case Shape::sphere:
+      return "sphere (radius " + std::to_string(b.radius) + ")";
+    case Shape::capsule:
+      return "capsule (radius " + std::to_string(b.radius) + ", half height " +
+             std::to_string(b.half_height) + ")";
+    default:
+      return shape_name(b.shape);
+  }
 }
 
 Capacities default_capacities(const WorldArrays& world) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <glm/glm.hpp>
+#include <string>
 #include <vector>
 
 #include "host/sim/backend.h"
@@ -48,6 +49,13 @@ struct WorldArrays {
 // joint, path or impulse). Kinematic bodies and particles get 1/m = 0 (and I^-1 = 0): they push
 // and are not pushed.
 WorldArrays build_world(const Scene& scene);
+
+// How far the point p (in body b's frame) lies outside b's shape [m]: 0 on or inside it, and
+// always 0 for a shapeless body. With shape_extent (the shape and its sizes in words) it checks
+// a particle-body spring's anchor in build_world and in the scene reader.
+double outside_shape(const Body& b, glm::dvec3 p);
+constexpr double kAnchorTolerance = 1e-6;  // [m] an anchor may lie this far outside (rounding)
+std::string shape_extent(const Body& b);
 
 // Capacities of the append-style lists; both grow on overflow (the step is redone).
 struct Capacities {

@@ -292,9 +292,19 @@ inline const char* spring_model_name(SpringModel m) {
   return m == SpringModel::force ? "force" : "compliant";
 }
 
+/// What a spring's end b indexes (32 bits, so a Spring has no padding and compares bytewise).
+enum class SpringEnd : std::uint32_t {
+  particle = 0,  ///< a scene particle
+  body = 1,      ///< a scene body, at the spring's anchor
+};
+
 /// A spring between particles a and b (scene particle indices) with rest length `rest` and
 /// stiffness k, as a compliant row (SPOOK relaxation d) or as a force (damping c). Cloth, ropes
 /// and soft bodies are particles joined by springs (vkphys/cloth.h builds a cloth).
+/// With `end_b` body, end b is instead the point `anchor` (in its own frame) of scene body b, which
+/// must be dynamic (mass > 0; a kinematic body may be driven): a rope hanging a box. Such a
+/// spring is compliant only: it is the same distance row, now with a lever arm on the body
+/// (ARCHITECTURE.md, "Particle-body springs").
 struct Spring {
   std::uint32_t a = 0, b = 0;
   float rest = 1.0f;                           ///< [m]
@@ -302,6 +312,9 @@ struct Spring {
   float d = 4.0f;                              ///< compliant: SPOOK relaxation [steps]
   SpringModel model = SpringModel::compliant;  ///< a row or a force
   float c = 0.0f;  ///< force: damping along the spring [kg/s] (seed 003's k_d)
+  SpringEnd end_b = SpringEnd::particle;  ///< what b indexes
+  glm::vec3 anchor{0.0f};  ///< end_b body: the attachment point on body b [m], in b's frame
+  bool to_body() const { return end_b == SpringEnd::body; }
 };
 
 struct Scene {
