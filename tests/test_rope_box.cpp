@@ -15,6 +15,7 @@
 #include "host/io/scene_file.h"
 #include "host/sim/compare.h"
 #include "host/sim/mixed_scenes.h"
+#include "host/sim/spring_strain.h"
 #include "tests/backends.h"
 #include "tests/scene_errors.h"
 
@@ -285,6 +286,30 @@ TEST(RopeBoxFile, BadFieldsAreOneLineNamingThem) {
                {"springs[1].particle", "also needs \"body\""});
   expect_error(with([](json& s) { s.erase("particle"); }),
                {"springs[1].particle", "required field is missing"});
+}
+
+// The strain measure (host/sim/spring_strain, the cloth bench's) takes a body end at its anchor
+// turned with the body: an anchor 0.5 m along x on a body turned 90 degrees about z is 0.5 m
+// above the body's centre, 1.5 m from a particle 2 m above it.
+TEST(SpringStrain, MeasuresABodyEndAtItsTurnedAnchor) {
+  Scene s;
+  s.particles.add({0.0f, 2.0f, 0.0f}, glm::vec3(0.0f), 0.05f, 1.0f, 0);
+  Spring sp;
+  sp.a = 0;
+  sp.b = 0;
+  sp.end_b = SpringEnd::body;
+  sp.anchor = {0.5f, 0.0f, 0.0f};
+  sp.rest = 1.0f;
+  s.springs = {sp};
+  WorldState st;
+  st.particles = s.particles;
+  st.pos = {glm::vec4(0.0f, 0.0f, 0.0f, 1.0f)};
+  const float h = std::sqrt(0.5f);
+  st.rot = {glm::vec4(0.0f, 0.0f, h, h)};
+  const SpringStrain strain = spring_strain(s, st);
+  EXPECT_NEAR(strain.max_ratio, 1.5, 1e-6);
+  EXPECT_NEAR(strain.mean, 0.5, 1e-6);
+  EXPECT_EQ(strain.springs, 1u);
 }
 
 }  // namespace

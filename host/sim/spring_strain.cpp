@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <glm/glm.hpp>
 
+#include "kernels/quat.h"
+
 namespace vkphys {
 
 SpringStrain spring_strain(const Scene& scene, const WorldState& state,
@@ -12,7 +14,9 @@ SpringStrain spring_strain(const Scene& scene, const WorldState& state,
   for (const Spring& sp : scene.springs) {
     if (only_k && sp.k != *only_k) continue;
     const glm::vec3 a(state.particles.pos_radius[sp.a]);
-    const glm::vec3 b(state.particles.pos_radius[sp.b]);
+    const glm::vec3 b =
+        sp.to_body() ? glm::vec3(state.pos[sp.b]) + kern::quat_rotate(state.rot[sp.b], sp.anchor)
+                     : glm::vec3(state.particles.pos_radius[sp.b]);
     const double ratio = double(glm::length(b - a)) / double(sp.rest);
     out.max_ratio = std::max(out.max_ratio, ratio);
     sum += ratio - 1.0;

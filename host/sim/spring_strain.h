@@ -18,8 +18,8 @@ struct SpringStrain {
   std::size_t springs = 0;
 };
 
-// Over the scene's springs, or only those of stiffness `only_k`; spring ends are indices of
-// state.particles.
+// Over the scene's springs, or only those of stiffness `only_k`; a spring's body end is its
+// anchor on the body in `state`.
 SpringStrain spring_strain(const Scene& scene, const WorldState& state,
                            std::optional<float> only_k = std::nullopt);
 
