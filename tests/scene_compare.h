@@ -176,6 +176,13 @@ inline void expect_same_scene(const Scene& a, const Scene& b) {
     VKPHYS_EXPECT_SAME(x.impulse, y.impulse);
     VKPHYS_EXPECT_SAME(x.point, y.point);
   }
+  ASSERT_EQ(a.camera.has_value(), b.camera.has_value());
+  if (a.camera) {
+    VKPHYS_EXPECT_SAME(a.camera->position, b.camera->position);
+    VKPHYS_EXPECT_SAME(a.camera->target, b.camera->target);
+    VKPHYS_EXPECT_SAME(a.camera->up, b.camera->up);
+    VKPHYS_EXPECT_SAME(a.camera->fov_y_deg, b.camera->fov_y_deg);
+  }
 }
 
 }  // namespace vkphys::test

@@ -1,13 +1,17 @@
 // The offscreen renderer (host/gpu/renderer.h) on the Vulkan device: a known scene's pixels show
 // its objects where the camera projects them (a sphere's and a particle's centres have their
-// colours, the corners the background), and the same frame simulated on the GPU and on the CPU
-// looks the same.
+// colours, the corners the background), a scene file's camera puts a sphere where a pinhole
+// camera projects it analytically, and the same frame simulated on the GPU and on the CPU looks
+// the same.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <memory>
+#include <string>
 
 #include "host/gpu/renderer.h"
+#include "host/io/scene_file.h"
 #include "host/io/surface_mesh.h"
 #include "tests/gpu_env.h"
 #include "tests/rigid_scene_helpers.h"
@@ -72,6 +76,76 @@ TEST(Render, ObjectsWhereTheCameraProjectsThem) {
   }
   EXPECT_GT(sphere_px, 2 * particle_px) << sphere_px << " sphere, " << particle_px << " particle";
   EXPECT_GT(particle_px, 50u);
+}
+
+// A pinhole camera at `eye` looking at `target` with `up` and a vertical field of view `fov`
+// [rad], worked by hand: the unit vectors of the picture's right, up and forward, and the ray
+// through a pixel of a kW x kH picture [pixels, origin top left].
+struct Pinhole {
+  glm::dvec3 eye, right, up, forward;
+  double tan_half;
+  Pinhole(glm::dvec3 e, glm::dvec3 target, glm::dvec3 up_hint, double fov)
+      : eye(e), tan_half(std::tan(0.5 * fov)) {
+    forward = glm::normalize(target - eye);
+    right = glm::normalize(glm::cross(forward, up_hint));
+    up = glm::cross(right, forward);
+  }
+  glm::dvec3 ray(glm::dvec2 px) const {
+    const double x = (2.0 * px.x / kW - 1.0) * tan_half * double(kW) / kH;
+    const double y = (1.0 - 2.0 * px.y / kH) * tan_half;
+    return glm::normalize(forward + x * right + y * up);
+  }
+};
+
+// A scene file's camera (position, target, a tilted up, a 30 degree field of view) through
+// scene_camera(), which `vkphys render`, `run --png` and `view` use: a sphere placed 7 m along
+// the hand-worked ray through pixel (40.5, 90.5) shows its lit colour there, and the picture's
+// centre and corners show the background (the sphere's 0.5 m radius spans about 16 pixels).
+// The automatic camera aims at the sphere instead: it is at the centre of that picture.
+TEST(Render, TheSceneFilesCameraPlacesTheSphere) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  const glm::dvec3 eye(3.0, 2.0, 6.0), target(0.0, 0.5, 0.0), up(1.0, 1.0, 0.0);
+  const Pinhole pin(eye, target, up, glm::radians(30.0));
+  const glm::dvec2 pixel(40.5, 90.5);
+  const glm::vec3 centre(eye + 7.0 * pin.ray(pixel));
+  const std::string text = fmt::format(
+      R"({{"format": "vkphys-scene", "version": 2, "gravity": [0, 0, 0],
+          "bodies": [{{"shape": "sphere", "radius": 0.5, "position": [{}, {}, {}], "mass": 1}}],
+          "camera": {{"position": [3, 2, 6], "target": [0, 0.5, 0], "up": [1, 1, 0],
+                      "fov_y_deg": 30}}}})",
+      centre.x, centre.y, centre.z);
+  const Scene s = io::parse_scene(text, "<camera test>");
+  const WorldState st = loaded_state(s);
+  gpu::Renderer r(ctx, kW, kH);
+  const gpu::Image img = r.draw(io::surface_mesh(s, st, true), gpu::scene_camera(s, st));
+  EXPECT_TRUE(lit_head_on(img.at(40, 90), io::PointKind::surface));
+  EXPECT_TRUE(is_background(img.at(kW / 2, kH / 2))) << "the camera looks past the sphere";
+  for (auto [x, y] : {std::pair{0u, 0u}, {kW - 1, 0u}, {0u, kH - 1}, {kW - 1, kH - 1}}) {
+    EXPECT_TRUE(is_background(img.at(x, y))) << "corner " << x << ", " << y;
+  }
+  // The sphere's pixels: a disc of about 16 pixels' radius (pi 16^2 ~ 800) about the pixel.
+  std::uint32_t drawn = 0, far = 0;
+  for (std::uint32_t y = 0; y < kH; ++y) {
+    for (std::uint32_t x = 0; x < kW; ++x) {
+      if (is_background(img.at(x, y))) continue;
+      ++drawn;
+      far += glm::length(glm::dvec2(x + 0.5, y + 0.5) - pixel) > 20.0;
+    }
+  }
+  EXPECT_GT(drawn, 600u);
+  EXPECT_LT(drawn, 1000u);
+  EXPECT_EQ(far, 0u) << "sphere pixels more than 20 pixels from where it projects";
+
+  Scene framed = s;
+  framed.camera.reset();
+  const gpu::Image automatic =
+      r.draw(io::surface_mesh(framed, st, true), gpu::scene_camera(framed, st));
+  EXPECT_TRUE(lit_head_on(automatic.at(kW / 2, kH / 2), io::PointKind::surface));
+  std::uint32_t differ = 0;
+  for (std::uint32_t y = 0; y < kH; ++y) {
+    for (std::uint32_t x = 0; x < kW; ++x) differ += automatic.at(x, y) != img.at(x, y);
+  }
+  EXPECT_GT(differ, kW * kH / 10) << "the automatic camera frames the sphere otherwise";
 }
 
 // A box dropped on a plane beside a few particles, 40 steps on each backend: the pictures agree

@@ -135,6 +135,25 @@ TEST(SceneFileV2, Defaults) {
   VKPHYS_EXPECT_SAME(s.settings.central.strength, defaults.central.strength);
 }
 
+TEST(SceneFileV2, ReadsTheCamera) {
+  json j = mixed();
+  EXPECT_FALSE(parse(j).camera.has_value());  // left out: the pictures frame the scene
+  j["camera"] = {{"position", {3, 2, 6}}, {"target", {0, 0.5, 0}}};
+  Scene s = parse(j);
+  ASSERT_TRUE(s.camera.has_value());
+  VKPHYS_EXPECT_SAME(s.camera->position, glm::vec3(3, 2, 6));
+  VKPHYS_EXPECT_SAME(s.camera->target, glm::vec3(0, 0.5f, 0));
+  VKPHYS_EXPECT_SAME(s.camera->up, glm::vec3(0, 1, 0));
+  VKPHYS_EXPECT_SAME(s.camera->fov_y_deg, 40.0f);
+  // An up that is not unit nor perpendicular to the view is kept as written: only its part
+  // perpendicular to the view direction counts.
+  j["camera"]["up"] = {2, 2, 0};
+  j["camera"]["fov_y_deg"] = 179;
+  s = parse(j);
+  VKPHYS_EXPECT_SAME(s.camera->up, glm::vec3(2, 2, 0));
+  VKPHYS_EXPECT_SAME(s.camera->fov_y_deg, 179.0f);
+}
+
 TEST(SceneFileV2, BodiesOnlyAndParticlesOnly) {
   json j = mixed();
   j.erase("particles");
@@ -229,6 +248,8 @@ Scene every_field() {
   i2.impulse = {0.0f, 0.0f, 3.0f};
   i2.point = s.bodies[0].position + glm::vec3(0.1f, 0.2f, -0.3f);
   s.impulses = {i0, i1, i2, i0};
+  s.camera = vkphys::SceneCamera{
+      {4.0f, 2.0f / 3.0f, -0.0f}, {0.0f, 0.5f, 1e-7f}, {0.1f, 1.0f, 0.0f}, 33.3f};
   return s;
 }
 

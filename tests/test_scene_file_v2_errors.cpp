@@ -23,6 +23,10 @@ const std::string kNeedsV2 = ": needs \"version\": 2 (this file is version 1)";
 
 TEST(SceneFileV2Errors, NewFieldsNeedVersion2) {
   json j = v1_particles();
+  j["camera"] = {{"position", {0, 0, 5}}, {"target", {0, 0, 0}}};
+  EXPECT_EQ(error_of(j), "<test>: camera = {\"position\":[0,0,5],\"target\":[0,0,0]}" + kNeedsV2);
+
+  j = v1_particles();
   j["forces"] = {{"quadratic_drag", {{"density", 1}}}};
   EXPECT_EQ(error_of(j), "<test>: forces = {\"quadratic_drag\":{\"density\":1}}" + kNeedsV2);
 
@@ -81,10 +85,12 @@ TEST(SceneFileV2Errors, NewFieldsNeedVersion2) {
 TEST(SceneFileV2Errors, UnknownKeys) {
   json j = mixed();
   j["gravityy"] = 1;
-  EXPECT_EQ(error_of(j),
-            "<test>: gravityy = 1: unknown key; allowed keys here: format, version, name, "
-            "description, gravity, time_step, drag, contact_margin, cell_size, solver, materials, "
-            "planes, box, particles, bodies, joints, forces, impulses, cloths, soft_bodies, springs");
+  EXPECT_EQ(
+      error_of(j),
+      "<test>: gravityy = 1: unknown key; allowed keys here: format, version, name, "
+      "description, gravity, time_step, drag, contact_margin, cell_size, solver, materials, "
+      "planes, box, particles, bodies, joints, forces, impulses, cloths, soft_bodies, springs, "
+      "camera");
 
   j = mixed();
   j["forces"]["linear_drag"] = 1;
@@ -318,6 +324,58 @@ TEST(SceneFileV2Errors, Contents) {
   j["particles"][1]["position"] = {-2, 0.55, -2};
   expect_error(error_of(j),
                {"<test>: particles[0]: lattice index (0, 0, 0)", "overlaps particles[1]"});
+}
+
+// A camera that cannot form a picture: every rule names its field, the value and the limit.
+TEST(SceneFileV2Errors, Camera) {
+  auto with_camera = [](const json& camera) {
+    json j = mixed();
+    j["camera"] = camera;
+    return error_of(j);
+  };
+  EXPECT_EQ(with_camera({{"position", {0, 1, 5}}, {"target", {0, 1, 5}}}),
+            "<test>: camera.target = [0,1,5]: must be at least 0.0001 m from camera.position (the "
+            "camera looks from its position at its target)");
+  EXPECT_EQ(with_camera({{"position", {2e6, 0, 0}}, {"target", {0, 0, 0}}}),
+            "<test>: camera.position[0] = 2000000.0: must be within 1e+06 m of the origin");
+  // Near the coordinate limit floats are 0.0625 m apart: 0.01 m in the file is none in float.
+  EXPECT_EQ(with_camera({{"position", {999999, 0, 0}}, {"target", {999999.01, 0, 0}}}),
+            "<test>: camera.target = [999999.01,0,0]: must be at least 0.0001 m from "
+            "camera.position (the camera looks from its position at its target)");
+  EXPECT_EQ(with_camera({{"position", {0, 5, 0}}, {"target", {0, 0, 0}}}),
+            "<test>: camera.target = [0,0,0]: looks along camera.up (default [0, 1, 0]), which "
+            "must be at least 1 degree from the view direction: give camera.up");
+  json down = mixed();  // looking straight down is fine with another up
+  down["camera"] = {{"position", {0, 5, 0}}, {"target", {0, 0, 0}}, {"up", {0, 0, -1}}};
+  EXPECT_NO_THROW(vkphys::io::parse_scene(down.dump(), "<test>"));
+  EXPECT_EQ(with_camera({{"position", {0, 0, 5}}, {"target", {0, 0, 0}}, {"up", {0, 0, -2}}}),
+            "<test>: camera.up = [0,0,-2]: is parallel to the view direction camera.target - "
+            "camera.position; must be at least 1 degree from it");
+  // 0.5 degree off the view direction: still too close.
+  EXPECT_EQ(with_camera({{"position", {0, 0, 5}}, {"target", {0, 0, 0}}, {"up", {0.0087, 0, 1}}}),
+            "<test>: camera.up = [0.0087,0,1]: is parallel to the view direction camera.target - "
+            "camera.position; must be at least 1 degree from it");
+  EXPECT_EQ(with_camera({{"position", {0, 0, 5}}, {"target", {0, 0, 0}}, {"up", {0, 0, 0}}}),
+            "<test>: camera.up = [0,0,0]: must not be zero");
+  for (double fov : {0.0, -10.0, 180.0, 179.5, 1e-4}) {
+    SCOPED_TRACE(fov);
+    const std::string message =
+        with_camera({{"position", {0, 0, 5}}, {"target", {0, 0, 0}}, {"fov_y_deg", fov}});
+    expect_error(message, {"<test>: camera.fov_y_deg = ",
+                           ": must be in [0.001, 179] degrees (the vertical field of view; 0 "
+                           "and 180 form no picture)"});
+  }
+  EXPECT_EQ(with_camera({{"position", {0, 0, 5}}}),
+            "<test>: camera.target: required field is missing");
+  EXPECT_EQ(with_camera({{"position", {0, 0, 5}}, {"target", {0, 0, 0}}, {"fov", 40}}),
+            "<test>: camera.fov = 40: unknown key; allowed keys here: position, target, up, "
+            "fov_y_deg");
+  // JSON has no NaN or infinity; a literal that overflows is refused where it stands.
+  json j = mixed();
+  j["camera"] = {{"position", {0, 0, 12345}}, {"target", {0, 0, 0}}};
+  std::string text = j.dump();
+  text.replace(text.find("12345"), 5, "1e999");
+  expect_error(vkphys::test::text_error(text), {"camera.position[2]", "1e999"});
 }
 
 }  // namespace

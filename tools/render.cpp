@@ -1,7 +1,7 @@
 // `vkphys render SCENE --frames N --out DIR`: runs the scene on a backend and draws every
 // --every-th step (the first frame is the loaded state) to DIR/frame_NNNNNN.png with the Vulkan
-// device (host/gpu/renderer.h), the camera framing the first state; --video FILE assembles the
-// frames with ffmpeg where it is installed.
+// device (host/gpu/renderer.h), through the scene's camera or, where it has none, one framing
+// the first state; --video FILE assembles the frames with ffmpeg where it is installed.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -38,7 +38,7 @@ int cmd_render(const Options& opt) {
   std::filesystem::create_directories(opt.out);
   WorldState state;
   backend->read(state);
-  const gpu::Camera camera = gpu::framing_camera(scene, state);
+  const gpu::Camera camera = gpu::scene_camera(scene, state);
   std::printf("%s\nbackend: %s; drawing %u frames of %ux%u on %s into %s\n",
               io::scene_summary(scene).c_str(), backend->name().c_str(), opt.frames, opt.width,
               opt.height, ctx->info().name.c_str(), opt.out.c_str());

@@ -7,8 +7,9 @@
 // checkpoint; the resume drops whatever the killed run wrote after it (RunWriter::resume).
 //
 // --png draws the last state to DIR/last.png with the renderer of `vkphys render`
-// (host/gpu/renderer.h) on the Vulkan device (lavapipe without a GPU), through the camera that
-// frames the loaded state, as `vkphys render` frames its first: the picture the README shows.
+// (host/gpu/renderer.h) on the Vulkan device (lavapipe without a GPU), through the scene's camera
+// or the one that frames the loaded state, as `vkphys render` draws its frames: the picture the
+// README shows.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -157,7 +158,7 @@ int cmd_run(const Options& opt) {
     write_run_plan(opt.out, plan);
     world.save().write(fs::path(opt.out) / io::kCheckpointFile);
   }
-  const gpu::Camera camera = gpu::framing_camera(world.scene(), WorldInternals::state(world));
+  const gpu::Camera camera = gpu::scene_camera(world.scene(), WorldInternals::state(world));
   run_steps(world, writer, plan, opt.out, 0);
   if (opt.png) {
     const std::unique_ptr<vk::Context> ctx = vk::Context::create({opt.device, opt.validation, {}});

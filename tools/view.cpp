@@ -78,22 +78,27 @@ void on_scroll(GLFWwindow* w, double, double dy) {
   static_cast<Input*>(glfwGetWindowUserPointer(w))->wheel += dy;
 }
 
-// The camera as yaw and pitch about its target, and a distance: what a drag and the wheel move.
+// The camera as yaw and pitch about its target (about the world's y axis), and a distance: what
+// a drag and the wheel move. The starting camera's up and field of view are kept, so the first
+// frame is that camera's picture.
 struct Orbit {
   glm::dvec3 target;
   double yaw, pitch, distance;
-  explicit Orbit(const gpu::Camera& c) : target(c.target) {
+  glm::vec3 up;
+  float fov_y;
+  explicit Orbit(const gpu::Camera& c) : target(c.target), up(c.up), fov_y(c.fov_y) {
     const glm::dvec3 d = glm::dvec3(c.eye) - target;
     distance = glm::length(d);
     yaw = std::atan2(d.x, d.z);
     pitch = std::asin(d.y / distance);
   }
-  gpu::Camera camera(float fov_y) const {
+  gpu::Camera camera() const {
     const glm::dvec3 d(std::cos(pitch) * std::sin(yaw), std::sin(pitch),
                        std::cos(pitch) * std::cos(yaw));
     gpu::Camera c;
     c.target = glm::vec3(target);
     c.eye = glm::vec3(target + distance * d);
+    c.up = up;
     c.fov_y = fov_y;
     return c;
   }
@@ -160,8 +165,7 @@ int cmd_view(const Options& opt) {
   backend->load(scene);
   WorldState state;
   backend->read(state);
-  Orbit orbit(gpu::framing_camera(scene, state));
-  const float fov_y = gpu::Camera{}.fov_y;
+  Orbit orbit(gpu::scene_camera(scene, state));
   std::printf(
       "%s\nbackend: %s on %s; space pause, S or right arrow step, R restart, left drag "
       "orbit or grab, wheel zoom, Esc or Q quit\n",
@@ -201,7 +205,7 @@ int cmd_view(const Options& opt) {
     orbit.distance *= std::pow(0.9, input.wheel);
 
     const VkExtent2D extent = swapchain.extent();
-    gpu::Camera camera = orbit.camera(fov_y);
+    gpu::Camera camera = orbit.camera();
     glm::dvec2 cursor;
     glfwGetCursorPos(window.handle, &cursor.x, &cursor.y);
     // Window coordinates to the swapchain's pixels (they differ on high-density displays).
@@ -224,7 +228,7 @@ int cmd_view(const Options& opt) {
       const glm::dvec2 d = cursor - last_cursor;
       orbit.yaw -= 0.01 * d.x;
       orbit.pitch = std::clamp(orbit.pitch + 0.01 * d.y, -1.5, 1.5);
-      camera = orbit.camera(fov_y);
+      camera = orbit.camera();
     }
     left_down = pressed;
     last_cursor = cursor;

@@ -40,6 +40,12 @@ Camera framing_camera(const Scene& scene, const WorldState& state) {
   return c;
 }
 
+Camera scene_camera(const Scene& scene, const WorldState& state) {
+  if (!scene.camera) return framing_camera(scene, state);
+  const SceneCamera& s = *scene.camera;
+  return {s.position, s.target, s.up, glm::radians(s.fov_y_deg)};
+}
+
 Renderer::Renderer(const vk::Context& ctx, std::uint32_t width, std::uint32_t height)
     : ctx_(ctx),
       width_(width),

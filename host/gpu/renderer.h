@@ -15,6 +15,9 @@ namespace vkphys::gpu {
 // A camera that frames the state: aimed at the centre of the bodies' and particles' bounding
 // box (planes left out) from above and to the side, far enough for its bounding sphere to fit.
 Camera framing_camera(const Scene& scene, const WorldState& state);
+// The camera every picture of the scene uses: the scene file's (Scene::camera) where it has
+// one, else framing_camera(scene, state).
+Camera scene_camera(const Scene& scene, const WorldState& state);
 
 struct Image {
   std::uint32_t width = 0, height = 0;

@@ -43,7 +43,7 @@ Scene SceneParser::run() {
       Field(source_, doc_, ""),
       {"format", "version", "name", "description", "gravity", "time_step", "drag", "contact_margin",
        "cell_size", "solver", "materials", "planes", "box", "particles", "bodies", "joints"},
-      {"forces", "impulses", "cloths", "soft_bodies", "springs"});
+      {"forces", "impulses", "cloths", "soft_bodies", "springs", "camera"});
   if (auto f = top.get("name")) {
     scene_.name = f->as_string();
     f->check(!scene_.name.empty(), "must not be empty");
@@ -57,6 +57,7 @@ Scene SceneParser::run() {
   read_box(top);
   read_contents(top);
   read_impulses(top);
+  read_camera(top);
   return std::move(scene_);
 }
 

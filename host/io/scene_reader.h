@@ -185,6 +185,9 @@ class SceneParser {
 
   void read_forces(const Object& top);
 
+  // scene_read_camera.cpp
+  void read_camera(const Object& top);
+
   // scene_read_materials.cpp
   void read_materials(const Object& top);
   std::uint32_t material_of(const Object& o) const;

@@ -2,7 +2,8 @@
 // every number in the shortest form that reads back to the same float, so that
 // parse_scene(write_scene_json(s)) == s field for field (tested for every scene builder and for
 // a mixed scene with every version-2 field). This file writes the header, the settings, the
-// forces, the materials, the planes and the impulses; scene_write_bodies.cpp the rest.
+// forces, the materials, the planes, the impulses and the camera; scene_write_bodies.cpp the
+// rest.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -200,6 +201,15 @@ std::string impulses_json(const Writer& w) {
   return out.empty() ? out : fmt::format(",\n  \"impulses\": [\n{}  ]", out);
 }
 
+// `,\n  "camera": {...}` when the scene has one, every field explicit.
+std::string camera_json(const Scene& scene) {
+  if (!scene.camera) return {};
+  const SceneCamera& c = *scene.camera;
+  return fmt::format(
+      ",\n  \"camera\": {{\"position\": {}, \"target\": {}, \"up\": {}, \"fov_y_deg\": {}}}",
+      vec(c.position), vec(c.target), vec(c.up), num(c.fov_y_deg));
+}
+
 }  // namespace
 }  // namespace scene_write
 
@@ -284,6 +294,7 @@ std::string write_scene_json(const Scene& scene) {
   put(joints_json(w));
   put(springs_json(w));
   put(impulses_json(w));
+  put(camera_json(scene));
   put("\n}\n");
   return out;
 }

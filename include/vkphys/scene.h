@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <glm/glm.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -317,6 +318,17 @@ struct Spring {
   bool to_body() const { return end_b == SpringEnd::body; }
 };
 
+/// Where pictures of the scene are drawn from (`vkphys render`, `vkphys run --png`, `vkphys
+/// view`): a pinhole camera at `position` looking at `target`, with `up` the world direction that
+/// points up in the picture (only its part perpendicular to the view direction counts) and a
+/// vertical field of view of `fov_y_deg` degrees. It does not affect the simulation.
+struct SceneCamera {
+  glm::vec3 position{0.0f, 0.0f, 10.0f};  ///< [m]
+  glm::vec3 target{0.0f};                 ///< [m], away from position
+  glm::vec3 up{0.0f, 1.0f, 0.0f};         ///< not parallel to target - position
+  float fov_y_deg = 40.0f;                ///< in (0, 180)
+};
+
 struct Scene {
   std::string name = "unnamed";
   Settings settings;
@@ -329,6 +341,8 @@ struct Scene {
   std::vector<Spring> springs;
   std::vector<KinematicPath> kinematic;
   std::vector<ScheduledImpulse> impulses;
+  /// The pictures' camera; none: the pictures frame the bodies and particles automatically.
+  std::optional<SceneCamera> camera;
 };
 
 }  // namespace vkphys
