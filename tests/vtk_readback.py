@@ -3,7 +3,11 @@
 python3-vtk9): the .pvd series lists every saved frame at its time, and each .vtp holds a vertex
 per particle, a surface mesh per rigid body and plane, a line per joint, with the ids, radii,
 velocities and angular velocities of the frame's CSV (written by a separate path) and every
-body's mesh centred on its position.
+body's mesh centred on its position. `--vtk-contacts`: a 1 kg box and a 1 kg particle resting on
+a plane give each saved step's contacts file as many points as that step's metrics row counts
+(4 manifold points at the box's bottom corners, 1 particle contact under the particle), unit
+normals along +y, the right body ids, and normal impulses >= 0 that hold each body up: a resting
+body's impulses sum to m g h per step; a run stopped and resumed lists the same series.
 
 Usage: vtk_readback.py VKPHYS SCENES_DIR OUTDIR. Exits 77 (ctest: skipped) without python3-vtk9."""
 import csv
@@ -13,7 +17,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from cli_env import SKIP
+from cli_env import SKIP, vulkan_missing
 
 # Faces per shape: a box's 6 quads; spheres and capsules are 8 rings x 12 segments
 # (host/io/vtk_output.h), a capsule with one more ring (the cylinder); a plane is one quad.
@@ -96,6 +100,80 @@ def check_run(vkphys, scene_file, out, vtk):
           f" {poly.GetNumberOfVerts()} particles read back")
 
 
+# A 1 kg cube of side 1 m and a 1 kg particle of radius 0.1 m resting on the plane y = 0.
+RESTING = {
+    "format": "vkphys-scene", "version": 2, "name": "resting_contacts",
+    "planes": [{"normal": [0, 1, 0]}],
+    "bodies": [{"shape": "box", "half_extents": [0.5, 0.5, 0.5], "position": [0, 0.5, 0],
+                "mass": 1}],
+    "particles": [{"type": "particle", "position": [2, 0.1, 0], "radius": 0.1, "mass": 1}],
+}
+
+
+def check_contacts(vkphys, out, vtk, backend, resumed):
+    """`resumed`: the run stops at step 40 and `vkphys resume` takes it to 60 (the series then
+    comes from the files on disk)."""
+    out.mkdir(parents=True, exist_ok=True)
+    scene_file = out / "resting.json"
+    scene_file.write_text(json.dumps(RESTING))
+    steps, every, h, g = 60, 20, 1 / 60, 9.81
+    first = ["--steps", "40", "--checkpoint-every", "20"] if resumed else ["--steps", str(steps)]
+    commands = [[vkphys, "run", str(scene_file), "--backend", backend, "--every", str(every),
+                 "--out", str(out / "run"), "--vtk-contacts", "--force"] + first]
+    if resumed:
+        commands.append([vkphys, "resume", str(out / "run"), "--steps", str(steps)])
+    for command in commands:
+        run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stdout + run.stderr
+    saved = list(range(0, steps + 1, every))
+    series = ET.parse(out / "run" / "run.pvd").getroot().findall("./Collection/DataSet")
+    listed = [(d.get("file"), d.get("part")) for d in series]
+    assert listed == [x for k in saved for x in ((f"vtk/frame_{k:06d}.vtp", "0"),
+                                                 (f"vtk/contacts_{k:06d}.vtp", "1"))], listed
+    metrics = {int(r["step"]): r for r in csv.DictReader(open(out / "run" / "metrics.csv"))}
+    box, plane, particle = 0, 1, 2  # world indices: bodies, planes, particles
+    for k in saved:
+        reader = vtk.vtkXMLPolyDataReader()
+        reader.SetFileName(str(out / "run" / "vtk" / f"contacts_{k:06d}.vtp"))
+        reader.Update()
+        poly = reader.GetOutput()
+        row = metrics[k]
+        expected = int(row["points"]) + int(row["particle_contacts"])
+        n = poly.GetNumberOfPoints()
+        assert n == expected and poly.GetNumberOfVerts() == n, (k, n, expected)
+        if k == 0:
+            assert n == 0, n  # before the first step
+            continue
+        assert (int(row["points"]), int(row["particle_contacts"])) == (4, 1), row
+        pd = poly.GetPointData()
+        normal, impulse = pd.GetArray("normal"), pd.GetArray("normal_impulse")
+        body_a, body_b = pd.GetArray("body_a"), pd.GetArray("body_b")
+        sums = {}
+        for i in range(n):
+            nx, ny, nz = normal.GetTuple3(i)
+            assert abs((nx * nx + ny * ny + nz * nz) ** 0.5 - 1) < 1e-5, (k, i, nx, ny, nz)
+            lam = impulse.GetValue(i)
+            assert lam >= 0, (k, i, lam)
+            pair = {int(body_a.GetValue(i)), int(body_b.GetValue(i))}
+            assert pair in ({box, plane}, {plane, particle}), (k, i, pair)
+            # The normal points from body_a to body_b: up, out of the plane, or down into it.
+            up = 1 if int(body_a.GetValue(i)) == plane else -1
+            assert abs(ny - up) < 1e-5, (k, i, ny, up)
+            x = poly.GetPoint(i)
+            assert abs(x[1]) < 2e-3, (k, i, x)  # on the plane, within the solver's sinking
+            if particle in pair:
+                assert abs(x[0] - 2) < 1e-4 and abs(x[2]) < 1e-4, (k, i, x)
+            else:  # a bottom corner of the box
+                assert abs(abs(x[0]) - 0.5) < 1e-3 and abs(abs(x[2]) - 0.5) < 1e-3, (k, i, x)
+            key = particle if particle in pair else box
+            sums[key] = sums.get(key, 0) + lam
+        for body, total in sums.items():  # each 1 kg body held up: m g h per step (measured
+            # within 4e-5 of it from step 20 on, both backends)
+            assert abs(total - g * h) < 1e-4 * g * h, (k, body, total, g * h)
+        print(f"{backend}{' resumed' if resumed else ''} step {k}: {n} contacts, box {sums[box]:.6f} N s, particle "
+              f"{sums[particle]:.6f} N s (m g h = {g * h:.6f})")
+
+
 def main() -> int:
     try:
         import vtk
@@ -105,6 +183,13 @@ def main() -> int:
     vkphys, scenes, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     for name in ("ragdoll", "particle_bed"):  # boxes, capsules, a sphere, joints; particles
         check_run(vkphys, scenes / f"{name}.json", out / name, vtk)
+    check_contacts(vkphys, out / "contacts_cpu", vtk, "cpu", False)
+    check_contacts(vkphys, out / "contacts_cpu_resumed", vtk, "cpu", True)
+    missing = vulkan_missing(vkphys)  # the GPU backend's too where there is a Vulkan device
+    if missing is None:
+        check_contacts(vkphys, out / "contacts_gpu", vtk, "gpu", False)
+    elif missing != SKIP:
+        return missing
     return 0
 
 

@@ -28,6 +28,7 @@ struct Options {
   double energy_tol = 0.01;                 // soak: energy bound after settling (SoakLimits)
   double max_growth_mib = 16.0;             // soak: resident memory growth allowed [MiB]
   bool vtk = false;                         // run: also write VTK XML frames and a .pvd series
+  bool vtk_contacts = false;                // run: and each frame's contacts (implies vtk)
   bool png = false;                         // run: also draw the last state to DIR/last.png
   std::uint32_t frames = 60;                // render: pictures
   std::uint32_t width = 640, height = 480;  // render, view, run --png: picture size [pixels]

@@ -3,7 +3,7 @@
 //   vkphys info                               Vulkan devices and their limits
 //   vkphys run SCENE [--backend gpu|cpu] [--steps N] [--out DIR] [--force] [--every K]
 //                    [--scheme sequential|colored|jacobi] [--iterations N] [--substeps N]
-//                    [--relax N] [--vtk] [--png] [--checkpoint-every N]
+//                    [--relax N] [--vtk] [--vtk-contacts] [--png] [--checkpoint-every N]
 //   vkphys resume DIR [--steps N]            continue a checkpointed run from its last checkpoint
 //   vkphys soak SCENE [--backend gpu|cpu] [--steps N] [--sample-every K] [--settle S]
 //                     [--energy-tol F] [--max-growth MIB] [--out DIR]   a long run that checks
@@ -93,6 +93,9 @@ int main(int argc, char** argv) {
   run->add_option("--every", opt.every, "write a frame every K steps (0: first and last only)");
   run->add_flag("--vtk", opt.vtk,
                 "also write each frame as VTK XML (DIR/vtk/frame_NNNNNN.vtp) and DIR/run.pvd");
+  run->add_flag("--vtk-contacts", opt.vtk_contacts,
+                "with --vtk (implied), also each frame's contact points with their normals, normal "
+                "impulses and bodies (DIR/vtk/contacts_NNNNNN.vtp, listed in DIR/run.pvd)");
   run->add_flag("--png", opt.png,
                 "also draw the last state to DIR/last.png (640x480) with the Vulkan device, as "
                 "`vkphys render` draws");

@@ -57,7 +57,8 @@ void run_steps(World& world, io::RunWriter& writer, const RunPlan& plan, const f
                std::optional<std::uint64_t> frame_at) {
   const Scene& scene = world.scene();
   const WorldState& state = WorldInternals::state(world);  // the last finite state on a NaN
-  // The rigid penetration needs each step's manifold points (a trace); particles alone have none.
+  // The rigid penetration needs each step's manifold points (a trace); particles alone have
+  // none, but the contacts of a frame's step need one too.
   const bool rigid = !scene.bodies.empty();
   StepTrace trace;
   const std::uint64_t first = world.steps() + 1;
@@ -79,9 +80,11 @@ void run_steps(World& world, io::RunWriter& writer, const RunPlan& plan, const f
         fmt::format("{} (frame_{:06d}.csv holds the last good state{})", e.what(), good, resume));
   };
   for (std::uint64_t k = first; k <= plan.steps; ++k) {
+    const bool frame = (plan.every && k % plan.every == 0) || k == plan.steps;
+    const bool traced = rigid || (plan.vtk_contacts && frame);
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      if (rigid) {
+      if (traced) {
         WorldInternals::step_traced(world, trace);
       } else {
         world.step();
@@ -104,8 +107,8 @@ void run_steps(World& world, io::RunWriter& writer, const RunPlan& plan, const f
     m = world.metrics();
     writer.metrics(k, h * static_cast<double>(k), m, WorldInternals::stats(world), ms,
                    constraint_errors(scene, trace, state));
-    if ((plan.every && k % plan.every == 0) || k == plan.steps) {
-      writer.frame(k, scene, state);
+    if (frame) {
+      writer.frame(k, scene, state, traced ? &trace : nullptr);
       frame_at = k;
     }
     if (plan.checkpoint_every && (k % plan.checkpoint_every == 0 || k == plan.steps)) {
@@ -132,7 +135,9 @@ void run_steps(World& world, io::RunWriter& writer, const RunPlan& plan, const f
 int cmd_run(const Options& opt) {
   Scene scene = io::load_scene(opt.scene);
   // Refuses a non-empty folder before any work.
-  io::RunWriter writer(opt.out, opt.force, opt.vtk, static_cast<double>(scene.settings.time_step));
+  const bool vtk = opt.vtk || opt.vtk_contacts;
+  io::RunWriter writer(opt.out, opt.force, vtk, static_cast<double>(scene.settings.time_step),
+                       opt.vtk_contacts);
   SolverSettings& solver = scene.settings.solver;
   if (!opt.scheme.empty()) solver.scheme = parse_scheme(opt.scheme);
   apply_solver_overrides(opt, solver);
@@ -149,9 +154,11 @@ int cmd_run(const Options& opt) {
   // take its state as the library holds it (host/api/world_internal.h).
   World world(scene, {opt.backend, opt.device, opt.validation});
   print_world(world);
-  const RunPlan plan{opt.scene, opt.backend, opt.device,          opt.steps,
-                     opt.every, opt.vtk,     opt.checkpoint_every};
-  writer.frame(0, world.scene(), WorldInternals::state(world));
+  const RunPlan plan{opt.scene, opt.backend, opt.device,       opt.steps,
+                     opt.every, vtk,         opt.vtk_contacts, opt.checkpoint_every};
+  // No step has touched anything at step 0: its contacts are an empty trace's.
+  const StepTrace no_step;
+  writer.frame(0, world.scene(), WorldInternals::state(world), &no_step);
   writer.metrics(0, 0.0, world.metrics(), WorldInternals::stats(world), 0.0, {});
   if (plan.checkpoint_every) {
     // The plan first, then a checkpoint at step 0: a resume always finds both.
@@ -203,7 +210,8 @@ int cmd_resume(const Options& opt) {
               static_cast<unsigned long long>(snapshot.step()),
               static_cast<unsigned long long>(plan.steps));
   io::RunWriter writer = io::RunWriter::resume(
-      dir, snapshot.step(), plan.vtk, static_cast<double>(world.scene().settings.time_step));
+      dir, snapshot.step(), plan.vtk, static_cast<double>(world.scene().settings.time_step),
+      plan.vtk_contacts);
   if (opt.steps_given) write_run_plan(dir, plan);  // a later resume continues to the new end
   run_steps(world, writer, plan, dir, std::nullopt);
   return 0;

@@ -13,11 +13,15 @@
 namespace vkphys::tools {
 
 void write_run_plan(const std::filesystem::path& dir, const RunPlan& plan) {
-  const nlohmann::ordered_json j = {
-      {"format", "vkphys-run"},  {"scene", plan.scene},
-      {"backend", plan.backend}, {"device", plan.device},
-      {"steps", plan.steps},     {"every", plan.every},
-      {"vtk", plan.vtk},         {"checkpoint_every", plan.checkpoint_every}};
+  const nlohmann::ordered_json j = {{"format", "vkphys-run"},
+                                    {"scene", plan.scene},
+                                    {"backend", plan.backend},
+                                    {"device", plan.device},
+                                    {"steps", plan.steps},
+                                    {"every", plan.every},
+                                    {"vtk", plan.vtk},
+                                    {"vtk_contacts", plan.vtk_contacts},
+                                    {"checkpoint_every", plan.checkpoint_every}};
   io::write_text_file(dir / io::kRunPlanFile, j.dump(2) + "\n");
 }
 
@@ -54,7 +58,9 @@ RunPlan read_run_plan(const std::filesystem::path& dir) {
   p.device = field("device", is_string).get<std::string>();
   p.steps = field("steps", is_count).get<std::uint64_t>();
   p.every = field("every", is_u32).get<std::uint32_t>();
-  p.vtk = field("vtk", [](const nlohmann::json& v) { return v.is_boolean(); }).get<bool>();
+  auto is_bool = [](const nlohmann::json& v) { return v.is_boolean(); };
+  p.vtk = field("vtk", is_bool).get<bool>();
+  p.vtk_contacts = field("vtk_contacts", is_bool).get<bool>();
   p.checkpoint_every = field("checkpoint_every", is_u32).get<std::uint32_t>();
   if (p.backend != "cpu" && p.backend != "gpu") {
     throw std::runtime_error(

@@ -10,12 +10,13 @@
 namespace vkphys::tools {
 
 struct RunPlan {
-  std::string scene;        // the scene file the run started from (shown, not read again)
-  std::string backend;      // "cpu" or "gpu"
-  std::string device;       // --device as given ("" = the default choice)
-  std::uint64_t steps = 0;  // the run's last step
-  std::uint32_t every = 0;  // a frame every `every` steps (0: first and last)
-  bool vtk = false;         // frames also as VTK XML
+  std::string scene;          // the scene file the run started from (shown, not read again)
+  std::string backend;        // "cpu" or "gpu"
+  std::string device;         // --device as given ("" = the default choice)
+  std::uint64_t steps = 0;    // the run's last step
+  std::uint32_t every = 0;    // a frame every `every` steps (0: first and last)
+  bool vtk = false;           // frames also as VTK XML
+  bool vtk_contacts = false;  // and each frame's contacts
   std::uint32_t checkpoint_every = 0;  // a checkpoint every N steps (and at the first and last)
 };
 

@@ -49,6 +49,7 @@ std::ofstream open_run_folder(const std::filesystem::path& dir, bool force,
     fs::remove(dir / kPictureFile, ec);
     remove_prefixed(dir / "frames", "frame_");
     remove_prefixed(dir / "vtk", "frame_");
+    remove_prefixed(dir / "vtk", "contacts_");
   }
   fs::create_directories(dir / "frames", ec);
   if (ec) {
@@ -116,10 +117,12 @@ const char* const kMetricsHeader =
     "particle_contacts,rows,colors,overflow_units,regrows,step_ms,max_rigid_penetration,"
     "mean_rigid_penetration,max_joint_error,mean_joint_error\n";
 
-RunWriter::RunWriter(const std::filesystem::path& dir, bool force, bool vtk, double time_step)
+RunWriter::RunWriter(const std::filesystem::path& dir, bool force, bool vtk, double time_step,
+                     bool vtk_contacts)
     : dir_(dir),
       metrics_(open_run_folder(dir, force, kMetricsHeader)),
       vtk_(vtk),
+      vtk_contacts_(vtk && vtk_contacts),
       time_step_(time_step) {
   if (!vtk_) return;
   std::error_code ec;
@@ -130,7 +133,8 @@ RunWriter::RunWriter(const std::filesystem::path& dir, bool force, bool vtk, dou
   }
 }
 
-void RunWriter::frame(std::uint64_t step, const Scene& scene, const WorldState& state) {
+void RunWriter::frame(std::uint64_t step, const Scene& scene, const WorldState& state,
+                      const StepTrace* trace) {
   const std::size_t n = scene.bodies.size();
   if (state.pos.size() < n || state.rot.size() < n || state.vel.size() < n ||
       state.omega.size() < n) {
@@ -159,9 +163,15 @@ void RunWriter::frame(std::uint64_t step, const Scene& scene, const WorldState& 
   }
   write_text_file(dir_ / "frames" / fmt::format("frame_{:06d}.csv", step), out);
   if (!vtk_) return;
+  const double t = time_step_ * static_cast<double>(step);
   const std::string name = fmt::format("vtk/frame_{:06d}.vtp", step);
   write_text_file(dir_ / name, vtp_frame(scene, state));
-  vtk_frames_.emplace_back(time_step_ * static_cast<double>(step), name);
+  vtk_frames_.push_back({t, name, 0});
+  if (vtk_contacts_ && trace) {
+    const std::string contacts = fmt::format("vtk/contacts_{:06d}.vtp", step);
+    write_text_file(dir_ / contacts, vtp_contacts(state, *trace));
+    vtk_frames_.push_back({t, contacts, 1});
+  }
   write_text_file(dir_ / "run.pvd", pvd_collection(vtk_frames_));  // a valid series at any stop
 }
 

@@ -14,6 +14,8 @@
 //                                 mean_rigid_penetration,max_joint_error,mean_joint_error
 //   DIR/vtk/frame_NNNNNN.vtp, DIR/run.pvd   with `vtk`: each frame also as VTK XML PolyData and
 //       the frames as a ParaView time series (host/io/vtk_output.h)
+//   DIR/vtk/contacts_NNNNNN.vtp   with `vtk_contacts` too: the contacts of each frame's step
+//       (part 1 of the series at the frame's time), for each frame the step's trace came with
 //   DIR/checkpoint.snapshot, DIR/run.json   with `vkphys run --checkpoint-every N`: the last
 //       checkpoint (vkphys/snapshot.h) and the run's plan, which `vkphys resume DIR` continues
 //       (tools/run_plan.h)
@@ -31,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/io/vtk_output.h"
 #include "host/sim/backend.h"
 #include "host/sim/metrics.h"
 #include "vkphys/scene.h"
@@ -62,10 +65,16 @@ class RunWriter {
   // path if it cannot, or if DIR exists and is not empty, unless `force`: then it first removes
   // the frames, VTK files and metrics an earlier run left there (nothing else). Throws
   // std::invalid_argument for an empty path. `time_step`: the scene's h, the .pvd's clock
-  // (frame k is at k h).
-  RunWriter(const std::filesystem::path& dir, bool force, bool vtk = false, double time_step = 0.0);
-  // Writes the first scene.bodies.size() bodies of `state`, then its particles.
-  void frame(std::uint64_t step, const Scene& scene, const WorldState& state);
+  // (frame k is at k h). `vtk_contacts` (with `vtk`): frames with a trace also write its
+  // contacts.
+  RunWriter(const std::filesystem::path& dir, bool force, bool vtk = false, double time_step = 0.0,
+            bool vtk_contacts = false);
+  // Writes the first scene.bodies.size() bodies of `state`, then its particles; with
+  // vtk_contacts and a `trace` of the step that led to `state` (an empty one at step 0: no step
+  // has touched anything yet), its contacts too. A frame without a trace (one written as a run
+  // stops on a failed step) has no contacts file.
+  void frame(std::uint64_t step, const Scene& scene, const WorldState& state,
+             const StepTrace* trace = nullptr);
   void metrics(std::uint64_t step, double time, const Metrics& m, const StepStats& stats,
                double step_ms, const ConstraintErrors& errors);
 
@@ -76,16 +85,16 @@ class RunWriter {
   // takes up the VTK frames up to `step`. Throws std::runtime_error naming the file when
   // metrics.csv is missing, has another header or lacks a row up to `step`.
   static RunWriter resume(const std::filesystem::path& dir, std::uint64_t step, bool vtk,
-                          double time_step);
+                          double time_step, bool vtk_contacts);
 
  private:
   RunWriter() = default;
 
   std::filesystem::path dir_;
   std::ofstream metrics_;
-  bool vtk_ = false;
+  bool vtk_ = false, vtk_contacts_ = false;
   double time_step_ = 0.0;
-  std::vector<std::pair<double, std::string>> vtk_frames_;  // (time, file) for run.pvd
+  std::vector<PvdDataSet> vtk_frames_;  // run.pvd's datasets
 };
 
 }  // namespace vkphys::io

@@ -24,9 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The step number of "frame_NNNNNN.EXT" (any number of digits), or -1 for any other name.
-long long frame_step(const std::string& name) {
-  constexpr std::string_view prefix = "frame_";
+// The step number of "PREFIXNNNNNN.EXT" (any number of digits), or -1 for any other name.
+long long frame_step(const std::string& name, std::string_view prefix) {
   if (name.rfind(prefix, 0) != 0) return -1;
   std::size_t end = prefix.size();
   while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
@@ -42,16 +41,17 @@ bool is_partial(const std::string& name) {
          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Removes from `folder` the frames after `step` and the files being written when the run died;
-// returns the names of the frames kept, by step.
+// Removes from `folder` the frames (files named `prefix` + step) after `step` and the files being
+// written when the run died; returns the names of the frames kept, by step.
 std::vector<std::pair<long long, std::string>> trim_frames(const fs::path& folder,
-                                                           std::uint64_t step) {
+                                                           std::uint64_t step,
+                                                           std::string_view prefix = "frame_") {
   std::vector<std::pair<long long, std::string>> kept;
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) return kept;
   for (const fs::directory_entry& e : fs::directory_iterator(folder)) {
     const std::string name = e.path().filename().string();
-    const long long k = frame_step(name);
+    const long long k = frame_step(name, prefix);
     if (is_partial(name) || k > static_cast<long long>(step)) {
       fs::remove(e.path());
     } else if (k >= 0) {
@@ -88,10 +88,12 @@ std::string metrics_up_to(const fs::path& file, std::uint64_t step) {
 
 }  // namespace
 
-RunWriter RunWriter::resume(const fs::path& dir, std::uint64_t step, bool vtk, double time_step) {
+RunWriter RunWriter::resume(const fs::path& dir, std::uint64_t step, bool vtk, double time_step,
+                            bool vtk_contacts) {
   RunWriter w;
   w.dir_ = dir;
   w.vtk_ = vtk;
+  w.vtk_contacts_ = vtk && vtk_contacts;
   w.time_step_ = time_step;
   const fs::path metrics = dir / "metrics.csv";
   write_text_file(metrics, metrics_up_to(metrics, step));
@@ -99,9 +101,15 @@ RunWriter RunWriter::resume(const fs::path& dir, std::uint64_t step, bool vtk, d
   if (!w.metrics_) throw std::runtime_error("cannot write " + metrics.string());
   fs::remove(dir / (std::string(kCheckpointFile) + ".partial"));
   trim_frames(dir / "frames", step);
+  // The series lists each frame, then its contacts (part 1) where it has them.
   for (const auto& [k, name] : trim_frames(dir / "vtk", step)) {
-    w.vtk_frames_.emplace_back(time_step * static_cast<double>(k), "vtk/" + name);
+    w.vtk_frames_.push_back({time_step * static_cast<double>(k), "vtk/" + name, 0});
   }
+  for (const auto& [k, name] : trim_frames(dir / "vtk", step, "contacts_")) {
+    w.vtk_frames_.push_back({time_step * static_cast<double>(k), "vtk/" + name, 1});
+  }
+  std::stable_sort(w.vtk_frames_.begin(), w.vtk_frames_.end(),
+                   [](const PvdDataSet& a, const PvdDataSet& b) { return a.time < b.time; });
   return w;
 }
 

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <stdexcept>
+#include <type_traits>
 
 #include "host/io/surface_mesh.h"
 
@@ -81,13 +83,82 @@ std::string vtp_frame(const Scene& scene, const WorldState& state) {
   return out;
 }
 
-std::string pvd_collection(const std::vector<std::pair<double, std::string>>& frames) {
+std::string vtp_contacts(const WorldState& state, const StepTrace& trace) {
+  struct Point {
+    glm::vec3 x, n;
+    float impulse, gap;
+    std::uint32_t a, b;
+  };
+  std::vector<Point> pts;
+  if (trace.normals.size() < trace.pairs.size() || trace.points.size() < 4 * trace.pairs.size() ||
+      trace.lambdas.size() < 4 * trace.pairs.size() ||
+      trace.pcontact_geom.size() < trace.pcontact_bodies.size() ||
+      trace.pcontact_lambda.size() < trace.pcontact_bodies.size()) {
+    throw std::invalid_argument("vtp_contacts: the trace's contact lists differ in length");
+  }
+  for (std::size_t p = 0; p < trace.pairs.size(); ++p) {
+    const glm::uvec4 pair = trace.pairs[p];
+    for (std::uint32_t k = 0; k < std::min(pair.z, 4u); ++k) {
+      const glm::vec4 g = trace.points[4 * p + k];
+      pts.push_back({glm::vec3(g), glm::vec3(trace.normals[p]), trace.lambdas[4 * p + k].x, g.w,
+                     pair.x, pair.y});
+    }
+  }
+  const std::size_t rigid = state.pos.size();
+  for (std::size_t c = 0; c < trace.pcontact_bodies.size(); ++c) {
+    const glm::uvec2 ab = trace.pcontact_bodies[c];
+    const glm::vec4 g = trace.pcontact_geom[c];
+    if (ab.y < rigid || ab.y - rigid >= state.particles.size()) {
+      throw std::invalid_argument(
+          "vtp_contacts: a particle contact's particle is not in the state");
+    }
+    const glm::vec4 x = state.particles.pos_radius[ab.y - rigid];
+    const glm::vec3 n(g);
+    pts.push_back(
+        {glm::vec3(x) - n * (x.w + 0.5f * g.w), n, trace.pcontact_lambda[c].x, g.w, ab.x, ab.y});
+  }
+  std::string out = fmt::format(
+      "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" "
+      "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n<PolyData>\n<Piece "
+      "NumberOfPoints=\"{0}\" NumberOfVerts=\"{0}\" NumberOfLines=\"0\" NumberOfStrips=\"0\" "
+      "NumberOfPolys=\"0\">\n<PointData Scalars=\"normal_impulse\" Vectors=\"normal\">\n",
+      pts.size());
+  auto v3 = [](std::string& o, glm::vec3 v) {
+    fmt::format_to(std::back_inserter(o), "{:.9g} {:.9g} {:.9g} ", v.x, v.y, v.z);
+  };
+  auto f32 = [](std::string& o, float v) { fmt::format_to(std::back_inserter(o), "{:.9g} ", v); };
+  auto u32 = [](std::string& o, std::uint32_t v) {
+    fmt::format_to(std::back_inserter(o), "{} ", v);
+  };
+  auto column = [&pts](auto member) {
+    std::vector<std::decay_t<decltype(pts[0].*member)>> values;
+    values.reserve(pts.size());
+    for (const Point& p : pts) values.push_back(p.*member);
+    return values;
+  };
+  data_array(out, "Float32", "normal", 3, column(&Point::n), v3);
+  data_array(out, "Float32", "normal_impulse", 1, column(&Point::impulse), f32);
+  data_array(out, "Float32", "gap", 1, column(&Point::gap), f32);
+  data_array(out, "UInt32", "body_a", 1, column(&Point::a), u32);
+  data_array(out, "UInt32", "body_b", 1, column(&Point::b), u32);
+  out += "</PointData>\n<Points>\n";
+  data_array(out, "Float32", "Points", 3, column(&Point::x), v3);
+  out += "</Points>\n<Verts>\n";
+  std::vector<std::vector<std::uint32_t>> verts(pts.size());
+  for (std::size_t i = 0; i < pts.size(); ++i) verts[i] = {static_cast<std::uint32_t>(i)};
+  cells(out, verts);
+  out += "</Verts>\n</Piece>\n</PolyData>\n</VTKFile>\n";
+  return out;
+}
+
+std::string pvd_collection(const std::vector<PvdDataSet>& datasets) {
   std::string out =
       "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" "
       "byte_order=\"LittleEndian\">\n<Collection>\n";
-  for (const auto& [t, file] : frames) {
+  for (const PvdDataSet& d : datasets) {
     fmt::format_to(std::back_inserter(out),
-                   "<DataSet timestep=\"{:.17g}\" group=\"\" part=\"0\" file=\"{}\"/>\n", t, file);
+                   "<DataSet timestep=\"{:.17g}\" group=\"\" part=\"{}\" file=\"{}\"/>\n", d.time,
+                   d.part, d.file);
   }
   out += "</Collection>\n</VTKFile>\n";
   return out;
