@@ -159,6 +159,54 @@ TEST_P(Springs, ASecondClothRestsOnTheFirst) {
   EXPECT_NEAR(b_bottom - a_top, 0.097f, 0.01f);
 }
 
+// Pins on a kinematic path carry the cloth: the 12 x 12 hanging cloth's two pins rise at
+// 0.5 m/s. The pins land exactly on their path (x0 + v t), and after 10 s the cloth's centre
+// rises with them: 0.499991 m in the 11th second (sequential). Its vertices' velocities keep a
+// flutter of up to 2.6 cm/s (3.7 cm/s coloured) about the pins' from 5 s to 40 s, which the
+// drag (0.01 kg/s, a 0.14 s time constant on a vertex) does not damp: the compliant cloth's
+// known failure to come fully to rest (issue 9), reported here, not asserted.
+TEST_P(Springs, PinsOnAPathCarryTheCloth) {
+  if (GetParam().scheme == SolverScheme::jacobi) GTEST_SKIP() << "see at_cloth_budget";
+  Scene s;
+  s.settings.gravity = {0.0f, -10.0f, 0.0f};
+  at_cloth_budget(s);
+  s.settings.drag = 0.01f;
+  const ClothSpec c = hanging_cloth();
+  const std::uint32_t first = add_cloth(s, c);
+  for (const auto& [i, j] : c.pins) {
+    KinematicPath path;
+    path.target = {true, first + j * c.nu + i};
+    path.velocity = {0.0f, 0.5f, 0.0f};
+    s.kinematic.push_back(path);
+  }
+  load(s);
+  auto centre = [&](const WorldState& st) {
+    glm::dvec3 sum(0.0);
+    for (std::uint32_t v = first; v < st.particles.size(); ++v) {
+      sum += glm::dvec3(st.particles.pos_radius[v]);
+    }
+    return sum / double(c.nu * c.nv);
+  };
+  const WorldState st = run(600);
+  const WorldState later = run(60);
+  const glm::dvec3 carried = centre(later) - centre(st);  // over the 11th second
+  const double t = 660.0 / 60.0;
+  double worst = 0.0;
+  for (std::uint32_t v = first; v < later.particles.size(); ++v) {
+    const glm::vec3 vel(later.particles.vel_invmass[v]);
+    worst = std::max(worst, double(glm::length(vel - glm::vec3(0.0f, 0.5f, 0.0f))));
+  }
+  const float pin_y = later.particles.pos_radius[first].y;
+  std::printf(
+      "%s: pin at y %.6f (path %.6f); centre moved (%.2e, %.6f, %.2e) m in the last second; "
+      "worst vertex velocity %.2e m/s off the pins'\n",
+      scheme_name(GetParam().scheme), double(pin_y), 2.0 + 0.5 * t, carried.x, carried.y, carried.z,
+      worst);
+  EXPECT_NEAR(pin_y, 2.0 + 0.5 * t, 1e-4);
+  EXPECT_NEAR(carried.y, 0.5, 1e-3);
+  EXPECT_LT(std::hypot(carried.x, carried.z), 1e-3);
+}
+
 // GPU against CPU: the hanging cloth over 100 steps, positions within 1 mm at every step.
 class SpringsGpuVsCpu : public ::testing::TestWithParam<SolverScheme> {};
 

@@ -159,5 +159,50 @@ TEST(SceneCloth, BadValuesNameTheirPath) {
                {"cloths[0].resolution", "kMaxParticles"});
 }
 
+// A pin is [i, j] or {"at": [i, j], "kinematic": PATH}: the vertex is moved on the path. The
+// paths land in Scene::kinematic in vertex order (the pins may be listed in any order), after
+// the file's particles, and a written scene reads them back bit for bit.
+TEST(SceneCloth, PinsMoveOnTheirPaths) {
+  json j = cloth_scene();
+  j["cloths"][0]["pins"] = json::parse(R"([
+      {"at": [6, 0], "kinematic": {"velocity": [0, 0.5, 0]}},
+      [0, 0],
+      {"at": [3, 0], "kinematic": {"amplitude": [0.1, 0, 0], "frequency": 1}}])");
+  const Scene s = io::parse_scene(j.dump(), "<test>");
+  ASSERT_EQ(s.kinematic.size(), 2u);
+  EXPECT_TRUE(s.kinematic[0].target.particle);
+  EXPECT_EQ(s.kinematic[0].target.index, 1u + 3u);  // after the file's one particle
+  EXPECT_EQ(s.kinematic[0].amplitude, glm::vec3(0.1f, 0.0f, 0.0f));
+  EXPECT_EQ(s.kinematic[0].frequency, 1.0f);
+  EXPECT_EQ(s.kinematic[1].target.index, 1u + 6u);
+  EXPECT_EQ(s.kinematic[1].velocity, glm::vec3(0.0f, 0.5f, 0.0f));
+  for (std::uint32_t v : {1u, 4u, 7u}) EXPECT_EQ(s.particles.vel_invmass[v].w, 0.0f) << v;
+  const Scene back = io::parse_scene(io::write_scene_json(s), "<written>");
+  EXPECT_TRUE(same_particles(s.particles, back.particles));
+  ASSERT_EQ(back.kinematic.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const KinematicPath &a = s.kinematic[k], &b = back.kinematic[k];
+    EXPECT_TRUE(b.target.particle && a.target.index == b.target.index && a.velocity == b.velocity &&
+                a.amplitude == b.amplitude && a.frequency == b.frequency && a.phase == b.phase)
+        << k;
+  }
+}
+
+TEST(SceneCloth, BadPinPathsNameTheirPath) {
+  auto with_pins = [](const char* pins) {
+    json j = cloth_scene();
+    j["cloths"][0]["pins"] = json::parse(pins);
+    return error_of(j);
+  };
+  EXPECT_EQ(with_pins(R"([{"kinematic": {}}])"),
+            "<test>: cloths[0].pins[0].at: required field is missing");
+  EXPECT_EQ(with_pins(R"([{"at": [0, 0], "kinematic": {}}, {"at": [0, 0], "kinematic": {}}])"),
+            "<test>: cloths[0].pins[1] = {\"at\":[0,0],\"kinematic\":{}}: vertex [0, 0] already "
+            "has a path: a vertex follows one");
+  expect_error(with_pins(R"([{"at": [0, 0], "kinematic": {"angular_velocity": [0, 1, 0]}}])"),
+               {"cloths[0].pins[0].kinematic.angular_velocity", "a particle does not turn"});
+  expect_error(with_pins(R"([{"at": [0, 0], "path": {}}])"), {"cloths[0].pins[0]", "path"});
+}
+
 }  // namespace
 }  // namespace vkphys::test
