@@ -151,9 +151,12 @@ void jacobi_unit(uint u, uint kind) {
     jacobi_pcontact(u - c, kind);
     return;
   }
-  if (u < params.counts.y && joint_is_spring(joint_info[u])) {
-    jacobi_spring(u, uvec2(joint_info[u]), kind);
-    return;
+  if (u < params.counts.y) {
+    uvec4 info = joint_info[u];
+    if (joint_is_spring(info)) {
+      jacobi_spring(u, uvec2(info), kind);
+      return;
+    }
   }
   uvec2 ab = unit_bodies(u);
   BodyState a = solver_body(ab.x);
