@@ -5,6 +5,11 @@
 // the only differences between the two languages that the kernels need:
 //   KFN                   `inline` in C++ (headers define functions), nothing in GLSL
 //   KINOUT(T) / KOUT(T)   GLSL `inout T` / `out T`, C++ references
+//   KINLINE               C++: always inline; nothing in GLSL (which inlines every call). For a
+//                         solver sweep on the hot path whose KINOUT arguments must stay in
+//                         registers: called, its callers' copies of them went through the
+//                         stack, written in parts and read back whole, and every such read
+//                         missed store-to-load forwarding.
 //   KERNELS_BEGIN / END   a C++ namespace around the functions; nothing in GLSL
 // Float literals carry an `f` suffix so C++ does not promote to double (GLSL accepts it too).
 #ifndef VKPHYS_KERNELS_COMMON_H
@@ -16,6 +21,7 @@
 #define KFN inline
 #define KINOUT(T) T&
 #define KOUT(T) T&
+#define KINLINE [[gnu::always_inline]]
 #define KERNELS_BEGIN      \
   namespace vkphys::kern { \
   using namespace glm;     \
@@ -25,6 +31,7 @@
 #define KFN
 #define KINOUT(T) inout T
 #define KOUT(T) out T
+#define KINLINE
 #define KERNELS_BEGIN
 #define KERNELS_END
 #endif

@@ -23,7 +23,12 @@ void unit_targets(uint u, uint phase) {
   uint j = params.counts.y;
   uint c = pcontact_unit_base();
   if (u < j) {
-    joint_targets(u);
+    uvec4 info = joint_info[u];
+    if (joint_is_spring(info)) {
+      spring_targets(u, info);
+    } else {
+      joint_targets(u, info);
+    }
   } else if (u < c) {
     contact_targets(u - j, phase);
   } else {
