@@ -87,6 +87,43 @@ TEST(SceneCloth, FileClothIsTheBuildersCloth) {
   EXPECT_EQ(s.particles.group[1], 1u);
 }
 
+// "diagonals": "alternating" gives each cell one shear spring, (i, j)-(i+1, j+1) where i + j is
+// odd and (i+1, j)-(i, j+1) where it is even (Bullet's CreatePatch cloth), checked against a
+// brute-force list of the cells' diagonals; cloth_spring_count counts what add_cloth makes.
+TEST(SceneCloth, AlternatingDiagonalsGiveOneShearSpringPerCell) {
+  json j = cloth_scene();
+  j["cloths"][0]["springs"]["diagonals"] = "alternating";
+  j.erase("springs");
+  const Scene s = io::parse_scene(j.dump(), "<test>");
+  const std::uint32_t nu = 7, nv = 5, first = 1;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> expected, shear;
+  for (std::uint32_t cj = 0; cj + 1 < nv; ++cj) {
+    for (std::uint32_t ci = 0; ci + 1 < nu; ++ci) {
+      const std::uint32_t v00 = first + cj * nu + ci;
+      if ((ci + cj) % 2 == 1) {
+        expected.emplace_back(v00, v00 + nu + 1);
+      } else {
+        expected.emplace_back(v00 + 1, v00 + nu);
+      }
+    }
+  }
+  for (const Spring& sp : s.springs) {
+    if (sp.k == 200.0f) shear.emplace_back(sp.a, sp.b);
+  }
+  EXPECT_EQ(shear, expected);
+  ClothSpec c;
+  c.nu = nu;
+  c.nv = nv;
+  c.k_bend = 20.0f;
+  c.diagonals = ClothDiagonals::alternating;
+  EXPECT_EQ(s.springs.size(), cloth_spring_count(c));
+  EXPECT_EQ(s.springs.size(), 6u * 5u + 7u * 4u + 6u * 4u + 5u * 5u + 7u * 3u);
+  c.diagonals = ClothDiagonals::both;
+  EXPECT_EQ(cloth_spring_count(c), s.springs.size() + 24u);
+  j["cloths"][0]["springs"]["diagonals"] = "one";
+  expect_error(error_of(j), {"cloths[0].springs.diagonals = \"one\"", "both", "alternating"});
+}
+
 TEST(SceneCloth, WrittenSpringsAndGroupsReadBackBitForBit) {
   const Scene s = io::parse_scene(cloth_scene().dump(), "<test>");
   const Scene back = io::parse_scene(io::write_scene_json(s), "<written>");

@@ -20,6 +20,7 @@ inline constexpr std::array<std::string_view, 2> kCentralLawNames{"inverse_squar
 inline constexpr std::array<std::string_view, 5> kIntegratorNames{"symplectic", "euler", "midpoint",
                                                                   "rk4", "implicit"};
 inline constexpr std::array<std::string_view, 2> kSpringModelNames{"compliant", "force"};
+inline constexpr std::array<std::string_view, 2> kClothDiagonalNames{"both", "alternating"};
 
 constexpr std::string_view joint_name(JointType type) {
   switch (type) {

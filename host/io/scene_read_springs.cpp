@@ -70,9 +70,12 @@ void SceneParser::read_cloths(const Field& list) {
     spec.nv = static_cast<std::uint32_t>(res.at(1).as_uint(2, kMaxClothSide));
     spec.density = o.require("density").positive();
     if (auto f = o.get("radius")) spec.radius = size_value(*f);
-    Object k(o.require("springs"), {"structural", "shear", "bend", "d", "model", "c"});
+    Object k(o.require("springs"), {"structural", "shear", "diagonals", "bend", "d", "model", "c"});
     spec.k_structural = k.require("structural").positive();
     spec.k_shear = k.require("shear").positive();
+    if (auto f = k.get("diagonals")) {
+      spec.diagonals = static_cast<ClothDiagonals>(choice(*f, kClothDiagonalNames));
+    }
     spec.k_bend = 0.0f;
     if (auto f = k.get("bend")) spec.k_bend = f->non_negative();
     read_spring_model(k, spec.model, spec.d, spec.c);
@@ -103,10 +106,8 @@ void SceneParser::read_cloths(const Field& list) {
         pin_paths.emplace_back(vertex, read_kinematic(moving->require("kinematic"), {true, 0}));
       }
     }
-    const std::uint64_t nu = spec.nu, nv = spec.nv;
-    const std::uint64_t springs = (nu - 1) * nv + nu * (nv - 1) + 2 * (nu - 1) * (nv - 1) +
-                                  (spec.k_bend > 0.0f ? (nu - 2) * nv + nu * (nv - 2) : 0);
-    check_generated_counts(res, "cloth", "vertices", std::uint64_t{spec.nu} * spec.nv, springs);
+    check_generated_counts(res, "cloth", "vertices", std::uint64_t{spec.nu} * spec.nv,
+                           cloth_spring_count(spec));
     const std::size_t first = scene_.particles.size();
     try {
       add_cloth(scene_, spec);  // checks the geometry: parallel edges, radius against spacing

@@ -31,6 +31,9 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
   require(std::isfinite(c.k_bend) && c.k_bend >= 0.0f,
           "k_bend " + std::to_string(c.k_bend) + " must be >= 0");
   require(std::isfinite(c.d) && c.d >= 0.0f, "d " + std::to_string(c.d) + " must be >= 0");
+  require(c.diagonals == ClothDiagonals::both || c.diagonals == ClothDiagonals::alternating,
+          "diagonals " + std::to_string(static_cast<std::uint32_t>(c.diagonals)) +
+              " must be ClothDiagonals::both or ::alternating");
   const glm::vec3 du = c.u / static_cast<float>(c.nu - 1);
   const glm::vec3 dv = c.v / static_cast<float>(c.nv - 1);
   const float spacing = std::min(glm::length(du), glm::length(dv));
@@ -61,14 +64,24 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
       if (i + 1 < c.nu) spring(vertex(i, j), vertex(i + 1, j), c.k_structural);
       if (j + 1 < c.nv) spring(vertex(i, j), vertex(i, j + 1), c.k_structural);
       if (i + 1 < c.nu && j + 1 < c.nv) {
-        spring(vertex(i, j), vertex(i + 1, j + 1), c.k_shear);
-        spring(vertex(i + 1, j), vertex(i, j + 1), c.k_shear);
+        const bool both = c.diagonals == ClothDiagonals::both;
+        const bool odd = ((i + j) & 1u) != 0;
+        if (both || odd) spring(vertex(i, j), vertex(i + 1, j + 1), c.k_shear);
+        if (both || !odd) spring(vertex(i + 1, j), vertex(i, j + 1), c.k_shear);
       }
       if (c.k_bend > 0.0f && i + 2 < c.nu) spring(vertex(i, j), vertex(i + 2, j), c.k_bend);
       if (c.k_bend > 0.0f && j + 2 < c.nv) spring(vertex(i, j), vertex(i, j + 2), c.k_bend);
     }
   }
   return first;
+}
+
+std::uint64_t cloth_spring_count(const ClothSpec& c) {
+  const std::uint64_t nu = c.nu, nv = c.nv;
+  const std::uint64_t cells = (nu - 1) * (nv - 1);
+  const std::uint64_t shear = c.diagonals == ClothDiagonals::both ? 2 * cells : cells;
+  const std::uint64_t bend = c.k_bend > 0.0f ? (nu - 2) * nv + nu * (nv - 2) : 0;
+  return (nu - 1) * nv + nu * (nv - 1) + shear + bend;
 }
 
 }  // namespace vkphys

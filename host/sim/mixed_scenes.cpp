@@ -157,6 +157,7 @@ Scene cloth_hang_scene(std::uint32_t n, float k) {
   c.k_structural = k;
   c.k_shear = k;
   c.k_bend = 0.0f;
+  c.diagonals = ClothDiagonals::alternating;  // Bullet's patch: one diagonal per cell
   c.pins = {{0, 0}, {n - 1, 0}};
   add_cloth(s, c);
   return s;

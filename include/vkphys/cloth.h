@@ -1,8 +1,9 @@
 /// \file
 /// Cloth as particles and springs in the one world (issue 9's compliant method): a grid of
 /// nu x nv particles over the parallelogram origin + s u + t v (s, t in [0, 1]), joined by
-/// structural springs (grid neighbours), shear springs (both diagonals of each cell) and bend
-/// springs (neighbours two apart), each with the kind's k: a SPOOK distance row with the cloth's
+/// structural springs (grid neighbours), shear springs (both diagonals of each cell, or one
+/// diagonal per cell, alternating: ClothDiagonals) and bend springs (neighbours two apart), each
+/// with the kind's k: a SPOOK distance row with the cloth's
 /// d, or (model force) a damped force spring with the cloth's c.
 /// The vertices share one collision group: they collide with bodies, planes and other particles
 /// but not with each other (self-collision is not built yet). Mass per vertex from the areal
@@ -19,6 +20,13 @@
 
 namespace vkphys {
 
+/// Which diagonals of each grid cell get a shear spring.
+enum class ClothDiagonals : std::uint32_t {
+  both,        ///< both diagonals: shear stiffness the same in both diagonal directions
+  alternating  ///< one, (i, j)-(i+1, j+1) where i + j is odd, else (i+1, j)-(i, j+1): a
+               ///< triangulated grid of alternating diagonals, Bullet's CreatePatch cloth
+};
+
 struct ClothSpec {
   glm::vec3 origin{0.0f};
   glm::vec3 u{1.0f, 0.0f, 0.0f};   ///< first edge [m]
@@ -29,7 +37,8 @@ struct ClothSpec {
   float k_structural = 1.0e3f;     ///< [N/m]
   float k_shear = 1.0e2f;          ///< [N/m]
   float k_bend = 1.0e1f;           ///< [N/m]; 0: no bend springs
-  float d = 4.0f;                  ///< compliant: SPOOK relaxation of every spring [steps]
+  ClothDiagonals diagonals = ClothDiagonals::both;
+  float d = 4.0f;  ///< compliant: SPOOK relaxation of every spring [steps]
   SpringModel model = SpringModel::compliant;  ///< every spring's model (vkphys/scene.h)
   float c = 0.0f;                              ///< force: every spring's damping [kg/s]
   std::uint32_t material = 0;
@@ -39,6 +48,9 @@ struct ClothSpec {
 /// Appends the cloth's particles and springs to the scene; returns the index of its first
 /// particle (vertex (i, j) is first + j nu + i). Throws std::invalid_argument naming the field.
 std::uint32_t add_cloth(Scene& scene, const ClothSpec& spec);
+
+/// The number of springs add_cloth makes for the spec (its resolution, diagonals and bend).
+std::uint64_t cloth_spring_count(const ClothSpec& spec);
 
 }  // namespace vkphys
 
