@@ -19,6 +19,9 @@ FIGURES = {"energy": ["kinetic", "potential", "energy"], "momentum": ["px", "py"
            "angular_momentum": ["lx", "ly", "lz"],
            "penetration": ["max_penetration", "max_rigid_penetration", "mean_rigid_penetration"],
            "joint_error": ["max_joint_error", "mean_joint_error"],
+           "spring_strain": ["max_spring_strain", "mean_spring_strain"],
+           "solver_work": ["cg_iterations", "ode_steps", "ode_redos"],
+           "solver_error": ["cg_residual", "ode_error"],
            "contacts": ["pairs", "manifolds", "points", "particle_contacts"],
            "colors": ["colors", "overflow_units", "regrows"], "step_ms": ["step_ms"]}
 

@@ -9,9 +9,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "host/io/scene_file.h"
+#include "host/sim/spring_strain.h"
 #include "tests/cli_helpers.h"
 
 namespace vkphys {
@@ -112,6 +116,76 @@ TEST(Cli, RunStopsAtANonFiniteStateNamingStepBodyAndStage) {
                  {"step 4: the predict stage made particle 0 NaN or infinite",
                   "frame_000003.csv holds the last finite state"});
   EXPECT_TRUE(fs::exists(out / "frames" / "frame_000003.csv"));
+  fs::remove_all(dir);
+}
+
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream in(line);
+  for (std::string c; std::getline(in, c, ',');) cells.push_back(c);
+  return cells;
+}
+
+// metrics.csv carries each step's spring strain, equal to spring_strain of the written frame,
+// and the implicit integrator's CG iterations and final residual, within the scene's tolerance.
+TEST(Cli, MetricsCarrySpringStrainAndTheCgSolve) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("vkphys_test_cli_strain_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path scene_file = dir / "implicit_cloth.json";
+  std::ofstream(scene_file) << R"({"format": "vkphys-scene", "version": 2,
+    "solver": {"integrator": "implicit", "cg_tolerance": 1e-5},
+    "cloths": [{"origin": [0, 2, 0], "u": [1, 0, 0], "v": [0, 0, 1], "resolution": [6, 5],
+                "density": 0.2, "pins": [[0, 0], [5, 0]],
+                "springs": {"structural": 500, "shear": 50, "model": "force", "c": 0.5}}]})";
+  const fs::path out = dir / "out";
+  const Result r =
+      vkphys("run " + scene_file.string() + " --backend cpu --steps 10 --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream metrics(out / "metrics.csv");
+  std::string line;
+  ASSERT_TRUE(std::getline(metrics, line));
+  std::map<std::string, std::size_t> column;
+  const std::vector<std::string> header = csv_cells(line);
+  for (std::size_t i = 0; i < header.size(); ++i) column[header[i]] = i;
+  for (const char* name : {"max_spring_strain", "mean_spring_strain", "cg_iterations",
+                           "cg_residual", "ode_steps", "ode_redos", "ode_error"}) {
+    ASSERT_TRUE(column.count(name)) << name;
+  }
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(metrics, line)) rows.push_back(csv_cells(line));
+  ASSERT_EQ(rows.size(), 11u);
+  for (std::size_t k = 1; k < rows.size(); ++k) {
+    EXPECT_GE(std::stoul(rows[k].at(column["cg_iterations"])), 1u) << "step " << k;
+    EXPECT_LE(std::stod(rows[k].at(column["cg_residual"])), 1e-5) << "step " << k;
+  }
+  const std::vector<std::string>& last = rows.back();
+  const double max_strain = std::stod(last.at(column["max_spring_strain"]));
+  const double mean_strain = std::stod(last.at(column["mean_spring_strain"]));
+  EXPECT_GT(mean_strain, 0.0) << "the cloth sags under its weight";
+  EXPECT_GE(max_strain, mean_strain);
+
+  // The oracle: the strain of the last frame's vertices, measured here.
+  const Scene s = io::load_scene(scene_file);
+  WorldState state;
+  state.particles = s.particles;
+  std::ifstream frame(out / "frames" / "frame_000010.csv");
+  ASSERT_TRUE(std::getline(frame, line));
+  std::size_t particles = 0;
+  while (std::getline(frame, line)) {
+    const std::vector<std::string> c = csv_cells(line);
+    if (c.at(1) != "particle") continue;
+    const std::size_t i = std::stoul(c.at(0));
+    ASSERT_LT(i, state.particles.size());
+    state.particles.pos_radius[i] = glm::vec4(std::stof(c.at(3)), std::stof(c.at(4)),
+                                              std::stof(c.at(5)), state.particles.pos_radius[i].w);
+    ++particles;
+  }
+  EXPECT_EQ(particles, s.particles.size());
+  const SpringStrain expected = spring_strain(s, state);
+  EXPECT_NEAR(max_strain, expected.max_ratio - 1.0, 1e-7);
+  EXPECT_NEAR(mean_strain, expected.mean, 1e-7);
   fs::remove_all(dir);
 }
 

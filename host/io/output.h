@@ -22,8 +22,9 @@
 //
 // Energies in J, momentum in kg m/s, angular momentum about the origin in kg m^2/s
 // (host/sim/metrics.h); pairs .. regrows as in StepStats (host/sim/backend.h); step_ms is the
-// host-measured time of the step (backend step only, not the read-back); the rigid penetration
-// and joint errors [m] are ConstraintErrors (host/sim/metrics.h; 0 at step 0).
+// host-measured time of the step (backend step only, not the read-back); the rigid penetration,
+// joint errors [m] and spring strains are ConstraintErrors (host/sim/metrics.h; 0 at step 0);
+// cg_iterations .. ode_error as in StepStats (0 where the integrator has none).
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,7 @@
 
 #include "host/sim/mass_properties.h"
 #include "host/sim/quat_double.h"
+#include "host/sim/spring_strain.h"
 
 namespace vkphys {
 
@@ -195,6 +196,11 @@ ConstraintErrors constraint_errors(const Scene& scene, const StepTrace& trace,
     e.mean_joint_error += err;
   }
   if (!scene.joints.empty()) e.mean_joint_error /= static_cast<double>(scene.joints.size());
+  if (!scene.springs.empty()) {
+    const SpringStrain strain = spring_strain(scene, state);
+    e.max_spring_strain = strain.max_ratio - 1.0;
+    e.mean_spring_strain = strain.mean;
+  }
   return e;
 }
 

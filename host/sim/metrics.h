@@ -45,10 +45,13 @@ Metrics measure(const Scene& scene, const WorldState& state);
 //   at the step's start) with a negative gap, the deepest and the mean overlap [m] (0 if none);
 //   joint error: per joint after the step, |anchor_a - anchor_b| in world space for ball and
 //   hinge joints, ||anchor_a - anchor_b| - length| for distance joints; the largest and the
-//   mean [m] (a hinge's axis alignment is not counted).
+//   mean [m] (a hinge's axis alignment is not counted);
+//   spring strain: length / rest - 1 over the scene's springs after the step (host/sim/
+//   spring_strain.h), the largest and the mean (0 without springs).
 struct ConstraintErrors {
   double max_rigid_penetration = 0.0, mean_rigid_penetration = 0.0;
   double max_joint_error = 0.0, mean_joint_error = 0.0;
+  double max_spring_strain = 0.0, mean_spring_strain = 0.0;
 };
 ConstraintErrors constraint_errors(const Scene& scene, const StepTrace& trace,
                                    const WorldState& state);
