@@ -99,11 +99,17 @@ TEST(Cli, RunRefusesANonEmptyFolderUnlessForced) {
   fs::remove_all(dir);
 }
 
-TEST(Cli, RunStopsAtANonFiniteStateNamingStepBodyAndStage) {
+// A new empty folder under the temporary directory, named for the test and the process.
+fs::path fresh_dir(const std::string& tag) {
   const fs::path dir =
-      fs::temp_directory_path() / ("vkphys_test_cli_nan_" + std::to_string(::getpid()));
+      fs::temp_directory_path() / ("vkphys_test_cli_" + tag + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
+  return dir;
+}
+
+TEST(Cli, RunStopsAtANonFiniteStateNamingStepBodyAndStage) {
+  const fs::path dir = fresh_dir("nan");
   const fs::path scene_file = dir / "overforced.json";
   std::ofstream(scene_file) << R"({"format": "vkphys-scene", "version": 2,
     "bodies": [{"shape": "sphere", "radius": 0.1, "mass": 0.001, "position": [0, 5, 0]},
@@ -129,10 +135,7 @@ std::vector<std::string> csv_cells(const std::string& line) {
 // metrics.csv carries each step's spring strain, equal to spring_strain of the written frame,
 // and the implicit integrator's CG iterations and final residual, within the scene's tolerance.
 TEST(Cli, MetricsCarrySpringStrainAndTheCgSolve) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("vkphys_test_cli_strain_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("strain");
   const fs::path scene_file = dir / "implicit_cloth.json";
   std::ofstream(scene_file) << R"({"format": "vkphys-scene", "version": 2,
     "solver": {"integrator": "implicit", "cg_tolerance": 1e-5},
