@@ -24,7 +24,8 @@ void pcontact_frame(uint c, KOUT(vec3) n, KOUT(vec3) t1, KOUT(vec3) t2) {
 
 // The targets of contact c for the coming solve phase (kernels/stages.h), from the current
 // separation along the narrowphase's normal (which moves with the bodies between substeps: dot(x_b
-// - x_a, n) - r_a - r_b, or from a plane's surface point) and the start-of-phase velocities
+// - x_a, n) minus the radii, or thicknesses, of kernels/particle_grid.inl, contact_radii; or from
+// a plane's surface point) and the start-of-phase velocities
 // body_predict kept; also the pair's friction coefficient.
 void pcontact_targets(uint c, uint phase) {
   uvec2 ab = pcontact_bodies[c];
@@ -34,7 +35,7 @@ void pcontact_targets(uint c, uint phase) {
   pcontact_frame(c, n, t1, t2);
   vec4 xb = body_pos[ab.y];
   vec4 xa = body_pos[ab.x];
-  float gap = dot(vec3(xb) - vec3(xa), n) - xb.w - xa.w;  // a plane body's radius is 0
+  float gap = dot(vec3(xb) - vec3(xa), n) - contact_radii(ab.x, ab.y);
   vec3 rel = vec3(body_start[ab.y]) - vec3(body_start[ab.x]);
   vec4 mat = pair_material(ab.x, ab.y);
   vec3 resting = resting_spook(mat, reduced_mass(body_vel[ab.x].w, body_vel[ab.y].w));

@@ -11,15 +11,65 @@
 //                the touching partners with a higher index: each pair once, owned by its lower
 //                particle. Count, exclusive scan, write (as for the SAP pairs), so the contact
 //                order is deterministic and the same on both backends, with no atomics.
-// With every particle in one nonzero group (VKPHYS_FLAG_PARTICLE_PAIRS clear) the neighbour
-// scan is skipped: no two particles may collide. Different cells can share a bucket, so a candidate
-// counts only when its own cell is the neighbour cell being visited, which also sees each pair
-// exactly once. The cell must be at least the largest contact reach 2 r_max + margin wide
-// (host/sim/world_setup.cpp checks it).
+// With every particle in one nonzero group and no self-collision (VKPHYS_FLAG_PARTICLE_PAIRS
+// clear) the neighbour scan is skipped: no two particles may collide. Different cells can share a
+// bucket, so a candidate counts only when its own cell is the neighbour cell being visited, which
+// also sees each pair exactly once. The cell must be at least the largest contact reach 2 max(r,
+// t/2) + margin wide (host/sim/world_setup.cpp checks it).
+//
+// Thickness and self-collision (vkphys/scene.h, Particles::thickness): body_info[i].w holds half
+// a particle's thickness t as float bits (0: none). Against another particle it shows the
+// radius max(r, t/2), so two vertices of one cloth with thickness t touch at distance t (when
+// t >= 2 r): a thickness above the vertex spheres' diameter closes the holes between a cloth's
+// vertices, which a sphere of radius under s / sqrt(2) - r slips through (s the grid spacing).
+// Planes and rigid bodies still see the particle's own radius. Two particles of one nonzero
+// group, which otherwise never collide, collide when both have a thickness (self-collision)
+// and no spring joins them: spring partners sit at their rest length, closer than t by design,
+// so the filter skips pairs, not groups. Each particle's spring partners are a sorted list
+// (partner_offsets / partner_list, built once on the host at load): a cloth vertex has at most
+// 12, so a linear scan that stops at the first partner not below j beats a binary search, and
+// the list costs nothing per step. (A bit mask of grid offsets would be smaller but holds only
+// for generated grids; the list serves any springs, ropes and soft bodies alike.)
 //
 // Warm starting: the write pass looks up last step's contacts of the same owner (its list is
 // prev_pcontact_offsets[p] .. [p + 1]) for the same other body and takes its impulses, scaled
 // by the warm-start factor; friction is kept as a world vector, so the tangent basis may change.
+
+// Half the thickness of particle i (0: none).
+float half_thickness(uint i) {
+  return uintBitsToFloat(body_info[i].w);
+}
+
+// The radius particle i shows other particles.
+float pair_radius(uint i) {
+  return max(body_pos[i].w, half_thickness(i));
+}
+
+// The sum of the radii of contact (a, b): thickness counts only between two particles (a
+// plane body has radius 0 and no thickness).
+float contact_radii(uint a, uint b) {
+  bool particles = a >= params.kinds.x && b >= params.kinds.x;
+  return particles ? pair_radius(a) + pair_radius(b) : body_pos[a].w + body_pos[b].w;
+}
+
+// Whether a spring joins particles i < j: i's sorted partner list holds j.
+bool spring_partners(uint i, uint j) {
+  uint p = i - params.kinds.x;
+  uint end = partner_offsets[p + 1u];
+  for (uint e = partner_offsets[p]; e < end; ++e) {
+    uint q = partner_list[e];
+    if (q >= j) return q == j;
+  }
+  return false;
+}
+
+// Particles i < j may touch: not both static; of different groups, or of one group with
+// self-collision (both with a thickness) and not joined by a spring.
+bool particles_may_touch(uint i, uint j) {
+  if (may_collide(i, j)) return true;
+  if (!body_dynamic(i) && !body_dynamic(j)) return false;
+  return body_info[i].w != 0u && body_info[j].w != 0u && !spring_partners(i, j);
+}
 
 void grid_hash_particle(uint p) {
   uint i = params.kinds.x + p;
@@ -59,6 +109,7 @@ void store_pcontact(uint slot, uint p, uint a, uint b, vec3 n, float g) {
 uint particle_contacts(uint p, bool write, uint base) {
   uint i = params.kinds.x + p;
   vec4 pi = body_pos[i];
+  vec4 reach_i = vec4(vec3(pi), pair_radius(i));
   float margin = params.contact.x;
   uint found = 0u;
   for (uint k = 0u; k < params.coloring.z; ++k) {
@@ -85,12 +136,12 @@ uint particle_contacts(uint p, bool write, uint base) {
         uint end = cell_end[h];
         for (uint k = begin; k < end; ++k) {
           uint j = grid_values[k];
-          if (j <= i || !may_collide(i, j)) continue;
+          if (j <= i || !particles_may_touch(i, j)) continue;
           vec4 pj = body_pos[j];
           if (any(notEqual(grid_cell(vec3(pj), inv_cell), nc))) continue;
           vec3 n;
           float g;
-          if (sphere_sphere(pi, pj, margin, n, g)) {
+          if (sphere_sphere(reach_i, vec4(vec3(pj), pair_radius(j)), margin, n, g)) {
             if (write) store_pcontact(base + found, p, i, j, n, g);
             found += 1u;
           }

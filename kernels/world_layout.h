@@ -11,8 +11,10 @@
 //     body_pos[i]     (x, radius)        radius: a particle's; 0 for rigid bodies (rigid_dims)
 //     body_vel[i]     (v, 1/m)           the solver's working velocity; 1/m = 0: static
 //     body_start[i]   (v_k, 0)           velocity at the start of the step
-//     body_info[i]    (shape, material, group, 0)   bodies of one nonzero group never collide;
-//                                        a particle's shape is a sphere
+//     body_info[i]    (shape, material, group, t/2)   bodies of one nonzero group never collide
+//                                        (but self-colliding particles); a particle's shape
+//                                        is a sphere, t/2 half its thickness as float bits
+//                                        (0: none; rigid bodies 0), kernels/particle_grid.inl
 //     body_color[i], [N+i]   colouring: this pass's claim, and the colour + 1 that took it
 //     body_range[i]   (begin, end) of the body's entries in the sorted incidence list (Jacobi)
 //   rigid bodies (R):
@@ -27,6 +29,9 @@
 //   particles (P = N - R, index p = i - R):
 //     grid_keys[p], grid_values[p]   grid cell hash and body index, sorted by cell
 //     cell_start[h], cell_end[h]     each hash bucket's range of sorted entries
+//     partner_offsets[p]  each particle's range of partner_list (P + 1, exclusive scan), and
+//     partner_list[e]     its spring partners' world indices, ascending (2 per particle-particle
+//                         spring); both empty unless some particle has a thickness
 // Contact pairs that involve a rigid body other than a plane (SAP pairs, capacity PC) and
 // their points (4 per pair, slot 4p + k):
 //   pair_offsets[s] the sweep's count, then exclusive scan, per sorted position s (N + 1)
@@ -240,8 +245,10 @@ struct WorldCounters {
   BUF(55, uint, ode_touched)           \
   BUF(56, vec4, cg_vec)                \
   BUF(57, vec4, cg_partial)            \
-  BUF(58, vec4, cg_scalar)
-#define VKPHYS_WORLD_BINDINGS 59u
+  BUF(58, vec4, cg_scalar)             \
+  BUF(59, uint, partner_offsets)       \
+  BUF(60, uint, partner_list)
+#define VKPHYS_WORLD_BINDINGS 61u
 #define VKPHYS_ODE_STRIDE 7u
 
 // The plane body with list index k (k < coloring.z).

@@ -133,6 +133,7 @@ inline void expect_same_scene(const Scene& a, const Scene& b) {
   VKPHYS_EXPECT_SAME(a.particles.vel_invmass, b.particles.vel_invmass);
   EXPECT_EQ(a.particles.material, b.particles.material);
   EXPECT_EQ(a.particles.group, b.particles.group);
+  VKPHYS_EXPECT_SAME(a.particles.thickness, b.particles.thickness);
   ASSERT_EQ(a.springs.size(), b.springs.size());
   for (std::size_t i = 0; i < a.springs.size(); ++i) {
     SCOPED_TRACE(testing::Message() << "spring " << i);

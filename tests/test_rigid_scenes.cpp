@@ -884,6 +884,7 @@ TEST(RigidSceneFile, SceneFilesMatchTheirBuilders) {
       {"cloth_drape.json", [] { return vkphys::cloth_drape_scene(); }},
       {"jelly_cube.json", [] { return vkphys::jelly_cube_scene(); }},
       {"rope_box.json", [] { return vkphys::rope_box_scene(); }},
+      {"trampoline.json", [] { return vkphys::trampoline_scene(); }},
   };
   for (const auto& [file, build] : files) {
     SCOPED_TRACE(file);

@@ -221,6 +221,8 @@ class CpuBackend final : public Backend {
     e.fspring_params = world_.fspring_params.data();
     e.fspring_offsets = world_.fspring_offsets.data();
     e.fspring_incident = world_.fspring_incident.data();
+    e.partner_offsets = world_.partner_offsets.data();
+    e.partner_list = world_.partner_list.data();
     e.ode_state = ode_state_.data();
     e.ode_deriv = ode_deriv_.data();
     e.ode_touched = ode_touched_.data();

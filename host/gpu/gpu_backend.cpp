@@ -191,6 +191,8 @@ class GpuBackend final : public Backend {
     buf_[b_fspring_params] = storage(f * v4, "force spring constants");
     buf_[b_fspring_offsets] = storage((p + 1) * u1, "force spring offsets");
     buf_[b_fspring_incident] = storage(2 * f * u1, "force spring lists");
+    buf_[b_partner_offsets] = storage(world_.partner_offsets.size() * u1, "spring partner offsets");
+    buf_[b_partner_list] = storage(world_.partner_list.size() * u1, "spring partner lists");
     buf_[b_ode_state] = storage(VKPHYS_ODE_STRIDE * p * v4, "integrator states");
     buf_[b_ode_deriv] = storage(p * v4, "integrator accelerations");
     buf_[b_ode_touched] = storage(p * u1, "integrator marks");
@@ -221,6 +223,8 @@ class GpuBackend final : public Backend {
     buf_[b_fspring_params].upload(std::span<const glm::vec4>(world_.fspring_params));
     buf_[b_fspring_offsets].upload(std::span<const std::uint32_t>(world_.fspring_offsets));
     buf_[b_fspring_incident].upload(std::span<const std::uint32_t>(world_.fspring_incident));
+    buf_[b_partner_offsets].upload(std::span<const std::uint32_t>(world_.partner_offsets));
+    buf_[b_partner_list].upload(std::span<const std::uint32_t>(world_.partner_list));
     ode_ = {};
     ctx_.run_once([&](VkCommandBuffer cb) {
       buf_[b_joint_lambda].fill(cb, 0u);

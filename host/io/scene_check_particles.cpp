@@ -34,16 +34,16 @@ void SceneParser::check_cell_size() const {
                  : shaped                   ? 0.02f
                  : s.contact_margin == 0.0f ? 0.0f
                                             : 0.05f * max_radius_;
-  float needed = 2.0f * max_radius_ + margin;
+  float needed = 2.0f * max_pair_radius_ + margin;
   cell_size_field_->check(
       s.cell_size >= needed,
-      fmt::format("must be >= 2 * largest radius + contact margin = {:.6g} m (the broadphase "
-                  "searches adjacent cells only)",
+      fmt::format("must be >= 2 * largest max(radius, thickness / 2) + contact margin = {:.6g} m "
+                  "(the broadphase searches adjacent cells only)",
                   needed));
   cell_size_field_->check(
       static_cast<double>(s.cell_size) <= kMaxCellFactor * static_cast<double>(needed),
-      fmt::format("must be <= {:g} * (2 * largest radius + contact margin) = {:.6g} m (a wider "
-                  "cell makes far particles candidates of each other)",
+      fmt::format("must be <= {:g} * (2 * largest max(radius, thickness / 2) + contact margin) = "
+                  "{:.6g} m (a wider cell makes far particles candidates of each other)",
                   kMaxCellFactor, kMaxCellFactor * static_cast<double>(needed)));
 }
 

@@ -123,11 +123,11 @@ void SceneParser::read_generators(const Field& list) {
       g = read_lattice(versioned(f,
                                  {"type", "origin", "count", "spacing", "radius", "mass", "density",
                                   "jitter", "seed", "velocity", "material", "static"},
-                                 {"group"}));
+                                 {"group", "thickness"}));
     } else if (type == "particle") {
       g = read_particle(
           versioned(f, {"type", "position", "velocity", "radius", "mass", "material", "static"},
-                    {"kinematic", "group"}));
+                    {"kinematic", "group", "thickness"}));
     } else {
       type_field.fail("unknown generator type; allowed: \"lattice\", \"particle\"");
     }
@@ -135,6 +135,10 @@ void SceneParser::read_generators(const Field& list) {
     if (f.json().contains("group")) {
       g.group = static_cast<std::uint32_t>(
           Field(source_, f.json().at("group"), join_path(f.path(), "group")).as_uint(0, kMaxGroup));
+    }
+    if (f.json().contains("thickness")) {
+      g.thickness = thickness_value(
+          Field(source_, f.json().at("thickness"), join_path(f.path(), "thickness")));
     }
     // Each count is < 2^32, so the product of the first two cannot overflow; the double
     // product is only used to describe a scene that is too large anyway.
@@ -164,6 +168,7 @@ void SceneParser::read_generators(const Field& list) {
     g.first = total;
     total += g.particles;
     max_radius_ = std::max(max_radius_, g.radius);
+    max_pair_radius_ = std::max({max_pair_radius_, g.radius, 0.5f * g.thickness});
     generators_.push_back(std::move(g));
   }
   total_ = total;
@@ -196,6 +201,10 @@ void SceneParser::generate() {
           if (g.group != 0) {
             p.group.resize(p.size(), 0u);  // add() keeps the list only once it is in use
             p.group.back() = g.group;
+          }
+          if (g.thickness != 0.0f) {
+            p.thickness.resize(p.size(), 0.0f);  // as the group
+            p.thickness.back() = g.thickness;
           }
         }
       }

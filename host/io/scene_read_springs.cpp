@@ -57,8 +57,8 @@ void read_spring_model(const Object& o, SpringModel& model, float& d, float& c) 
 void SceneParser::read_cloths(const Field& list) {
   const std::size_t n = list.array_size();
   for (std::size_t c = 0; c < n; ++c) {
-    Object o(list.at(c), {"origin", "u", "v", "resolution", "density", "radius", "springs",
-                          "material", "pins"});
+    Object o(list.at(c), {"origin", "u", "v", "resolution", "density", "radius", "thickness",
+                          "springs", "material", "pins"});
     ClothSpec spec;
     spec.origin = bounded_vec3(o.require("origin"), kCoordinate);
     spec.u = edge(o.require("u"));
@@ -70,6 +70,7 @@ void SceneParser::read_cloths(const Field& list) {
     spec.nv = static_cast<std::uint32_t>(res.at(1).as_uint(2, kMaxClothSide));
     spec.density = o.require("density").positive();
     if (auto f = o.get("radius")) spec.radius = size_value(*f);
+    if (auto f = o.get("thickness")) spec.thickness = thickness_value(*f);
     Object k(o.require("springs"), {"structural", "shear", "diagonals", "bend", "d", "model", "c"});
     spec.k_structural = k.require("structural").positive();
     spec.k_shear = k.require("shear").positive();
@@ -143,6 +144,9 @@ void SceneParser::check_generated_counts(const Field& res, std::string_view what
 void SceneParser::place_generated(const Object& o, std::size_t first, std::string_view noun,
                                   std::string_view what) {
   max_radius_ = std::max(max_radius_, scene_.particles.pos_radius[first].w);
+  const std::vector<float>& t = scene_.particles.thickness;
+  max_pair_radius_ = std::max(max_pair_radius_, scene_.particles.pos_radius[first].w);
+  if (first < t.size()) max_pair_radius_ = std::max(max_pair_radius_, 0.5f * t[first]);
   if (const auto hit = first_below_plane(first, scene_.particles.size())) {
     o.field().fail(fmt::format(
         "{} {} at {} penetrates {} by {:.6g} m; {} must start on the free side of every plane",

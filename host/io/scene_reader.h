@@ -70,6 +70,16 @@ inline glm::vec3 bounded_vec3(const Field& f, Bound b) {
   }
   return v;
 }
+// A particle's thickness (vkphys/scene.h, Particles::thickness): 0 (none) or a size.
+inline float thickness_value(const Field& f) {
+  const float t = f.non_negative();
+  if (t != 0.0f) {
+    f.check(t >= static_cast<float>(kMinSize),
+            fmt::format("must be 0 (none) or >= {:g} m", kMinSize));
+    f.check(static_cast<double>(t) <= kMaxSize, fmt::format("must be <= {:g} m", kMaxSize));
+  }
+  return t;
+}
 // A radius, half extent or half height: in [kMinSize, kMaxSize] metres.
 inline float size_value(const Field& f) {
   float v = f.positive();
@@ -108,6 +118,7 @@ struct Generator {
   float mass = 0.0f;  // 0 for static particles
   std::uint32_t material = 0;
   std::uint32_t group = 0;  // particles of one nonzero group never collide with each other
+  float thickness = 0.0f;   // vkphys/scene.h, Particles::thickness (0: none)
   std::uint64_t particles = 1;
   std::uint64_t first = 0;  // index of its first particle in the scene
   // A single particle's path; its target index is set when the particle is generated.
@@ -263,6 +274,7 @@ class SceneParser {
   std::vector<Generator> generators_;
   std::uint64_t total_ = 0;
   float max_radius_ = 0.0f;
+  float max_pair_radius_ = 0.0f;  // the largest max(r, t/2) (thickness) a particle shows others
   std::size_t listed_bodies_ = 0;
   std::optional<std::uint32_t> world_;
 };

@@ -51,11 +51,13 @@ std::string particles_json(const Writer& w) {
       mass = fmt::format("\"mass\": {}", num(m));
     }
     const std::uint32_t group = i < pa.group.size() ? pa.group[i] : 0u;
+    const float thickness = i < pa.thickness.size() ? pa.thickness[i] : 0.0f;
     out += fmt::format(
         "    {{\"type\": \"particle\", \"position\": {}, \"velocity\": {}, \"radius\": "
-        "{}, {}, \"material\": {}{}{}}}{}\n",
+        "{}, {}, \"material\": {}{}{}{}}}{}\n",
         vec(glm::vec3(x)), vec(glm::vec3(v)), num(x.w), mass, w.material(pa.material[i]),
         group ? fmt::format(", \"group\": {}", group) : std::string(),
+        thickness != 0.0f ? fmt::format(", \"thickness\": {}", num(thickness)) : std::string(),
         w.kinematic({true, static_cast<std::uint32_t>(i)}), i + 1 < pa.size() ? "," : "");
   }
   return out + "  ]";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -13,6 +14,32 @@ namespace {
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("cloth: " + what);
+}
+
+// The rest distance of the nearest two vertices that no spring joins (infinity when springs
+// join every pair): the offsets (di, dj) with |di|, |dj| <= 1 are structural and shear
+// springs (with alternating diagonals each cell joins only one of its diagonals), (2, 0) and
+// (0, 2) bend springs when k_bend > 0. A skewed grid's nearest pair can be a
+// long offset, so the search spans the whole grid up to 8 vertices each way.
+float nearest_unjoined(const ClothSpec& c, glm::vec3 du, glm::vec3 dv) {
+  float nearest = std::numeric_limits<float>::infinity();
+  const int ni = static_cast<int>(std::min<std::uint32_t>(c.nu - 1, 8));
+  const int nj = static_cast<int>(std::min<std::uint32_t>(c.nv - 1, 8));
+  for (int dj = 0; dj <= nj; ++dj) {
+    for (int di = -ni; di <= ni; ++di) {
+      if (dj == 0 && di <= 0) continue;  // each offset once, up to sign
+      const int ai = std::abs(di);
+      // Alternating diagonals leave each cell's other diagonal unjoined.
+      const bool diagonal = ai == 1 && dj == 1;
+      const bool spring = (ai <= 1 && dj <= 1 &&
+                           !(diagonal && c.diagonals == ClothDiagonals::alternating)) ||
+                          (c.k_bend > 0.0f && ((ai == 2 && dj == 0) || (ai == 0 && dj == 2)));
+      if (spring) continue;
+      nearest =
+          std::min(nearest, glm::length(static_cast<float>(di) * du + static_cast<float>(dj) * dv));
+    }
+  }
+  return nearest;
 }
 
 }  // namespace
@@ -38,6 +65,14 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
   const glm::vec3 dv = c.v / static_cast<float>(c.nv - 1);
   const float spacing = std::min(glm::length(du), glm::length(dv));
   const float radius = generated_radius(c.radius, spacing, "cloth", "vertex");
+  if (c.thickness != 0.0f) {
+    const float limit = nearest_unjoined(c, du, dv);
+    require(std::isfinite(c.thickness) && c.thickness >= 2.0f * radius && c.thickness < limit,
+            "thickness " + std::to_string(c.thickness) + " m must be 0 (no self-collision) or " +
+                "at least the vertex diameter " + std::to_string(2.0f * radius) + " m and below " +
+                std::to_string(limit) +
+                " m, the rest distance of the nearest two vertices no spring joins");
+  }
   Particles& p = scene.particles;
   const auto first = static_cast<std::uint32_t>(p.size());
   const std::uint32_t group = next_particle_group(p);
@@ -46,6 +81,10 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
     for (std::uint32_t i = 0; i < c.nu; ++i) {
       const glm::vec3 x = c.origin + static_cast<float>(i) * du + static_cast<float>(j) * dv;
       add_grouped_particle(p, x, radius, mass, c.material, group);
+      if (c.thickness > 0.0f) {
+        p.thickness.resize(p.size(), 0.0f);  // add() keeps the list only once it is in use
+        p.thickness.back() = c.thickness;
+      }
     }
   }
   for (const auto& [i, j] : c.pins) {

@@ -186,6 +186,38 @@ Scene jelly_cube_scene() {
   return s;
 }
 
+Scene trampoline_scene() {
+  Scene s;
+  s.name = "trampoline";
+  s.settings.contact_margin = 0.01f;
+  s.settings.solver.substeps = 4;
+  s.settings.solver.iterations = 24;
+  s.settings.solver.contact_hertz = 0.0f;
+  s.materials[0].name = "trampoline";
+  Body ball;
+  ball.shape = Shape::sphere;
+  ball.radius = kTrampolineBallRadius;
+  ball.mass = kTrampolineBallMass;
+  ball.position = {0.0f, 1.45f, 0.0f};  // 1 m + the drop + the radius, as the file writes it
+  s.bodies.push_back(ball);
+  ClothSpec c;
+  c.origin = {-0.5f, 1.0f, -0.5f};
+  c.u = {1.0f, 0.0f, 0.0f};
+  c.v = {0.0f, 0.0f, 1.0f};
+  c.nu = c.nv = kTrampolineSide;
+  c.k_structural = kTrampolineK;
+  c.k_shear = kTrampolineK / 10.0f;
+  c.k_bend = kTrampolineK / 100.0f;
+  const std::uint32_t last = kTrampolineSide - 1;
+  // The four edges in turn, each vertex once, as the file lists them.
+  for (std::uint32_t k = 0; k < last; ++k) c.pins.emplace_back(k, 0);
+  for (std::uint32_t k = 0; k < last; ++k) c.pins.emplace_back(last, k);
+  for (std::uint32_t k = 0; k < last; ++k) c.pins.emplace_back(last - k, last);
+  for (std::uint32_t k = 0; k < last; ++k) c.pins.emplace_back(0, last - k);
+  add_cloth(s, c);
+  return s;
+}
+
 Scene rope_box_scene(float degrees, float drag) {
   Scene s;
   s.name = "rope_box";

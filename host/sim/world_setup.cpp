@@ -91,6 +91,28 @@ void check_body_end(const Scene& scene, const Spring& s, const std::string& name
 // with its b end at the anchor on body b (kernels/joints.inl gives it the lever arm). Force
 // springs go to their own list, and each particle gets the list of its force springs in spring
 // order (kernels/world_ode.inl sums them in that order).
+// Each particle's spring partners as world indices, ascending, for self-collision's pair filter
+// (kernels/particle_grid.inl, spring_partners); only when some particle has a thickness. Runs
+// after add_springs checked the springs' ends.
+void add_spring_partners(const Scene& scene, WorldArrays& w) {
+  const std::vector<float>& t = scene.particles.thickness;
+  if (std::none_of(t.begin(), t.end(), [](float x) { return x > 0.0f; })) return;
+  const std::size_t particles = scene.particles.size();
+  std::vector<std::vector<std::uint32_t>> partners(particles);
+  for (const Spring& s : scene.springs) {
+    if (s.to_body()) continue;
+    partners[s.a].push_back(w.rigid + s.b);
+    partners[s.b].push_back(w.rigid + s.a);
+  }
+  w.partner_offsets.assign(particles + 1, 0u);
+  for (std::size_t p = 0; p < particles; ++p) {
+    std::sort(partners[p].begin(), partners[p].end());
+    w.partner_offsets[p + 1] =
+        w.partner_offsets[p] + static_cast<std::uint32_t>(partners[p].size());
+    w.partner_list.insert(w.partner_list.end(), partners[p].begin(), partners[p].end());
+  }
+}
+
 void add_springs(const Scene& scene, WorldArrays& w) {
   const std::size_t particles = scene.particles.size();
   std::vector<std::uint32_t> count(particles + 1, 0u);
@@ -235,9 +257,10 @@ WorldArrays build_world(const Scene& scene) {
   w.rigid = w.bodies();
   const Particles& pt = scene.particles;
   if (pt.pos_radius.size() != pt.vel_invmass.size() || pt.material.size() != pt.size() ||
-      (!pt.group.empty() && pt.group.size() != pt.size())) {
+      (!pt.group.empty() && pt.group.size() != pt.size()) ||
+      (!pt.thickness.empty() && pt.thickness.size() != pt.size())) {
     throw std::invalid_argument(
-        "particles: position, velocity, material and group lists differ in "
+        "particles: position, velocity, material, group and thickness lists differ in "
         "length");
   }
   if (pt.size() > (1u << 26)) {
@@ -255,12 +278,19 @@ WorldArrays build_world(const Scene& scene) {
                                   " must be a finite number > 0");
     }
     check_finite(std::isfinite(v.w) && v.w >= 0.0f, name + " inverse mass");
+    const float t = pt.thickness.empty() ? 0.0f : pt.thickness[i];
+    if (!(t >= 0.0f) || !std::isfinite(t)) {
+      throw std::invalid_argument(name + ": thickness " + std::to_string(t) +
+                                  " m must be a finite number >= 0 (0: none)");
+    }
     w.max_particle_radius = std::max(w.max_particle_radius, x.w);
+    w.max_pair_radius = std::max(w.max_pair_radius, std::max(x.w, 0.5f * t));
     w.pos.push_back(x);
     w.vel.push_back(v);
     // Rigid groups are 1 .. R (below); a particle group g becomes R + g.
     const std::uint32_t group = pt.group.empty() || pt.group[i] == 0u ? 0u : w.rigid + pt.group[i];
-    w.info.emplace_back(static_cast<std::uint32_t>(Shape::sphere), pt.material[i], group, 0u);
+    w.info.emplace_back(static_cast<std::uint32_t>(Shape::sphere), pt.material[i], group,
+                        std::bit_cast<std::uint32_t>(0.5f * t));
   }
   w.drive = Drive(scene, w.rigid);
   for (std::uint32_t i = 0; i < w.bodies(); ++i) {
@@ -285,6 +315,7 @@ WorldArrays build_world(const Scene& scene) {
     pack_joint(j, j.body_a, j.body_b, w);
   }
   add_springs(scene, w);
+  add_spring_partners(scene, w);
   for (std::uint32_t i = 0; i < scene.bodies.size(); ++i) {
     w.info[i].z = find_root(parent, i) + 1u;
   }
@@ -407,6 +438,9 @@ bool particle_pairs_possible(const Particles& particles) {
   const std::vector<std::uint32_t>& g = particles.group;
   if (particles.size() < 2) return false;
   if (g.empty() || g.front() == 0u) return true;
+  // A thickness turns self-collision on: the group's own particles may then collide.
+  const std::vector<float>& t = particles.thickness;
+  if (std::any_of(t.begin(), t.end(), [](float x) { return x > 0.0f; })) return true;
   return std::any_of(g.begin(), g.end(), [&](std::uint32_t x) { return x != g.front(); });
 }
 
@@ -467,12 +501,13 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
                                 " must be finite and >= 0, the centre finite, the law known");
   }
   p.central = glm::vec4(cf.center, cf.strength);
-  const float reach = 2.0f * world.max_particle_radius + margin;
+  const float reach = 2.0f * world.max_pair_radius + margin;
   const float cell = s.cell_size > 0.0f ? s.cell_size : (reach > 0.0f ? reach : 1.0f);
   if (world.particles() > 0 && cell < reach) {
-    throw std::invalid_argument(
-        "cell_size " + std::to_string(cell) +
-        " is smaller than the largest contact reach 2 r_max + margin = " + std::to_string(reach));
+    throw std::invalid_argument("cell_size " + std::to_string(cell) +
+                                " is smaller than the largest contact reach 2 max(r, t/2) + "
+                                "margin = " +
+                                std::to_string(reach));
   }
   p.grid = glm::vec4(cell, 1.0f / cell, reach, 0.0f);
   const std::uint64_t units = std::uint64_t{world.joints()} + cap.pairs + cap.contacts;

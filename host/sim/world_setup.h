@@ -23,7 +23,7 @@ struct WorldArrays {
   // every body (N)
   std::vector<glm::vec4> pos;    // (x, radius)
   std::vector<glm::vec4> vel;    // (v, 1/m)
-  std::vector<glm::uvec4> info;  // (shape, material, group, 0)
+  std::vector<glm::uvec4> info;  // (shape, material, group, t/2 as float bits)
   // rigid bodies (R)
   std::vector<glm::vec4> rot, omega, inertia, dims;
   std::vector<glm::vec4> force, torque;  // constant applied force and torque
@@ -34,11 +34,15 @@ struct WorldArrays {
   std::vector<glm::uvec2> fspring_ends;
   std::vector<glm::vec4> fspring_params;
   std::vector<std::uint32_t> fspring_offsets, fspring_incident;
+  // each particle's spring partners, ascending (self-collision's pair filter; empty unless some
+  // particle has a thickness)
+  std::vector<std::uint32_t> partner_offsets, partner_list;
   Drive drive;                   // kinematic paths and scheduled impulses
   std::uint32_t rigid = 0;       // R
   std::uint32_t sweepers = 0;    // rigid bodies that start a sweep (not planes or shapeless)
   std::uint32_t joint_rows = 0;  // rows the joints use (for statistics)
   float max_particle_radius = 0.0f;
+  float max_pair_radius = 0.0f;  // the largest max(r, t/2) a particle shows other particles
   std::uint32_t bodies() const { return static_cast<std::uint32_t>(pos.size()); }
   std::uint32_t particles() const { return bodies() - rigid; }
   std::uint32_t joints() const { return static_cast<std::uint32_t>(joint_info.size()); }

@@ -6,8 +6,11 @@
 /// with the kind's k: a SPOOK distance row with the cloth's
 /// d, or (model force) a damped force spring with the cloth's c.
 /// The vertices share one collision group: they collide with bodies, planes and other particles
-/// but not with each other (self-collision is not built yet). Mass per vertex from the areal
-/// density: density |u x v| / (nu nv). Pinned vertices are static particles.
+/// but not with each other, unless the cloth has a thickness: then two vertices that no spring
+/// joins collide at distance `thickness` (self-collision), and every vertex shows other
+/// particles (another cloth's vertices too) the radius thickness/2 (vkphys/scene.h,
+/// Particles::thickness). Mass per vertex from the areal density: density |u x v| / (nu nv).
+/// Pinned vertices are static particles.
 #ifndef VKPHYS_CLOTH_H
 #define VKPHYS_CLOTH_H
 
@@ -34,6 +37,13 @@ struct ClothSpec {
   std::uint32_t nu = 16, nv = 16;  ///< vertices along u and v, >= 2 each
   float density = 0.1f;            ///< areal density [kg/m^2]
   float radius = 0.0f;             ///< vertex radius [m]; 0: 0.25 of the smaller spacing
+  /// Self-collision's contact distance [m]; 0: off (the default). Else at least the vertex
+  /// diameter 2 radius and below the rest distance of the nearest two vertices no spring joins
+  /// (2 spacings without bend springs; with them sqrt(5) on a square grid; with alternating
+  /// diagonals the cell's other diagonal, sqrt(2)), or the flat cloth would push itself apart.
+  /// Above s / sqrt(2) (s the spacing) it closes the holes between four vertices that a vertex
+  /// of another cloth could slip through.
+  float thickness = 0.0f;
   float k_structural = 1.0e3f;     ///< [N/m]
   float k_shear = 1.0e2f;          ///< [N/m]
   float k_bend = 1.0e1f;           ///< [N/m]; 0: no bend springs

@@ -177,6 +177,12 @@ struct Particles {
   /// Optional, one per particle when given: particles of one nonzero group never collide with
   /// each other (a cloth's own vertices; they still collide with everything else).
   std::vector<std::uint32_t> group;
+  /// Optional, one per particle when given: a thickness t [m], 0 for none. Against other
+  /// particles (not planes or rigid bodies) a particle with a thickness shows the radius
+  /// max(radius, t/2), so two of them touch at distance t; and two particles of one nonzero
+  /// group that both have a thickness collide with each other unless a spring joins them
+  /// (self-collision). At rest no two unjoined particles of a group may be closer than t.
+  std::vector<float> thickness;
 
   std::size_t size() const { return pos_radius.size(); }
   void add(glm::vec3 x, glm::vec3 v, float radius, float mass, std::uint32_t mat) {
@@ -184,6 +190,7 @@ struct Particles {
     vel_invmass.emplace_back(v, mass > 0.0f ? 1.0f / mass : 0.0f);
     material.push_back(mat);
     if (!group.empty()) group.push_back(0u);
+    if (!thickness.empty()) thickness.push_back(0.0f);
   }
 };
 
