@@ -12,6 +12,8 @@
 //             --sizes = particle counts (default 2000,20000; 2000 on lavapipe)
 //   cloth     cloth_drape_scene: an n x n cloth dropped on a ball, --sizes = n (default
 //             64,128,256; 32,64 on the CPU backend and on lavapipe)
+//   cloth_self  the same drape with self-collision: thickness 0.75 of the vertex spacing
+//             (cloth_drape_scene's self_collision), --sizes as cloth
 //   cloth_hang  cloth_hang_scene: Bullet's cloth bench, a 10 m cloth pinned at two corners,
 //             --sizes = n (default 64,128,256; 64 on the CPU backend and on lavapipe)
 //   rigid     pyramid, pyramids and boxes;   all: every workload (the default)
@@ -64,8 +66,8 @@ struct Workload {
   std::uint32_t max_size;  // largest --sizes entry (the scene loader's limits)
 };
 
-const std::array<Workload, 7>& workloads() {
-  static const std::array<Workload, 7> w{{
+const std::array<Workload, 8>& workloads() {
+  static const std::array<Workload, 8> w{{
       {"particles",
        {1000, 10000, 100000},
        {1000, 10000, 100000},
@@ -77,6 +79,7 @@ const std::array<Workload, 7>& workloads() {
       {"pyramids", {10}, {10}, {10}, 60, io::kMaxBodies / kPyramidBoxes10},
       {"boxes", {10000, 100000}, {1000, 10000}, {1000, 4000}, 120, io::kMaxBodies},
       {"cloth", {64, 128, 256}, {32, 64}, {32, 64}, 60, kMaxClothSide},
+      {"cloth_self", {64, 128, 256}, {32, 64}, {32, 64}, 60, kMaxClothSide},
       {"cloth_hang", {64, 128, 256}, {64}, {64}, 60, kMaxClothSide},
   }};
   return w;
@@ -88,6 +91,7 @@ Scene build(const std::string& workload, std::uint32_t size) {
   if (workload == "pyramid") return pyramid_scene(size, 1);
   if (workload == "pyramids") return pyramid_scene(10, size);
   if (workload == "cloth") return cloth_drape_scene(size);
+  if (workload == "cloth_self") return cloth_drape_scene(size, true);
   if (workload == "cloth_hang") return cloth_hang_scene(size);
   return box_rain_scene(size);
 }

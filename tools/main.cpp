@@ -11,7 +11,7 @@
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
 //                        [--rot-tol RAD] [--scheme colored|jacobi] [--seeds N] [--factor F]
 //                        [--checks N] [--no-envelope] [--report FILE.html]
-//   vkphys bench [particles|mixed|pyramid|pyramids|boxes|cloth|cloth_hang|rigid|all]
+//   vkphys bench [particles|mixed|pyramid|pyramids|boxes|cloth|cloth_self|cloth_hang|rigid|all]
 //                [--sizes N,...]
 //                [--backend gpu|cpu|both] [--scheme colored|jacobi|sequential|all] [--warmup N]
 //                [--steps N] [--fused auto|never|always]
@@ -33,7 +33,8 @@
 // side by side, --sizes = copies, default 10), boxes (box rain, --sizes = box counts, default
 // 10000,100000 on a GPU, 1000,10000 on the CPU backend and 1000,4000 on a CPU Vulkan driver such
 // as lavapipe), cloth (an n x n cloth dropped on a ball, --sizes = n, default 64,128,256 on a
-// GPU, 32,64 on the CPU backend and lavapipe), cloth_hang (Bullet's cloth bench: a 10 m cloth
+// GPU, 32,64 on the CPU backend and lavapipe), cloth_self (the same with self-collision, a
+// thickness of 0.75 spacings), cloth_hang (Bullet's cloth bench: a 10 m cloth
 // pinned at two corners, --sizes = n, default 64,128,256 on a GPU, 64 on the CPU backend and
 // lavapipe); rigid = pyramid, pyramids and boxes. --warmup
 // defaults to 30 steps (particles), 60 (pyramids, cloth) and 120 (boxes); --steps to 20.
@@ -176,10 +177,10 @@ int main(int argc, char** argv) {
   bench
       ->add_option(
           "workload", opt.workload,
-          "particles, mixed, pyramid, pyramids, boxes, cloth, cloth_hang, rigid (the three rigid "
-          "ones) or all")
+          "particles, mixed, pyramid, pyramids, boxes, cloth, cloth_self, cloth_hang, rigid (the "
+          "three rigid ones) or all")
       ->check(CLI::IsMember({"particles", "mixed", "pyramid", "pyramids", "boxes", "cloth",
-                             "cloth_hang", "rigid", "all"}));
+                             "cloth_self", "cloth_hang", "rigid", "all"}));
   bench
       ->add_option("--sizes", opt.sizes,
                    "particle counts, pyramid bases, pyramid copies or box counts")

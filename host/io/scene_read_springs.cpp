@@ -1,8 +1,9 @@
 // Scene file sections "cloths" and "springs" (version 2). A cloth is a generator
 // (include/vkphys/cloth.h): a grid of particles over a parallelogram with structural, shear and
 // bend springs, appended after the particles of "particles"; its vertices share one particle group,
-// so they collide with everything but each other. "springs" then joins any two particles, cloth
-// vertices included, by index, or a particle to a point on a rigid body (a rope hanging a box).
+// so they collide with everything but each other (unless it has a "thickness": self-collision).
+// "springs" then joins any two particles, cloth vertices included, by index, or a particle to a
+// point on a rigid body (a rope hanging a box).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -112,7 +112,7 @@ Scene paddle_scene(std::uint32_t count) {
   return s;
 }
 
-Scene cloth_drape_scene(std::uint32_t n) {
+Scene cloth_drape_scene(std::uint32_t n, bool self_collision) {
   Scene s;
   s.name = "cloth_drape";
   s.settings.gravity = {0.0f, -10.0f, 0.0f};
@@ -137,6 +137,7 @@ Scene cloth_drape_scene(std::uint32_t n) {
   c.k_structural = 1000.0f;
   c.k_shear = 100.0f;
   c.k_bend = 10.0f;
+  if (self_collision) c.thickness = 0.75f * 1.5f / static_cast<float>(n - 1);
   add_cloth(s, c);
   return s;
 }

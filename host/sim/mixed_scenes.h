@@ -30,7 +30,9 @@ Scene paddle_scene(std::uint32_t count = 3000);
 // 100, 10 N/m, d 4) dropped from 0.2 m above a fixed ball of radius 0.5 m, over the ground at
 // y = -0.6; 4 substeps of 2 iterations, drag 0.001 kg/s, no contact-stiffness cap (the cap
 // scales with a vertex's own mass, not the tension it carries: see ARCHITECTURE.md).
-Scene cloth_drape_scene(std::uint32_t n = 32);
+// `self_collision`: the cloth has a thickness of 0.75 spacings (vkphys/cloth.h; the bench's
+// cloth_self workload).
+Scene cloth_drape_scene(std::uint32_t n = 32, bool self_collision = false);
 
 // Bullet's cloth bench (../shared/peers/bullet_bench.cpp, `cloth`) in vkphys: a 10 m square
 // cloth of n x n vertices, 1 kg in all, horizontal at y = 20 m, pinned at its corners (0, 0)
