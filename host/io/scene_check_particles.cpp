@@ -35,16 +35,18 @@ void SceneParser::check_cell_size() const {
                  : s.contact_margin == 0.0f ? 0.0f
                                             : 0.05f * max_radius_;
   float needed = 2.0f * max_pair_radius_ + margin;
-  cell_size_field_->check(
-      s.cell_size >= needed,
-      fmt::format("must be >= 2 * largest max(radius, thickness / 2) + contact margin = {:.6g} m "
-                  "(the broadphase searches adjacent cells only)",
-                  needed));
+  // A thickness wider than the radius counts as the particle's reach.
+  const std::string_view largest =
+      max_pair_radius_ > max_radius_ ? "largest max(radius, thickness / 2)" : "largest radius";
+  cell_size_field_->check(s.cell_size >= needed,
+                          fmt::format("must be >= 2 * {} + contact margin = {:.6g} m (the "
+                                      "broadphase searches adjacent cells only)",
+                                      largest, needed));
   cell_size_field_->check(
       static_cast<double>(s.cell_size) <= kMaxCellFactor * static_cast<double>(needed),
-      fmt::format("must be <= {:g} * (2 * largest max(radius, thickness / 2) + contact margin) = "
-                  "{:.6g} m (a wider cell makes far particles candidates of each other)",
-                  kMaxCellFactor, kMaxCellFactor * static_cast<double>(needed)));
+      fmt::format("must be <= {:g} * (2 * {} + contact margin) = {:.6g} m (a wider cell makes "
+                  "far particles candidates of each other)",
+                  kMaxCellFactor, largest, kMaxCellFactor * static_cast<double>(needed)));
 }
 
 const Generator& SceneParser::generator_of(std::size_t index) const {
