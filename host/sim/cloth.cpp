@@ -31,9 +31,9 @@ float nearest_unjoined(const ClothSpec& c, glm::vec3 du, glm::vec3 dv) {
       const int ai = std::abs(di);
       // Alternating diagonals leave each cell's other diagonal unjoined.
       const bool diagonal = ai == 1 && dj == 1;
-      const bool spring = (ai <= 1 && dj <= 1 &&
-                           !(diagonal && c.diagonals == ClothDiagonals::alternating)) ||
-                          (c.k_bend > 0.0f && ((ai == 2 && dj == 0) || (ai == 0 && dj == 2)));
+      const bool spring =
+          (ai <= 1 && dj <= 1 && !(diagonal && c.diagonals == ClothDiagonals::alternating)) ||
+          (c.k_bend > 0.0f && ((ai == 2 && dj == 0) || (ai == 0 && dj == 2)));
       if (spring) continue;
       nearest =
           std::min(nearest, glm::length(static_cast<float>(di) * du + static_cast<float>(dj) * dv));

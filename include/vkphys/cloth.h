@@ -44,9 +44,9 @@ struct ClothSpec {
   /// Above s / sqrt(2) (s the spacing) it closes the holes between four vertices that a vertex
   /// of another cloth could slip through.
   float thickness = 0.0f;
-  float k_structural = 1.0e3f;     ///< [N/m]
-  float k_shear = 1.0e2f;          ///< [N/m]
-  float k_bend = 1.0e1f;           ///< [N/m]; 0: no bend springs
+  float k_structural = 1.0e3f;  ///< [N/m]
+  float k_shear = 1.0e2f;       ///< [N/m]
+  float k_bend = 1.0e1f;        ///< [N/m]; 0: no bend springs
   ClothDiagonals diagonals = ClothDiagonals::both;
   float d = 4.0f;  ///< compliant: SPOOK relaxation of every spring [steps]
   SpringModel model = SpringModel::compliant;  ///< every spring's model (vkphys/scene.h)
