@@ -147,6 +147,13 @@ inline void expect_same_scene(const Scene& a, const Scene& b) {
     EXPECT_EQ(a.springs[i].end_b, b.springs[i].end_b);
     VKPHYS_EXPECT_SAME(a.springs[i].anchor, b.springs[i].anchor);
   }
+  ASSERT_EQ(a.triangles.size(), b.triangles.size());
+  for (std::size_t i = 0; i < a.triangles.size(); ++i) {
+    SCOPED_TRACE(testing::Message() << "triangle " << i);
+    EXPECT_EQ(a.triangles[i].a, b.triangles[i].a);
+    EXPECT_EQ(a.triangles[i].b, b.triangles[i].b);
+    EXPECT_EQ(a.triangles[i].c, b.triangles[i].c);
+  }
   ASSERT_EQ(a.bodies.size(), b.bodies.size());
   for (std::size_t i = 0; i < a.bodies.size(); ++i) {
     SCOPED_TRACE(testing::Message() << "body " << i);

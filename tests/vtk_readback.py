@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """`vkphys run --vtk` read back by an independent reader (VTK's own vtkXMLPolyDataReader, Debian's
 python3-vtk9): the .pvd series lists every saved frame at its time, and each .vtp holds a vertex
-per particle, a surface mesh per rigid body and plane, a line per joint, with the ids, radii,
-velocities and angular velocities of the frame's CSV (written by a separate path) and every
-body's mesh centred on its position. `--vtk-contacts`: a 1 kg box and a 1 kg particle resting on
+per particle, a surface mesh per rigid body and plane, a line per joint, a cloth's triangles as
+polygons over its vertices' points (two per grid cell; the first over vertices (0, 0), (1, 0),
+(1, 1), at the frame's CSV positions and, in the first frame, at the corners the scene file's
+origin, u and v give), with the ids, radii, velocities and angular velocities of the frame's CSV
+(written by a separate path) and every body's mesh centred on its position. `--vtk-contacts`: a 1 kg box and a 1 kg particle resting on
 a plane give each saved step's contacts file as many points as that step's metrics row counts
 (4 manifold points at the box's bottom corners, 1 particle contact under the particle), unit
 normals along +y, the right body ids, and normal impulses >= 0 that hold each body up: a resting
@@ -45,6 +47,9 @@ def check_run(vkphys, scene_file, out, vtk):
     bodies = scene.get("bodies", [])
     joints = scene.get("joints", [])
     planes = scene.get("planes", [])
+    cloths = scene.get("cloths", [])
+    assert not (cloths and scene.get("soft_bodies")), "the vertex numbering below is cloths only"
+    triangles = sum(2 * (c["resolution"][0] - 1) * (c["resolution"][1] - 1) for c in cloths)
     for d, k in zip(series, (0, 10, 20)):
         reader = vtk.vtkXMLPolyDataReader()
         reader.SetFileName(str(out / d.get("file")))
@@ -55,7 +60,7 @@ def check_run(vkphys, scene_file, out, vtk):
         body_rows = [r for r in rows if r["kind"] == "body"]
         assert poly.GetNumberOfVerts() == len(particles), (poly.GetNumberOfVerts(), len(particles))
         assert poly.GetNumberOfLines() == len(joints)
-        faces = sum(FACES[b["shape"]] for b in bodies) + len(planes)
+        faces = sum(FACES[b["shape"]] for b in bodies) + len(planes) + triangles
         assert poly.GetNumberOfPolys() == faces, (poly.GetNumberOfPolys(), faces)
         pd = poly.GetPointData()
         ids, kinds = pd.GetArray("id"), pd.GetArray("kind")
@@ -96,8 +101,27 @@ def check_run(vkphys, scene_file, out, vtk):
             if joints[j]["type"] in ("ball", "hinge"):  # the two world anchors meet
                 a, b = poly.GetPoint(ends.GetId(0)), poly.GetPoint(ends.GetId(1))
                 assert sum((x - y) ** 2 for x, y in zip(a, b)) ** 0.5 < 0.05, (j, a, b)
+        if cloths:  # the triangles come first among the polygons, the first cloth's first
+            c = cloths[0]
+            nu, nv = c["resolution"]
+            first = len(particles) - sum(x["resolution"][0] * x["resolution"][1] for x in cloths)
+            polys = poly.GetPolys()
+            polys.InitTraversal()
+            tri = vtk.vtkIdList()
+            assert polys.GetNextCell(tri) and tri.GetNumberOfIds() == 3
+            want = [first, first + 1, first + nu + 1]
+            assert [int(ids.GetValue(tri.GetId(e))) for e in range(3)] == want
+            assert all(int(kinds.GetValue(tri.GetId(e))) == 0 for e in range(3))
+            for e, (i, j) in enumerate(((0, 0), (1, 0), (1, 1))):
+                x = poly.GetPoint(tri.GetId(e))
+                row = particles[want[e]]
+                assert close(x, [float(row[q]) for q in "xyz"], 1e-6), (k, e, x, row)
+                if k == 0:  # where the generator put the vertex
+                    at = [c["origin"][q] + i / (nu - 1) * c["u"][q] + j / (nv - 1) * c["v"][q]
+                          for q in range(3)]
+                    assert close(x, at, 1e-6), (e, x, at)
     print(f"{scene_file.name}: {len(series)} frames, {len(bodies)} bodies, {len(joints)} joints,"
-          f" {poly.GetNumberOfVerts()} particles read back")
+          f" {poly.GetNumberOfVerts()} particles, {triangles} cloth triangles read back")
 
 
 # A 1 kg cube of side 1 m and a 1 kg particle of radius 0.1 m resting on the plane y = 0.
@@ -181,7 +205,8 @@ def main() -> int:
         print("skipped: python3-vtk9 is not installed")
         return SKIP
     vkphys, scenes, out = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-    for name in ("ragdoll", "particle_bed"):  # boxes, capsules, a sphere, joints; particles
+    # boxes, capsules, a sphere, joints; particles; a cloth's triangles
+    for name in ("ragdoll", "particle_bed", "cloth_drape"):
         check_run(vkphys, scenes / f"{name}.json", out / name, vtk)
     check_contacts(vkphys, out / "contacts_cpu", vtk, "cpu", False)
     check_contacts(vkphys, out / "contacts_cpu_resumed", vtk, "cpu", True)

@@ -30,23 +30,76 @@ VkShaderModule make_module(const vk::Context& ctx, const std::uint32_t* words, s
   return m;
 }
 
-// Triangles with a flat normal and their owner's colour: each polygon as a fan. A plane's square
-// (wound about its normal) is left out when the eye is behind it, in its solid half-space: a
-// funnel's walls would hide what falls into it.
+// A face's unit normal (x1 - x0) x (x2 - x0), its length twice the area before normalising; a
+// face without area gets +y.
+glm::dvec3 face_normal(const io::SurfaceMesh& mesh, const std::vector<std::uint32_t>& f,
+                       bool unit) {
+  const glm::dvec3 a = mesh.points[f[0]];
+  const glm::dvec3 n = glm::cross(mesh.points[f[1]] - a, mesh.points[f[2]] - a);
+  if (!unit) return n;
+  return glm::length(n) > 0.0 ? glm::normalize(n) : glm::dvec3(0.0, 1.0, 0.0);
+}
+
+// Per-point normals of the cloth points (kind cloth) from their current positions: the sum of
+// the adjacent facets' area-weighted normals (cross products), normalised, so a draped cloth
+// shades smoothly across its facets. A point whose facets cancel (a sharp fold) keeps a zero
+// normal and its facets fall back to their flat one. One pass over the triangles: O(triangles)
+// on the host each frame, a few ms for a 256^2 cloth (130k triangles).
+std::vector<glm::dvec3> cloth_normals(const io::SurfaceMesh& mesh) {
+  std::vector<glm::dvec3> n(mesh.points.size(), glm::dvec3(0.0));
+  for (const std::vector<std::uint32_t>& f : mesh.polys) {
+    if (f.size() != 3 || mesh.kind[f[0]] != io::PointKind::cloth) continue;
+    const glm::dvec3 fn = face_normal(mesh, f, false);
+    for (std::uint32_t v : f) n[v] += fn;
+  }
+  for (glm::dvec3& v : n) {
+    if (glm::length(v) > 0.0) v = glm::normalize(v);
+  }
+  return n;
+}
+
+// A joint's line as a strip facing the eye, 2 kLineWidth of the distance to the eye wide, so it
+// looks alike from near and far: about 1.1% of the picture's height with the default 40 degree
+// view (5 pixels in a 480-pixel-high picture), lit head-on.
+constexpr double kLineWidth = 0.004;
+void add_line(std::vector<Vertex>& out, glm::dvec3 a, glm::dvec3 b, glm::dvec3 eye,
+              glm::vec4 color) {
+  const glm::dvec3 mid = 0.5 * (a + b);
+  glm::dvec3 side = glm::cross(b - a, eye - mid);
+  if (!(glm::length(side) > 0.0)) return;  // seen end on, or of no length: nothing to draw
+  side = glm::normalize(side);
+  const glm::vec4 n(glm::vec3(glm::normalize(eye - mid)), 0.0f);
+  const glm::dvec3 wa = side * (kLineWidth * glm::length(eye - a));
+  const glm::dvec3 wb = side * (kLineWidth * glm::length(eye - b));
+  const glm::dvec3 quad[6] = {a - wa, b - wb, b + wb, a - wa, b + wb, a + wa};
+  for (const glm::dvec3& x : quad) out.push_back({glm::vec4(glm::vec3(x), 1.0f), n, color});
+}
+
+// Triangles with their owner's colour: each polygon as a fan with a flat normal, cloth
+// facets with their points' normals, and joints' lines as strips. A plane's square (wound
+// about its normal) is left out when the eye is behind it, in its solid half-space: a funnel's
+// walls would hide what falls into it.
 std::vector<Vertex> triangles(const io::SurfaceMesh& mesh, glm::dvec3 eye) {
   std::vector<Vertex> out;
+  const std::vector<glm::dvec3> smooth = cloth_normals(mesh);
   for (const std::vector<std::uint32_t>& f : mesh.polys) {
     if (f.size() < 3) continue;
-    const glm::dvec3 a = mesh.points[f[0]];
-    glm::dvec3 n = glm::cross(mesh.points[f[1]] - a, mesh.points[f[2]] - a);
-    n = glm::length(n) > 0.0 ? glm::normalize(n) : glm::dvec3(0.0, 1.0, 0.0);
-    if (mesh.kind[f[0]] == io::PointKind::plane && glm::dot(n, eye - a) < 0.0) continue;
+    const glm::dvec3 n = face_normal(mesh, f, true);
+    if (mesh.kind[f[0]] == io::PointKind::plane && glm::dot(n, eye - mesh.points[f[0]]) < 0.0)
+      continue;
     const glm::vec4 color(kind_color(static_cast<io::PointKind>(mesh.kind[f[0]])), 1.0f);
     for (std::size_t k = 1; k + 1 < f.size(); ++k) {
       for (std::uint32_t v : {f[0], f[k], f[k + 1]}) {
+        const glm::dvec3 vn = glm::length(smooth[v]) > 0.0 ? smooth[v] : n;
         out.push_back(
-            {glm::vec4(glm::vec3(mesh.points[v]), 1.0f), glm::vec4(glm::vec3(n), 0.0f), color});
+            {glm::vec4(glm::vec3(mesh.points[v]), 1.0f), glm::vec4(glm::vec3(vn), 0.0f), color});
       }
+    }
+  }
+  const glm::vec4 joint(kind_color(io::PointKind::anchor), 1.0f);
+  for (const std::vector<std::uint32_t>& l : mesh.lines) {
+    for (std::size_t k = 0; k + 1 < l.size(); ++k) {
+      add_line(out, mesh.points[l[k]], mesh.points[l[k + 1]], eye, joint);
     }
   }
   return out;
@@ -60,6 +113,10 @@ glm::vec3 kind_color(io::PointKind kind) {
       return {0.25f, 0.5f, 0.95f};
     case io::PointKind::plane:
       return {0.6f, 0.6f, 0.6f};
+    case io::PointKind::cloth:
+      return {0.3f, 0.72f, 0.42f};
+    case io::PointKind::anchor:
+      return {0.2f, 0.2f, 0.25f};
     default:
       return {0.95f, 0.55f, 0.2f};
   }

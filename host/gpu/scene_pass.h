@@ -1,8 +1,11 @@
 // The draw every picture of vkphys shares: one render pass and graphics pipeline
 // (shaders/render_vs.vert, render_fs.frag) that clear to the background and draw the surface mesh
-// of host/io/surface_mesh.h, particles as spheres, with a depth buffer. Flat Lambert shading with
-// the light at the camera, two-sided; colours by kind: particles blue, rigid bodies orange, planes
-// grey, on a pale background; a plane is drawn from its free side only. Joints are not drawn.
+// of host/io/surface_mesh.h, particles as spheres, with a depth buffer. Lambert shading with the
+// light at the camera, two-sided (|n . l|, so a cloth's back is lit as its front): flat per facet,
+// except a cloth's (the scene's triangles), shaded with per-point normals from the current
+// positions. Colours by kind: particles blue, rigid bodies orange, cloth green, planes grey,
+// joints dark grey lines (strips facing the eye between their anchors), on a pale background; a
+// plane is drawn from its free side only.
 //
 // Two targets use it, so that a window and a PNG file show the same picture: the offscreen image
 // of `vkphys render` (host/gpu/renderer.h), left ready to copy out, and the swapchain images of

@@ -43,7 +43,7 @@ Scene SceneParser::run() {
       Field(source_, doc_, ""),
       {"format", "version", "name", "description", "gravity", "time_step", "drag", "contact_margin",
        "cell_size", "solver", "materials", "planes", "box", "particles", "bodies", "joints"},
-      {"forces", "impulses", "cloths", "soft_bodies", "springs", "camera"});
+      {"forces", "impulses", "cloths", "soft_bodies", "springs", "triangles", "camera"});
   if (auto f = top.get("name")) {
     scene_.name = f->as_string();
     f->check(!scene_.name.empty(), "must not be empty");
@@ -69,6 +69,7 @@ void SceneParser::read_contents(const Object& top) {
   auto cloths = top.get("cloths");
   auto soft = top.get("soft_bodies");
   auto springs = top.get("springs");
+  auto triangles = top.get("triangles");
   if (joints && !bodies) joints->fail("joints join rigid bodies: the scene needs \"bodies\"");
   if (particles && bodies && version_ < 2) {
     bodies->fail(
@@ -91,6 +92,7 @@ void SceneParser::read_contents(const Object& top) {
   if (cloths) read_cloths(*cloths);
   if (soft) read_soft_bodies(*soft);
   if (springs) read_springs(*springs);
+  if (triangles) read_triangles(*triangles);
   if (particles || cloths || soft) check_cell_size();
 }
 

@@ -34,6 +34,11 @@ inline constexpr std::uint32_t kMaxParticles = 1u << 22;
 // Most rigid bodies and joints a scene may list. Checked before anything is allocated.
 inline constexpr std::uint32_t kMaxBodies = 1u << 22;
 inline constexpr std::uint32_t kMaxJoints = 1u << 22;  // joints, and springs (with the cloths')
+// Surface triangles, the generators' and "triangles"' together: two per particle. A cloth or a
+// soft box gives fewer than two per particle of its own (a cloth 2 (nu-1)(nv-1) < 2 nu nv; a
+// box 4 ((nx-1)(ny-1) + (ny-1)(nz-1) + (nz-1)(nx-1)) < 2 nx ny nz for every side >= 2), so only
+// "triangles" can pass the limit, and its reader checks it.
+inline constexpr std::uint32_t kMaxTriangles = 2 * kMaxParticles;
 inline constexpr std::uint32_t kMaxGroup = (1u << 24) - 1;  // a particle's collision group
 
 // A scene file that cannot be read or is not a valid scene. what() is one line for the user.

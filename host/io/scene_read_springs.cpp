@@ -1,9 +1,11 @@
-// Scene file sections "cloths" and "springs" (version 2). A cloth is a generator
+// Scene file sections "cloths", "springs" and "triangles" (version 2). A cloth is a generator
 // (include/vkphys/cloth.h): a grid of particles over a parallelogram with structural, shear and
 // bend springs, appended after the particles of "particles"; its vertices share one particle group,
 // so they collide with everything but each other (unless it has a "thickness": self-collision).
 // "springs" then joins any two particles, cloth vertices included, by index, or a particle to a
 // point on a rigid body (a rope hanging a box).
+// "triangles" adds surface triangles over particles (Scene::triangles) to the cloths' own: the
+// written form of a scene with cloths, which lists their particles, springs and triangles.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -199,6 +201,36 @@ void SceneParser::read_springs(const Field& list) {
     }
     read_spring_model(o, spring.model, spring.d, spring.c);
     scene_.springs.push_back(spring);
+  }
+}
+
+// Each triangle [a, b, c]: three different particle indices whose starting positions are not
+// on one line (a surface needs an area to have a normal).
+void SceneParser::read_triangles(const Field& list) {
+  const std::size_t n = list.array_size();
+  list.check(scene_.triangles.size() + n <= kMaxTriangles,
+             fmt::format("{} triangles with the cloths' and soft bodies'; at most kMaxTriangles "
+                         "= {} are allowed",
+                         scene_.triangles.size() + n, kMaxTriangles));
+  const std::uint64_t particles = scene_.particles.size();
+  const std::string listing = fmt::format("the scene has {} particles", particles);
+  for (std::size_t t = 0; t < n; ++t) {
+    Field f = list.at(t);
+    f.check(f.json().is_array() && f.json().size() == 3,
+            "must be [a, b, c], three particle indices");
+    const Triangle tri{index_below(f.at(0), particles, "particle", listing),
+                       index_below(f.at(1), particles, "particle", listing),
+                       index_below(f.at(2), particles, "particle", listing)};
+    f.check(tri.a != tri.b && tri.b != tri.c && tri.a != tri.c,
+            "a triangle joins three different particles");
+    const glm::dvec3 xa(scene_.particles.pos_radius[tri.a]);
+    const double area =
+        0.5 * glm::length(glm::cross(glm::dvec3(scene_.particles.pos_radius[tri.b]) - xa,
+                                     glm::dvec3(scene_.particles.pos_radius[tri.c]) - xa));
+    f.check(area > 0.0, fmt::format("the particles' starting positions are on one line (area {:g} "
+                                    "m^2; it must be > 0)",
+                                    area));
+    scene_.triangles.push_back(tri);
   }
 }
 

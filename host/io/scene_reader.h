@@ -231,6 +231,7 @@ class SceneParser {
   void read_cloths(const Field& list);
   void read_springs(const Field& list);
   glm::dvec3 read_body_end(const Object& o, Spring& spring);
+  void read_triangles(const Field& list);
 
   // scene_read_soft_bodies.cpp
   void read_soft_bodies(const Field& list);

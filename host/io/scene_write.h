@@ -2,7 +2,7 @@
 // for bit, and the Writer that knows which bodies are listed and which kinematic path belongs to
 // which body or particle. write_scene_json (scene_writer.cpp) writes the header, the settings,
 // the forces, the materials, the planes and the impulses; scene_write_bodies.cpp the particles,
-// bodies and joints.
+// bodies, joints, springs and triangles.
 #pragma once
 
 #include <cstddef>
@@ -46,6 +46,7 @@ class Writer {
 
 std::string particles_json(const Writer& w);
 std::string springs_json(const Writer& w);
+std::string triangles_json(const Writer& w);
 std::string bodies_json(const Writer& w);
 std::string joints_json(const Writer& w);
 

@@ -85,6 +85,17 @@ std::string springs_json(const Writer& w) {
   return out + "  ]";
 }
 
+std::string triangles_json(const Writer& w) {
+  const std::vector<Triangle>& tris = w.scene().triangles;
+  if (tris.empty()) return {};
+  std::string out = ",\n  \"triangles\": [\n";
+  for (std::size_t i = 0; i < tris.size(); ++i) {
+    out += fmt::format("    [{}, {}, {}]{}\n", tris[i].a, tris[i].b, tris[i].c,
+                       i + 1 < tris.size() ? "," : "");
+  }
+  return out + "  ]";
+}
+
 std::string bodies_json(const Writer& w) {
   const Scene& scene = w.scene();
   if (scene.bodies.empty()) return {};

@@ -293,6 +293,7 @@ std::string write_scene_json(const Scene& scene) {
   put(bodies_json(w));
   put(joints_json(w));
   put(springs_json(w));
+  put(triangles_json(w));
   put(impulses_json(w));
   put(camera_json(scene));
   put("\n}\n");

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <numbers>
+#include <stdexcept>
+#include <string>
 
 #include "host/sim/quat_double.h"
 
@@ -126,13 +128,31 @@ SurfaceMesh surface_mesh(const Scene& scene, const WorldState& st, bool particle
   std::vector<glm::dvec3> unit;  // a particle's sphere, radius 1, for particle_spheres
   std::vector<std::vector<std::uint32_t>> unit_faces;
   if (particle_spheres) round_surface(1.0, 0.0, unit, unit_faces);
+  // point[i]: particle i's point in a triangle (its vertex, or with spheres its cloth point)
+  constexpr std::uint32_t kNone = ~0u;
+  std::vector<std::uint32_t> point(p.size(), kNone);
+  for (const Triangle& t : scene.triangles) {
+    for (std::uint32_t i : {t.a, t.b, t.c}) {
+      if (i >= p.size()) {
+        throw std::invalid_argument("surface_mesh: a triangle names particle " + std::to_string(i) +
+                                    " of " + std::to_string(p.size()));
+      }
+      point[i] = 0;
+    }
+  }
   for (std::size_t i = 0; i < p.size(); ++i) {
     const glm::dvec3 x(p.pos_radius[i]);
     const auto id = static_cast<std::uint32_t>(i);
     const float r = p.pos_radius[i].w;
     const glm::vec3 v(p.vel_invmass[i]);
     if (!particle_spheres) {
-      m.verts.push_back(m.add(x, id, PointKind::particle, r, v, glm::vec3(0.0f)));
+      const std::uint32_t k = m.add(x, id, PointKind::particle, r, v, glm::vec3(0.0f));
+      m.verts.push_back(k);
+      if (point[i] != kNone) point[i] = k;
+      continue;
+    }
+    if (point[i] != kNone) {
+      point[i] = m.add(x, id, PointKind::cloth, r, v, glm::vec3(0.0f));
       continue;
     }
     const auto base = static_cast<std::uint32_t>(m.points.size());
@@ -142,6 +162,7 @@ SurfaceMesh surface_mesh(const Scene& scene, const WorldState& st, bool particle
       m.polys.push_back(f);
     }
   }
+  for (const Triangle& t : scene.triangles) m.polys.push_back({point[t.a], point[t.b], point[t.c]});
   for (std::size_t i = 0; i < scene.bodies.size(); ++i) {
     add_body(m, scene.bodies[i], static_cast<std::uint32_t>(i), st);
   }

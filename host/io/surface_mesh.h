@@ -1,6 +1,10 @@
 // The world as surface meshes in world coordinates, for the VTK frames (host/io/vtk_output.h)
 // and the renderer (host/gpu/renderer.h):
 //   * particles as points with a vertex each, or as spheres of their radius (8 x 12 facets);
+//   * the scene's triangles (a cloth, a soft body's outside) as polygons: over the particles'
+//     points, or, with spheres, over a point of kind `cloth` per particle on a surface, whose
+//     sphere is left out (the surface hides it, and a vertex's sphere pokes through a taut
+//     cloth's facets as bumps);
 //   * rigid bodies: boxes as 6 quads; spheres and capsules as latitude-longitude meshes of 8
 //     rings x 12 segments, capsules with a cylinder between their hemispheres; static "world"
 //     bodies without a shape have none;
@@ -20,7 +24,7 @@
 
 namespace vkphys::io {
 
-enum PointKind : std::uint8_t { particle = 0, surface = 1, anchor = 2, plane = 3 };
+enum PointKind : std::uint8_t { particle = 0, surface = 1, anchor = 2, plane = 3, cloth = 4 };
 
 struct SurfaceMesh {
   std::vector<glm::dvec3> points;

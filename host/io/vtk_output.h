@@ -2,7 +2,9 @@
 // frame and a .pvd collection that makes them a time series (`vkphys run --vtk`).
 //
 // A frame holds, in one piece, host/io/surface_mesh.h's mesh with particles as points: a vertex
-// cell per particle, the surfaces of rigid bodies and planes as polygons, joints as lines.
+// cell per particle, the scene's triangles (a cloth, a soft body's outside) as polygons over
+// those particles' points (so a cloth's polygons carry its vertices' velocities), the surfaces of
+// rigid bodies and planes as polygons, joints as lines. The triangles are the first polygons.
 // Point data on every point: "id" (particle, scene body, plane or joint index), "kind" (0
 // particle, 1 rigid-body surface, 2 joint anchor, 3 plane), "radius" (particles; 0 elsewhere),
 // "velocity" (the particle's or body's linear velocity), "angular_velocity" (bodies; 0 elsewhere).

@@ -97,6 +97,32 @@ std::uint32_t add_soft_box(Scene& scene, const SoftBoxSpec& b) {
       }
     }
   }
+  // The outer surface: each of the six faces a grid of cells split along one diagonal. On the
+  // face normal to axis a the grid runs along u = axis a+1 and v = axis a+2, and u x v = axis a:
+  // counter-clockwise about +axis a on the far face, reversed on the near one, so every
+  // triangle faces out.
+  for (std::size_t a = 0; a < 3; ++a) {
+    const glm::uvec3 u = axis[(a + 1) % 3], v = axis[(a + 2) % 3];
+    const std::uint32_t nu = n[static_cast<glm::length_t>((a + 1) % 3)];
+    const std::uint32_t nv = n[static_cast<glm::length_t>((a + 2) % 3)];
+    for (const std::uint32_t side : {0u, n[static_cast<glm::length_t>(a)] - 1u}) {
+      const bool far = side > 0;
+      for (std::uint32_t j = 0; j + 1 < nv; ++j) {
+        for (std::uint32_t i = 0; i + 1 < nu; ++i) {
+          const glm::uvec3 q = axis[a] * side + u * i + v * j;
+          const std::uint32_t c00 = index(q), c10 = index(q + u), c11 = index(q + u + v),
+                              c01 = index(q + v);
+          if (far) {
+            scene.triangles.push_back({c00, c10, c11});
+            scene.triangles.push_back({c00, c11, c01});
+          } else {
+            scene.triangles.push_back({c00, c11, c10});
+            scene.triangles.push_back({c00, c01, c11});
+          }
+        }
+      }
+    }
+  }
   return first;
 }
 

@@ -177,6 +177,26 @@ void add_springs(const Scene& scene, WorldArrays& w) {
   }
 }
 
+// Triangles carry no physics, but the pictures and the VTK frames index particles by them.
+void check_triangles(const Scene& scene) {
+  const std::size_t particles = scene.particles.size();
+  for (std::size_t k = 0; k < scene.triangles.size(); ++k) {
+    const Triangle& t = scene.triangles[k];
+    const std::string name = "triangle " + std::to_string(k);
+    for (std::uint32_t i : {t.a, t.b, t.c}) {
+      if (i >= particles) {
+        throw std::invalid_argument(name + ": particle index " + std::to_string(i) +
+                                    " out of range (" + std::to_string(particles) + " particles)");
+      }
+    }
+    if (t.a == t.b || t.b == t.c || t.a == t.c) {
+      throw std::invalid_argument(name + " is degenerate: it names particle " +
+                                  std::to_string(t.a == t.b || t.a == t.c ? t.a : t.b) +
+                                  " twice (a triangle joins three different particles)");
+    }
+  }
+}
+
 void check_finite(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument(what + " is not finite");
 }
@@ -316,6 +336,7 @@ WorldArrays build_world(const Scene& scene) {
   }
   add_springs(scene, w);
   add_spring_partners(scene, w);
+  check_triangles(scene);
   for (std::uint32_t i = 0; i < scene.bodies.size(); ++i) {
     w.info[i].z = find_root(parent, i) + 1u;
   }

@@ -11,6 +11,8 @@
 /// particles (another cloth's vertices too) the radius thickness/2 (vkphys/scene.h,
 /// Particles::thickness). Mass per vertex from the areal density: density |u x v| / (nu nv).
 /// Pinned vertices are static particles.
+/// The cloth is also a surface: two Scene::triangles per grid cell, wound counter-clockwise
+/// about u x v, for the pictures and the VTK frames.
 #ifndef VKPHYS_CLOTH_H
 #define VKPHYS_CLOTH_H
 
@@ -55,8 +57,9 @@ struct ClothSpec {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pins;  ///< (i along u, j along v)
 };
 
-/// Appends the cloth's particles and springs to the scene; returns the index of its first
-/// particle (vertex (i, j) is first + j nu + i). Throws std::invalid_argument naming the field.
+/// Appends the cloth's particles, springs and triangles to the scene; returns the index of its
+/// first particle (vertex (i, j) is first + j nu + i). Throws std::invalid_argument naming the
+/// field.
 std::uint32_t add_cloth(Scene& scene, const ClothSpec& spec);
 
 /// The number of springs add_cloth makes for the spec (its resolution, diagonals and bend).

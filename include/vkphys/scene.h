@@ -325,6 +325,14 @@ struct Spring {
   bool to_body() const { return end_b == SpringEnd::body; }
 };
 
+/// A surface triangle over three scene particles (indices a, b, c), wound counter-clockwise
+/// about its front normal (x_b - x_a) x (x_c - x_a). Triangles carry no physics: they say which
+/// particles form a surface (a cloth), so pictures draw it as a shaded mesh and the VTK frames
+/// write it as polygons. The three indices are distinct and below the particle count.
+struct Triangle {
+  std::uint32_t a = 0, b = 0, c = 0;
+};
+
 /// Where pictures of the scene are drawn from (`vkphys render`, `vkphys run --png`, `vkphys
 /// view`): a pinhole camera at `position` looking at `target`, with `up` the world direction that
 /// points up in the picture (only its part perpendicular to the view direction counts) and a
@@ -346,6 +354,8 @@ struct Scene {
   std::vector<Body> bodies;
   std::vector<Joint> joints;
   std::vector<Spring> springs;
+  /// Surfaces over the particles: add_cloth (vkphys/cloth.h) gives two per grid cell.
+  std::vector<Triangle> triangles;
   std::vector<KinematicPath> kinematic;
   std::vector<ScheduledImpulse> impulses;
   /// The pictures' camera; none: the pictures frame the bodies and particles automatically.

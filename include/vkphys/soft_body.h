@@ -40,9 +40,10 @@ struct SoftBoxSprings {
 };
 SoftBoxSprings soft_box_springs(std::uint64_t nx, std::uint64_t ny, std::uint64_t nz);
 
-/// Appends the soft box's particles and springs to the scene; returns the index of its first
-/// particle (particle (i, j, k) is first + (k ny + j) nx + i). Throws std::invalid_argument
-/// naming the field.
+/// Appends the soft box's particles and springs to the scene, and its outer surface as
+/// Scene::triangles (two per lattice face cell on the six sides, facing out); returns the index of
+/// its first particle (particle (i, j, k) is first + (k ny + j) nx + i). Throws
+/// std::invalid_argument naming the field.
 std::uint32_t add_soft_box(Scene& scene, const SoftBoxSpec& spec);
 
 }  // namespace vkphys
