@@ -90,7 +90,7 @@ TEST(SceneFileV2Errors, UnknownKeys) {
       "<test>: gravityy = 1: unknown key; allowed keys here: format, version, name, "
       "description, gravity, time_step, drag, contact_margin, cell_size, solver, materials, "
       "planes, box, particles, bodies, joints, forces, impulses, cloths, soft_bodies, springs, "
-      "camera");
+      "triangles, camera");
 
   j = mixed();
   j["forces"]["linear_drag"] = 1;
