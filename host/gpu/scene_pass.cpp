@@ -43,8 +43,9 @@ glm::dvec3 face_normal(const io::SurfaceMesh& mesh, const std::vector<std::uint3
 // Per-point normals of the cloth points (kind cloth) from their current positions: the sum of
 // the adjacent facets' area-weighted normals (cross products), normalised, so a draped cloth
 // shades smoothly across its facets. A point whose facets cancel (a sharp fold) keeps a zero
-// normal and its facets fall back to their flat one. One pass over the triangles: O(triangles)
-// on the host each frame, a few ms for a 256^2 cloth (130k triangles).
+// normal and its facets fall back to their flat one. One pass over the triangles on the host
+// each frame: with the vertex list and its upload, a Drawable of a 32^2 cloth takes 0.23 ms,
+// 128^2 4.1 ms and 256^2 (130k triangles) 24 ms (one core of this machine, lavapipe memory).
 std::vector<glm::dvec3> cloth_normals(const io::SurfaceMesh& mesh) {
   std::vector<glm::dvec3> n(mesh.points.size(), glm::dvec3(0.0));
   for (const std::vector<std::uint32_t>& f : mesh.polys) {
