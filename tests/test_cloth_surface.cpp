@@ -5,9 +5,12 @@
 // renderer and the VTK frames draw put the triangles over the particles' points.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/io/scene_file.h"
@@ -60,6 +63,33 @@ TEST(ClothSurface, TwoTrianglesPerCellWoundAboutUxV) {
   EXPECT_EQ(s.triangles[0].a, first);
   EXPECT_EQ(s.triangles[0].b, first + 1);
   EXPECT_EQ(s.triangles[0].c, first + 8);  // vertex (1, 1) = first + 1 x 7 + 1
+}
+
+// With alternating diagonals every cell is split along its one shear spring: each triangle's
+// three edges are springs of the cloth (so the surface drawn is the one the springs hold), and
+// the triangles still tile the parallelogram wound about u x v.
+TEST(ClothSurface, AlternatingDiagonalsSplitCellsAlongTheirShearSpring) {
+  Scene s;
+  ClothSpec c;
+  c.nu = 5;
+  c.nv = 4;
+  c.k_bend = 0.0f;
+  c.diagonals = ClothDiagonals::alternating;
+  add_cloth(s, c);
+  ASSERT_EQ(s.triangles.size(), 2u * 4u * 3u);
+  std::set<std::pair<std::uint32_t, std::uint32_t>> springs;
+  for (const Spring& sp : s.springs) springs.insert(std::minmax(sp.a, sp.b));
+  const glm::dvec3 uxv = glm::cross(glm::dvec3(c.u), glm::dvec3(c.v));
+  double total = 0.0;
+  for (const Triangle& t : s.triangles) {
+    for (auto [a, b] : {std::pair{t.a, t.b}, {t.b, t.c}, {t.c, t.a}}) {
+      EXPECT_TRUE(springs.count(std::minmax(a, b))) << "edge " << a << "-" << b;
+    }
+    const glm::dvec3 n = cross_of(s, t);
+    EXPECT_GT(glm::dot(n, uxv), 0.0);
+    total += 0.5 * glm::length(n);
+  }
+  EXPECT_NEAR(total, glm::length(uxv), 1e-5);
 }
 
 // A 3 x 4 x 2 soft box (size 1 x 1.5 x 0.5): its outside is 4 ((2 x 3) + (3 x 1) + (1 x 2)) = 44

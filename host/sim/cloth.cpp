@@ -112,10 +112,16 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
       if (c.k_bend > 0.0f && j + 2 < c.nv) spring(vertex(i, j), vertex(i, j + 2), c.k_bend);
     }
   }
-  // Cell (i, j) split along its (i, j)-(i+1, j+1) diagonal; both halves counter-clockwise about
-  // du x dv, so the surface has one front side.
+  // Cell (i, j) split along its (i, j)-(i+1, j+1) diagonal, or, with alternating diagonals,
+  // along the cell's shear spring; both halves counter-clockwise about du x dv, so the surface
+  // has one front side.
   for (std::uint32_t j = 0; j + 1 < c.nv; ++j) {
     for (std::uint32_t i = 0; i + 1 < c.nu; ++i) {
+      if (c.diagonals == ClothDiagonals::alternating && ((i + j) & 1u) == 0) {
+        scene.triangles.push_back({vertex(i, j), vertex(i + 1, j), vertex(i, j + 1)});
+        scene.triangles.push_back({vertex(i + 1, j), vertex(i + 1, j + 1), vertex(i, j + 1)});
+        continue;
+      }
       scene.triangles.push_back({vertex(i, j), vertex(i + 1, j), vertex(i + 1, j + 1)});
       scene.triangles.push_back({vertex(i, j), vertex(i + 1, j + 1), vertex(i, j + 1)});
     }

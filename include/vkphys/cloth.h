@@ -11,8 +11,9 @@
 /// particles (another cloth's vertices too) the radius thickness/2 (vkphys/scene.h,
 /// Particles::thickness). Mass per vertex from the areal density: density |u x v| / (nu nv).
 /// Pinned vertices are static particles.
-/// The cloth is also a surface: two Scene::triangles per grid cell, wound counter-clockwise
-/// about u x v, for the pictures and the VTK frames.
+/// The cloth is also a surface: two Scene::triangles per grid cell (split along its shear
+/// spring with alternating diagonals), wound counter-clockwise about u x v, for the pictures
+/// and the VTK frames.
 #ifndef VKPHYS_CLOTH_H
 #define VKPHYS_CLOTH_H
 
