@@ -1,8 +1,12 @@
 // Measures of a cloth's state for the cloth tests (tests/test_cloth.cpp,
-// tests/test_implicit_integrator.cpp): its springs' stretch and its kinetic energy.
+// tests/test_implicit_integrator.cpp, tests/test_cloth_self_collision.cpp): its springs'
+// stretch, where two stacked cloths are, and its kinetic energy.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <glm/glm.hpp>
+#include <utility>
 
 #include "host/sim/backend.h"
 #include "host/sim/spring_strain.h"
@@ -13,6 +17,19 @@ namespace vkphys::test {
 // Largest length over rest length of the springs with stiffness k.
 inline double max_stretch(const Scene& s, const WorldState& st, float k) {
   return spring_strain(s, st, k).max_ratio;
+}
+
+// The highest particle y of [first, split) and the lowest of [split, end): the top of a lower
+// cloth and the bottom of the one above it, to see whether the upper one rests on it.
+inline std::pair<float, float> top_and_bottom(const WorldState& st, std::uint32_t first,
+                                              std::uint32_t split) {
+  float top = -1.0e30f;
+  float bottom = 1.0e30f;
+  for (std::uint32_t i = first; i < split; ++i) top = std::max(top, st.particles.pos_radius[i].y);
+  for (std::uint32_t i = split; i < st.particles.size(); ++i) {
+    bottom = std::min(bottom, st.particles.pos_radius[i].y);
+  }
+  return {top, bottom};
 }
 
 inline double kinetic_energy(const WorldState& st) {

@@ -146,12 +146,7 @@ TEST_P(Springs, ASecondClothRestsOnTheFirst) {
   const std::uint32_t b = add_cloth(s, c);
   load(s);
   const WorldState st = run(180);
-  float a_top = -1.0f;
-  float b_bottom = 1.0f;
-  for (std::uint32_t i = a; i < b; ++i) a_top = std::max(a_top, st.particles.pos_radius[i].y);
-  for (std::uint32_t i = b; i < st.particles.size(); ++i) {
-    b_bottom = std::min(b_bottom, st.particles.pos_radius[i].y);
-  }
+  const auto [a_top, b_bottom] = top_and_bottom(st, a, b);
   std::printf("%s: cloth a's top %.4f m, cloth b's bottom %.4f m: %.4f m apart\n",
               scheme_name(GetParam().scheme), double(a_top), double(b_bottom),
               double(b_bottom - a_top));

@@ -18,6 +18,7 @@
 #include "host/io/scene_file.h"
 #include "host/sim/compare.h"
 #include "tests/backends.h"
+#include "tests/cloth_measures.h"
 #include "tests/rigid_scene_helpers.h"
 #include "tests/scene_compare.h"
 #include "vkphys/cloth.h"
@@ -228,12 +229,7 @@ TEST_P(ClothSelfCollision, ASecondClothAtTheDefaultRadiusRestsOnTheFirstWithAThi
     const std::uint32_t b = add_cloth(s, c);
     load(s);
     const WorldState st = run(180);
-    float a_top = -1.0f;
-    float b_bottom = 1.0f;
-    for (std::uint32_t i = a; i < b; ++i) a_top = std::max(a_top, st.particles.pos_radius[i].y);
-    for (std::uint32_t i = b; i < st.particles.size(); ++i) {
-      b_bottom = std::min(b_bottom, st.particles.pos_radius[i].y);
-    }
+    const auto [a_top, b_bottom] = top_and_bottom(st, a, b);
     std::printf("%s, thickness %.2f m: cloth a's top %.4f m, cloth b's bottom %.4f m\n",
                 scheme_name(GetParam().scheme), double(t), double(a_top), double(b_bottom));
     if (t == 0.0f) {

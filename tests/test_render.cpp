@@ -45,6 +45,24 @@ bool is_background(glm::u8vec4 px) {
          std::abs(float(px.b) - b.b) <= 1.0f;
 }
 
+// The scene stepped `steps` times on the GPU backend and on the CPU backend, whose simulation
+// stays in `cpu` to go on with: the two states (GPU, CPU).
+std::pair<WorldState, WorldState> step_on_both(vk::Context& ctx, const Scene& s, int steps,
+                                               std::unique_ptr<Backend>& cpu) {
+  std::unique_ptr<Backend> gpu = make_gpu_backend(ctx);
+  cpu = make_cpu_backend();
+  gpu->load(s);
+  cpu->load(s);
+  for (int k = 0; k < steps; ++k) {
+    gpu->step();
+    cpu->step();
+  }
+  std::pair<WorldState, WorldState> states;
+  gpu->read(states.first);
+  cpu->read(states.second);
+  return states;
+}
+
 TEST(Render, ObjectsWhereTheCameraProjectsThem) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   Scene s = empty_rigid_scene(0.0f);
@@ -161,16 +179,8 @@ TEST(Render, GpuAndCpuSimulationsLookTheSame) {
   s.bodies.push_back(make_box({0.0f, 1.5f, 0.0f}, glm::vec3(0.5f), 1.0f));
   for (int i = 0; i < 4; ++i)
     s.particles.add({1.5f, 0.3f + 0.5f * float(i), 0.0f}, {}, 0.2f, 1.0f, 0);
-  std::unique_ptr<Backend> gpu_sim = make_gpu_backend(ctx), cpu_sim = make_cpu_backend();
-  gpu_sim->load(s);
-  cpu_sim->load(s);
-  for (int k = 0; k < 40; ++k) {
-    gpu_sim->step();
-    cpu_sim->step();
-  }
-  WorldState g, c;
-  gpu_sim->read(g);
-  cpu_sim->read(c);
+  std::unique_ptr<Backend> cpu_sim;
+  const auto [g, c] = step_on_both(ctx, s, 40, cpu_sim);
   gpu::Renderer r(ctx, kW, kH);
   const gpu::Camera cam = gpu::framing_camera(s, loaded_state(s));
   const gpu::Image a = r.draw(io::surface_mesh(s, g, true), cam);
@@ -272,16 +282,8 @@ TEST(Render, ClothIsASurfaceWithoutHoles) {
 TEST(Render, DrapedClothLooksTheSameFromGpuAndCpu) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   const Scene s = io::load_scene(kScenes / "cloth_drape.json");
-  std::unique_ptr<Backend> gpu_sim = make_gpu_backend(ctx), cpu_sim = make_cpu_backend();
-  gpu_sim->load(s);
-  cpu_sim->load(s);
-  for (int k = 0; k < 19; ++k) {
-    gpu_sim->step();
-    cpu_sim->step();
-  }
-  WorldState g, c;
-  gpu_sim->read(g);
-  cpu_sim->read(c);
+  std::unique_ptr<Backend> cpu_sim;
+  auto [g, c] = step_on_both(ctx, s, 19, cpu_sim);
   gpu::Renderer r(ctx, kW, kH);
   const gpu::Camera cam = gpu::scene_camera(s, loaded_state(s));
   const gpu::Image a = r.draw(io::surface_mesh(s, g, true), cam);
