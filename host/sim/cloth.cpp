@@ -16,6 +16,13 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("cloth: " + what);
 }
 
+// Whether cell (i, j) joins its (i, j)-(i+1, j+1) diagonal; with alternating diagonals the
+// cells where i + j is even join the other one, (i+1, j)-(i, j+1), instead (both: every cell
+// joins both).
+bool has_main_diagonal(const ClothSpec& c, std::uint32_t i, std::uint32_t j) {
+  return c.diagonals == ClothDiagonals::both || ((i + j) & 1u) != 0;
+}
+
 // The rest distance of the nearest two vertices that no spring joins (infinity when springs
 // join every pair): the offsets (di, dj) with |di|, |dj| <= 1 are structural and shear
 // springs (with alternating diagonals each cell joins only one of its diagonals), (2, 0) and
@@ -103,10 +110,10 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
       if (i + 1 < c.nu) spring(vertex(i, j), vertex(i + 1, j), c.k_structural);
       if (j + 1 < c.nv) spring(vertex(i, j), vertex(i, j + 1), c.k_structural);
       if (i + 1 < c.nu && j + 1 < c.nv) {
+        const bool main = has_main_diagonal(c, i, j);
         const bool both = c.diagonals == ClothDiagonals::both;
-        const bool odd = ((i + j) & 1u) != 0;
-        if (both || odd) spring(vertex(i, j), vertex(i + 1, j + 1), c.k_shear);
-        if (both || !odd) spring(vertex(i + 1, j), vertex(i, j + 1), c.k_shear);
+        if (main) spring(vertex(i, j), vertex(i + 1, j + 1), c.k_shear);
+        if (both || !main) spring(vertex(i + 1, j), vertex(i, j + 1), c.k_shear);
       }
       if (c.k_bend > 0.0f && i + 2 < c.nu) spring(vertex(i, j), vertex(i + 2, j), c.k_bend);
       if (c.k_bend > 0.0f && j + 2 < c.nv) spring(vertex(i, j), vertex(i, j + 2), c.k_bend);
@@ -117,7 +124,7 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
   // has one front side.
   for (std::uint32_t j = 0; j + 1 < c.nv; ++j) {
     for (std::uint32_t i = 0; i + 1 < c.nu; ++i) {
-      if (c.diagonals == ClothDiagonals::alternating && ((i + j) & 1u) == 0) {
+      if (!has_main_diagonal(c, i, j)) {
         scene.triangles.push_back({vertex(i, j), vertex(i + 1, j), vertex(i, j + 1)});
         scene.triangles.push_back({vertex(i + 1, j), vertex(i + 1, j + 1), vertex(i, j + 1)});
         continue;

@@ -91,28 +91,6 @@ void check_body_end(const Scene& scene, const Spring& s, const std::string& name
 // with its b end at the anchor on body b (kernels/joints.inl gives it the lever arm). Force
 // springs go to their own list, and each particle gets the list of its force springs in spring
 // order (kernels/world_ode.inl sums them in that order).
-// Each particle's spring partners as world indices, ascending, for self-collision's pair filter
-// (kernels/particle_grid.inl, spring_partners); only when some particle has a thickness. Runs
-// after add_springs checked the springs' ends.
-void add_spring_partners(const Scene& scene, WorldArrays& w) {
-  const std::vector<float>& t = scene.particles.thickness;
-  if (std::none_of(t.begin(), t.end(), [](float x) { return x > 0.0f; })) return;
-  const std::size_t particles = scene.particles.size();
-  std::vector<std::vector<std::uint32_t>> partners(particles);
-  for (const Spring& s : scene.springs) {
-    if (s.to_body()) continue;
-    partners[s.a].push_back(w.rigid + s.b);
-    partners[s.b].push_back(w.rigid + s.a);
-  }
-  w.partner_offsets.assign(particles + 1, 0u);
-  for (std::size_t p = 0; p < particles; ++p) {
-    std::sort(partners[p].begin(), partners[p].end());
-    w.partner_offsets[p + 1] =
-        w.partner_offsets[p] + static_cast<std::uint32_t>(partners[p].size());
-    w.partner_list.insert(w.partner_list.end(), partners[p].begin(), partners[p].end());
-  }
-}
-
 void add_springs(const Scene& scene, WorldArrays& w) {
   const std::size_t particles = scene.particles.size();
   std::vector<std::uint32_t> count(particles + 1, 0u);
@@ -174,6 +152,33 @@ void add_springs(const Scene& scene, WorldArrays& w) {
     const glm::uvec2 ab = w.fspring_ends[f] - glm::uvec2(w.rigid);
     w.fspring_incident[next[ab.x]++] = f << 1;
     w.fspring_incident[next[ab.y]++] = f << 1 | 1u;
+  }
+}
+
+// Whether some particle has a thickness (self-collision is on).
+bool any_thickness(const Particles& particles) {
+  const std::vector<float>& t = particles.thickness;
+  return std::any_of(t.begin(), t.end(), [](float x) { return x > 0.0f; });
+}
+
+// Each particle's spring partners as world indices, ascending, for self-collision's pair filter
+// (kernels/particle_grid.inl, spring_partners); only when some particle has a thickness. Runs
+// after add_springs checked the springs' ends.
+void add_spring_partners(const Scene& scene, WorldArrays& w) {
+  if (!any_thickness(scene.particles)) return;
+  const std::size_t particles = scene.particles.size();
+  std::vector<std::vector<std::uint32_t>> partners(particles);
+  for (const Spring& s : scene.springs) {
+    if (s.to_body()) continue;
+    partners[s.a].push_back(w.rigid + s.b);
+    partners[s.b].push_back(w.rigid + s.a);
+  }
+  w.partner_offsets.assign(particles + 1, 0u);
+  for (std::size_t p = 0; p < particles; ++p) {
+    std::sort(partners[p].begin(), partners[p].end());
+    w.partner_offsets[p + 1] =
+        w.partner_offsets[p] + static_cast<std::uint32_t>(partners[p].size());
+    w.partner_list.insert(w.partner_list.end(), partners[p].begin(), partners[p].end());
   }
 }
 
@@ -460,8 +465,7 @@ bool particle_pairs_possible(const Particles& particles) {
   if (particles.size() < 2) return false;
   if (g.empty() || g.front() == 0u) return true;
   // A thickness turns self-collision on: the group's own particles may then collide.
-  const std::vector<float>& t = particles.thickness;
-  if (std::any_of(t.begin(), t.end(), [](float x) { return x > 0.0f; })) return true;
+  if (any_thickness(particles)) return true;
   return std::any_of(g.begin(), g.end(), [&](std::uint32_t x) { return x != g.front(); });
 }
 
