@@ -40,8 +40,13 @@
 //   point_geom[4p+k]    (world point, gap)     gap < 0: penetrating
 //   point_lambda[4p+k]  (lambda_n, lambda_t1, lambda_t2, feature id as float bits)
 //   point_prep[15(4p+k) + 0..14] the prepared rows (kernels/contact_manifold.inl)
-//   prev_pair_info[p], prev_point_lambda[2(4p+k)], [2(4p+k)+1]: last step's pairs and points,
-//     (lambda_n, world friction impulse) and (point in body a's frame, feature id), found through
+//   pair_frame[2p], [2p+1]   the manifold's reference (kernels/world_narrowphase.inl, the
+//                        manifold cache): (normal in body a's frame, 0), conj(q_a) q_b
+//   point_ref[2(4p+k)], [2(4p+k)+1]  the point at the reference pose: (in body a's frame,
+//                        feature id), (in body b's frame, gap)
+//   prev_pair_info[p], prev_pair_frame[2p..2p+1], prev_point_lambda[3(4p+k) + 0..2]: last
+//     step's pairs and points, (lambda_n, world friction impulse) and the point_ref pair, found
+//     through
 //   prev_hash[slot] (open addressing on (a, b), VKPHYS_EMPTY_SLOT when free)
 // Particle contacts (particle-particle and particle-plane, one point each, capacity CC),
 // listed per owning particle (the lower particle index, or the particle of a plane contact):
@@ -116,6 +121,12 @@ KERNELS_BEGIN
 #define VKPHYS_FLAG_SPLIT 1u
 #define VKPHYS_FLAG_GYROSCOPIC 2u
 #define VKPHYS_FLAG_PARTICLE_PAIRS 4u  // some two particles may collide (not all one group)
+#define VKPHYS_FLAG_CONTACT_CACHE 8u   // solver.contact_cache (kernels/world_narrowphase.inl)
+
+// The manifold cache's tolerances (kernels/world_narrowphase.inl): the relative motion of the
+// two bodies at each contact point [m], and the cosine of half the relative rotation (2 degrees).
+#define VKPHYS_CACHE_DRIFT 1.0e-3f
+#define VKPHYS_CACHE_COS_HALF_ANGLE 0.9998477f
 
 // Joint types (vkphys/scene.h, JointType).
 #define VKPHYS_JOINT_DISTANCE 0u
@@ -178,6 +189,7 @@ struct WorldCounters {
                        // bits order as the values and atomicMax is exact and order-independent)
   uint cg_iterations;  // implicit: CG iterations of the step, summed over its substeps
   uint cg_residual;    // implicit: the largest final |r| / |b| of the step's solves, float bits
+  uint reused;         // stored pairs that kept last step's manifold (the manifold cache)
   // Per colour list: list 2c holds colour c's joints and pairs, 2c + 1 its particle contacts
   // (kernels/world_coloring.inl, color_key).
   uint color_start[2 * VKPHYS_MAX_COLORS];
@@ -247,8 +259,11 @@ struct WorldCounters {
   BUF(57, vec4, cg_partial)            \
   BUF(58, vec4, cg_scalar)             \
   BUF(59, uint, partner_offsets)       \
-  BUF(60, uint, partner_list)
-#define VKPHYS_WORLD_BINDINGS 61u
+  BUF(60, uint, partner_list)          \
+  BUF(61, vec4, pair_frame)            \
+  BUF(62, vec4, point_ref)             \
+  BUF(63, vec4, prev_pair_frame)
+#define VKPHYS_WORLD_BINDINGS 64u
 #define VKPHYS_ODE_STRIDE 7u
 
 // The plane body with list index k (k < coloring.z).

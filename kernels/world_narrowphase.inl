@@ -9,6 +9,28 @@
 // old point of the same pair with the same feature id, scaled by the warm-start factor, and
 // starts from zero otherwise. Table positions depend on insertion order on the GPU, but every
 // key is unique, so what a lookup finds does not: the match is deterministic.
+//
+// The manifold cache (solver.contact_cache; Jolt's body pair cache does the same): a pair whose
+// two bodies have barely moved relative to each other since its manifold was computed keeps
+// that manifold instead of running the pair test again. Each manifold keeps its reference: the
+// normal in body a's frame, the relative rotation conj(q_a) q_b, and per point the contact
+// point p in both bodies' frames (l_a, l_b) and its gap g. At the reference pose both anchors
+// are p, so at the current pose the anchors p_a = x_a + R_a l_a and p_b = x_b + R_b l_b have
+// moved apart by exactly the bodies' relative motion at that point, and the point's gap is
+//     g' = g + n . (p_b - p_a),    n = R_a n_a
+// (the first-order separation contact_targets also uses within a step), at (p_a + p_b) / 2.
+// The manifold is kept while every point's |p_b - p_a| stays below VKPHYS_CACHE_DRIFT and the
+// relative rotation within 2 degrees of the reference (Jolt's defaults: 1 mm, 2 degrees).
+// Only pairs of flat shapes use it (box-box, plane-box): a sphere or capsule rolls, and rolling
+// keeps the two material points of the old contact together to second order (|p_b - p_a| ~
+// r theta^2 / 2) while the real contact point moves by r theta, so a rolling ball would push
+// on a stale lever arm for up to 2 degrees of roll (with it, seed 000's funnel of balls still
+// moved at 0.11 m/s after 10 s, and the pushed pendulum grid dropped 1 of its 3 slabs). Their pair
+// tests are closed forms that cost little anyway; the box-box test (separating axes and clipping)
+// is the one worth skipping. The reference is the pose the pair test last ran at, not last step's
+// pose, so slow motion cannot creep past the tolerances one small step at a time. A pair the cache
+// serves keeps its points' feature ids and impulses as they were (no matching). Measured on the
+// 210-box pyramid at rest (CPU, 1 x 10): see docs/benchmarks.md, "The manifold cache".
 
 // A body's orientation: a particle's frame is the world's.
 vec4 body_rotation(uint i) {
@@ -47,7 +69,7 @@ uint match_previous_point(uint prev, uint feature, vec3 local) {
   uint best = VKPHYS_EMPTY_SLOT;
   float best_d2 = params.contact.x * params.contact.x;
   for (uint q = 0u; q < count; ++q) {
-    vec4 old = prev_point_lambda[2u * (4u * prev + q) + 1u];
+    vec4 old = prev_point_lambda[3u * (4u * prev + q) + 1u];
     if (old.w == feature_bits(feature)) return 4u * prev + q;
     vec3 d = vec3(old) - local;
     if (dot(d, d) < best_d2) {
@@ -58,19 +80,90 @@ uint match_previous_point(uint prev, uint feature, vec3 local) {
   return best;
 }
 
+// The relative rotation of the pair's bodies, conj(q_a) q_b.
+vec4 pair_rotation(uint a, uint b) {
+  return quat_mul(quat_conj(body_rotation(a)), body_rotation(b));
+}
+
+// Whether pair p (bodies a, b) may keep last step's manifold `prev` (see above), and if so,
+// writes it as this step's.
+bool reuse_manifold(uint p, uint a, uint b, uint prev) {
+  if ((params.modes.w & VKPHYS_FLAG_CONTACT_CACHE) == 0u || prev == VKPHYS_EMPTY_SLOT) return false;
+  uint shape_a = body_info[a].x;
+  if (body_info[b].x != VKPHYS_SHAPE_BOX ||
+      (shape_a != VKPHYS_SHAPE_BOX && shape_a != VKPHYS_SHAPE_PLANE)) {
+    return false;
+  }
+  // The angle between the reference and current relative rotations is 2 acos(|q_ref . q_now|)
+  // for unit quaternions (q and -q are one rotation, hence the absolute value).
+  if (abs(dot(prev_pair_frame[2u * prev + 1u], pair_rotation(a, b))) <
+      VKPHYS_CACHE_COS_HALF_ANGLE) {
+    return false;
+  }
+  uint count = prev_pair_info[prev].z;
+  vec3 xa = vec3(body_pos[a]);
+  vec3 xb = vec3(body_pos[b]);
+  vec4 qa = body_rotation(a);
+  vec4 qb = body_rotation(b);
+  vec3 pa[VKPHYS_MAX_MANIFOLD];  // each point's anchors at the current pose
+  vec3 pb[VKPHYS_MAX_MANIFOLD];
+  for (uint q = 0u; q < count; ++q) {
+    uint old = 3u * (4u * prev + q);
+    pa[q] = xa + quat_rotate(qa, vec3(prev_point_lambda[old + 1u]));
+    pb[q] = xb + quat_rotate(qb, vec3(prev_point_lambda[old + 2u]));
+    vec3 d = pb[q] - pa[q];
+    if (dot(d, d) >= VKPHYS_CACHE_DRIFT * VKPHYS_CACHE_DRIFT) return false;
+  }
+  vec3 n = quat_rotate(qa, vec3(prev_pair_frame[2u * prev]));
+  vec3 t1;
+  vec3 t2;
+  tangent_basis(n, t1, t2);
+  pair_info[p] = uvec4(a, b, count, 0u);
+  pair_normal[p] = vec4(n, 0.0f);
+  pair_frame[2u * p] = prev_pair_frame[2u * prev];
+  pair_frame[2u * p + 1u] = prev_pair_frame[2u * prev + 1u];
+  for (uint k = 0u; k < uint(VKPHYS_MAX_MANIFOLD); ++k) {
+    uint slot = 4u * p + k;
+    if (k >= count) {
+      point_geom[slot] = vec4(0.0f);
+      point_lambda[slot] = vec4(0.0f);
+      continue;
+    }
+    uint old = 3u * (4u * prev + k);
+    vec4 la = prev_point_lambda[old + 1u];  // (l_a, feature id)
+    vec4 lb = prev_point_lambda[old + 2u];  // (l_b, g)
+    point_geom[slot] = vec4(0.5f * (pa[k] + pb[k]), lb.w + dot(pb[k] - pa[k], n));
+    point_ref[2u * slot] = la;
+    point_ref[2u * slot + 1u] = lb;
+    vec4 last = prev_point_lambda[old];
+    vec3 friction = vec3(last.y, last.z, last.w);
+    point_lambda[slot] =
+        vec4(params.solver.w * vec3(last.x, dot(friction, t1), dot(friction, t2)), la.w);
+  }
+  atomicAdd(counters.points, count);
+  atomicAdd(counters.manifolds, 1u);
+  atomicAdd(counters.reused, 1u);
+  return true;
+}
+
 void narrowphase_pair(uint p) {
   uvec4 info = pair_info[p];
+  uint prev = find_previous_pair(info.x, info.y);
+  if (reuse_manifold(p, info.x, info.y, prev)) return;
   Manifold m = collide(body_collider(info.x), body_collider(info.y), params.contact.x);
   pair_info[p] = uvec4(info.x, info.y, m.count, 0u);
   pair_normal[p] = vec4(m.normal, 0.0f);
   atomicAdd(counters.points, m.count);
   if (m.count > 0u) atomicAdd(counters.manifolds, 1u);
-  uint prev = find_previous_pair(info.x, info.y);
   vec3 t1;
   vec3 t2;
   tangent_basis(m.normal, t1, t2);
   vec3 xa = vec3(body_pos[info.x]);
+  vec3 xb = vec3(body_pos[info.y]);
   vec4 qa = body_rotation(info.x);
+  vec4 qb = body_rotation(info.y);
+  pair_frame[2u * p] = vec4(quat_rotate_inv(qa, m.normal), 0.0f);
+  pair_frame[2u * p + 1u] = pair_rotation(info.x, info.y);
   for (uint k = 0u; k < uint(VKPHYS_MAX_MANIFOLD); ++k) {
     uint slot = 4u * p + k;
     if (k >= m.count) {
@@ -78,13 +171,17 @@ void narrowphase_pair(uint p) {
       point_lambda[slot] = vec4(0.0f);
       continue;
     }
-    point_geom[slot] = m.point[int(k)];
+    vec4 geom = m.point[int(k)];
+    point_geom[slot] = geom;
     uint feature = m.feature[int(k)];
-    uint old = match_previous_point(prev, feature, quat_rotate_inv(qa, vec3(m.point[int(k)]) - xa));
+    vec3 local = quat_rotate_inv(qa, vec3(geom) - xa);
+    point_ref[2u * slot] = vec4(local, feature_bits(feature));
+    point_ref[2u * slot + 1u] = vec4(quat_rotate_inv(qb, vec3(geom) - xb), geom.w);
+    uint old = match_previous_point(prev, feature, local);
     vec3 lambda = vec3(0.0f);
     if (old != VKPHYS_EMPTY_SLOT) {
       // Friction is kept as a world vector, so the tangent basis may differ between steps.
-      vec4 last = prev_point_lambda[2u * old];
+      vec4 last = prev_point_lambda[3u * old];
       vec3 friction = vec3(last.y, last.z, last.w);
       lambda = params.solver.w * vec3(last.x, dot(friction, t1), dot(friction, t2));
     }
@@ -98,29 +195,35 @@ bool step_undone() {
 }
 
 // ---- commit: this step's pairs become the previous step's (skipped when the step is redone) ----
-// Runs after the solve. Each point keeps (lambda_n, friction impulse as a world vector) and (the
-// point in body a's frame, feature id). Runs over the whole capacity: slots past this step's pairs
-// are cleared, so the table can be rebuilt from prev_pair_info alone (after a regrow, too).
+// Runs after the solve. Each point keeps (lambda_n, friction impulse as a world vector), (the
+// point in body a's frame, feature id) and (the point in body b's frame, gap) at its manifold's
+// reference pose, and each pair that reference (the manifold cache, above). Runs over the whole
+// capacity: slots past this step's pairs are cleared, so the table can be rebuilt from
+// prev_pair_info alone (after a regrow, too).
 void commit_pair(uint p) {
   if (step_undone()) return;
   bool live = p < stored_pairs();
   uvec4 info = live ? pair_info[p] : uvec4(0u);
   prev_pair_info[p] = info;
+  prev_pair_frame[2u * p] = info.z > 0u ? pair_frame[2u * p] : vec4(0.0f);
+  prev_pair_frame[2u * p + 1u] = info.z > 0u ? pair_frame[2u * p + 1u] : vec4(0.0f);
   vec3 t1 = vec3(0.0f);
   vec3 t2 = vec3(0.0f);
   if (info.z > 0u) tangent_basis(vec3(pair_normal[p]), t1, t2);
   for (uint k = 0u; k < 4u; ++k) {
     uint slot = 4u * p + k;
     vec4 next = vec4(0.0f);
-    vec4 where = vec4(0.0f);
+    vec4 where_a = vec4(0.0f);
+    vec4 where_b = vec4(0.0f);
     if (k < info.z) {
       vec4 lam = point_lambda[slot];
       next = vec4(lam.x, lam.y * t1 + lam.z * t2);
-      vec3 local = vec3(point_prep[VKPHYS_POINT_PREP * slot + 4u]);  // in body a's frame
-      where = vec4(local, lam.w);
+      where_a = point_ref[2u * slot];
+      where_b = point_ref[2u * slot + 1u];
     }
-    prev_point_lambda[2u * slot] = next;
-    prev_point_lambda[2u * slot + 1u] = where;
+    prev_point_lambda[3u * slot] = next;
+    prev_point_lambda[3u * slot + 1u] = where_a;
+    prev_point_lambda[3u * slot + 2u] = where_b;
   }
 }
 

@@ -95,7 +95,10 @@ const std::vector<Figure>& figures() {
        "CG residual |r| / |b| and adaptive ODE error",
        "[-]",
        {"cg_residual", "ode_error"}},
-      {"contacts", "contacts", "count", {"pairs", "manifolds", "points", "particle_contacts"}},
+      {"contacts",
+       "contacts",
+       "count",
+       {"pairs", "manifolds", "reused_manifolds", "points", "particle_contacts"}},
       {"colors", "colours and overflow", "count", {"colors", "overflow_units", "regrows"}},
       {"step_ms", "time per step (host clock)", "[ms] (log)", {"step_ms"}, true},
   };

@@ -20,7 +20,7 @@ namespace vkphys {
 namespace {
 
 constexpr char kMagic[8] = {'V', 'K', 'P', 'H', 'Y', 'S', 'C', 'K'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 2: the manifold cache's references (prev_pair_frame)
 
 struct Writer {
   std::string bytes;

@@ -62,6 +62,7 @@ class CpuBackend final : public Backend {
     prev_pc_offsets_.assign(p + 1, 0u);
     prev_info_.clear();
     prev_lambda_.clear();
+    prev_frame_.clear();
     prev_pc_other_.clear();
     prev_pc_lambda_.clear();
     allocate_lists();
@@ -107,6 +108,7 @@ class CpuBackend final : public Backend {
     s.joint_lambda = joint_lambda_;
     s.prev_pair_info = prev_info_;
     s.prev_point_lambda = prev_lambda_;
+    s.prev_pair_frame = prev_frame_;
     s.prev_pcontact_offsets = prev_pc_offsets_;
     s.prev_pcontact_other = prev_pc_other_;
     s.prev_pcontact_lambda = prev_pc_lambda_;
@@ -123,6 +125,7 @@ class CpuBackend final : public Backend {
     joint_lambda_ = s.joint_lambda;
     prev_info_ = s.prev_pair_info;
     prev_lambda_ = s.prev_point_lambda;
+    prev_frame_ = s.prev_pair_frame;
     prev_pc_offsets_ = s.prev_pcontact_offsets;
     prev_pc_other_ = s.prev_pcontact_other;
     prev_pc_lambda_ = s.prev_pcontact_lambda;
@@ -147,8 +150,11 @@ class CpuBackend final : public Backend {
     point_geom_.assign(4 * pairs, glm::vec4(0.0f));
     point_lambda_.assign(4 * pairs, glm::vec4(0.0f));
     point_prep_.assign(4 * VKPHYS_POINT_PREP * pairs, glm::vec4(0.0f));
+    pair_frame_.assign(2 * pairs, glm::vec4(0.0f));
+    point_ref_.assign(8 * pairs, glm::vec4(0.0f));
     prev_info_.resize(pairs, glm::uvec4(0u));
-    prev_lambda_.resize(8 * pairs, glm::vec4(0.0f));
+    prev_lambda_.resize(12 * pairs, glm::vec4(0.0f));
+    prev_frame_.resize(2 * pairs, glm::vec4(0.0f));
     hash_.assign(params_.counts.w, VKPHYS_EMPTY_SLOT);
     pc_bodies_.assign(contacts, glm::uvec2(0u));
     pc_geom_.assign(contacts, glm::vec4(0.0f));
@@ -194,6 +200,9 @@ class CpuBackend final : public Backend {
     e.point_prep = point_prep_.data();
     e.prev_pair_info = prev_info_.data();
     e.prev_point_lambda = prev_lambda_.data();
+    e.pair_frame = pair_frame_.data();
+    e.point_ref = point_ref_.data();
+    e.prev_pair_frame = prev_frame_.data();
     e.prev_hash = hash_.data();
     e.joint_info = world_.joint_info.data();
     e.joint_frames = world_.joint_frames.data();
@@ -498,7 +507,7 @@ class CpuBackend final : public Backend {
       saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, pair_normal_, point_geom_,
       point_lambda_, point_prep_, prev_lambda_, joint_rows_, joint_lambda_, unit_dv_, pc_geom_,
-      pc_target_, pc_lambda_, prev_pc_lambda_;
+      pc_target_, pc_lambda_, prev_pc_lambda_, pair_frame_, point_ref_, prev_frame_;
   std::vector<glm::uvec4> pair_info_, prev_info_;
   std::vector<glm::uvec2> range_, pc_bodies_;
   std::vector<std::uint32_t> color_, keys_, values_, offsets_, hash_, unit_color_, grid_keys_,

@@ -241,6 +241,7 @@ class GpuBackend final : public Backend {
     fuse_coloring_ = fuse_sweeps_ = fused_ == FusedPolicy::always;
     buf_[b_prev_pair_info] = vk::Buffer();
     buf_[b_prev_point_lambda] = vk::Buffer();
+    buf_[b_prev_pair_frame] = vk::Buffer();
     buf_[b_prev_pcontact_other] = vk::Buffer();
     buf_[b_prev_pcontact_lambda] = vk::Buffer();
     stats_ = {};
@@ -459,6 +460,8 @@ class GpuBackend final : public Backend {
     buf_[b_point_geom] = storage(4 * pairs * v4, "contact points");
     buf_[b_point_lambda] = storage(4 * pairs * v4, "contact impulses");
     buf_[b_point_prep] = storage(4 * VKPHYS_POINT_PREP * pairs * v4, "contact rows");
+    buf_[b_pair_frame] = storage(2 * pairs * v4, "manifold references");
+    buf_[b_point_ref] = storage(8 * pairs * v4, "contact point references");
     buf_[b_prev_hash] = storage(VkDeviceSize{table_} * u1, "warm-start table");
     buf_[b_pcontact_bodies] = storage(contacts * sizeof(glm::uvec2), "particle contacts");
     buf_[b_pcontact_geom] = storage(contacts * v4, "particle contact normals");
@@ -472,11 +475,12 @@ class GpuBackend final : public Backend {
     sort_ = std::make_unique<gpu::RadixSort>(ctx_, static_cast<std::uint32_t>(sort));
     // Last step's lists survive a regrow: copied into the grown buffers.
     const std::pair<Binding, VkDeviceSize> kept[] = {{b_prev_pair_info, pairs * u4},
-                                                     {b_prev_point_lambda, 8 * pairs * v4},
+                                                     {b_prev_point_lambda, 12 * pairs * v4},
+                                                     {b_prev_pair_frame, 2 * pairs * v4},
                                                      {b_prev_pcontact_other, contacts * u1},
                                                      {b_prev_pcontact_lambda, contacts * v4}};
-    std::array<vk::Buffer, 4> old;
-    for (std::size_t k = 0; k < 4; ++k) {
+    std::array<vk::Buffer, std::size(kept)> old;
+    for (std::size_t k = 0; k < old.size(); ++k) {
       old[k] = std::move(buf_[kept[k].first]);
       buf_[kept[k].first] = storage(kept[k].second, "previous contacts");
     }
@@ -486,7 +490,7 @@ class GpuBackend final : public Backend {
     ctx_.run_once([&](VkCommandBuffer cb) {
       // The hash insert below reads the new capacities from the step constants.
       copy_params_in(cb);
-      for (std::size_t k = 0; k < 4; ++k) {
+      for (std::size_t k = 0; k < old.size(); ++k) {
         buf_[kept[k].first].fill(cb, 0u);
         if (old[k].handle()) vk::copy(cb, old[k], buf_[kept[k].first], old[k].size());
       }

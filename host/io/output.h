@@ -9,9 +9,11 @@
 //       (x, y, z, w), w the world angular velocity; id counts within its kind
 //   DIR/metrics.csv               step,time,kinetic,kinetic_linear,kinetic_rotational,potential,
 //                                 energy,px,py,pz,lx,ly,lz,max_speed,max_angular_speed,
-//                                 max_penetration,pairs,manifolds,points,particle_contacts,rows,
-//                                 colors,overflow_units,regrows,step_ms,max_rigid_penetration,
-//                                 mean_rigid_penetration,max_joint_error,mean_joint_error
+//                                 max_penetration,pairs,manifolds,reused_manifolds,points,
+//                                 particle_contacts,rows,colors,overflow_units,regrows,step_ms,
+//                                 max_rigid_penetration,mean_rigid_penetration,max_joint_error,
+//                                 mean_joint_error,max_spring_strain,mean_spring_strain,
+//                                 cg_iterations,cg_residual,ode_steps,ode_redos,ode_error
 //   DIR/vtk/frame_NNNNNN.vtp, DIR/run.pvd   with `vtk`: each frame also as VTK XML PolyData and
 //       the frames as a ParaView time series (host/io/vtk_output.h)
 //   DIR/vtk/contacts_NNNNNN.vtp   with `vtk_contacts` too: the contacts of each frame's step

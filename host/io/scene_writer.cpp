@@ -215,9 +215,10 @@ std::string camera_json(const Scene& scene) {
 
 namespace scene_write {
 namespace {
-// The solver's integrator and adaptive step, when not the defaults.
-std::string integrator_json(const SolverSettings& so) {
+// The solver's integrator, adaptive step and manifold cache, when not the defaults.
+std::string solver_extras_json(const SolverSettings& so) {
   std::string out;
+  if (!so.contact_cache) out += ", \"contact_cache\": false";
   if (so.integrator != Integrator::symplectic) {
     out += fmt::format(", \"integrator\": \"{}\"",
                        name_of(kIntegratorNames, static_cast<std::uint32_t>(so.integrator)));
@@ -265,7 +266,7 @@ std::string write_scene_json(const Scene& scene) {
           ? std::string()
           : fmt::format(", \"substeps\": {}, \"relax_iterations\": {}, \"impact_passes\": {}",
                         so.substeps, so.relax_iterations, so.impact_passes),
-      integrator_json(so)));
+      solver_extras_json(so)));
 
   put("  \"materials\": [\n");
   for (std::size_t i = 0; i < scene.materials.size(); ++i) {

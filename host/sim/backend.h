@@ -54,6 +54,7 @@ struct StepStats {
   std::uint32_t bodies = 0;
   std::uint32_t pairs = 0;              // broadphase pairs (AABBs overlap)
   std::uint32_t manifolds = 0;          // pairs with contact points
+  std::uint32_t reused_manifolds = 0;   // of them, kept from last step (solver.contact_cache)
   std::uint32_t points = 0;             // contact points of the manifolds
   std::uint32_t particle_contacts = 0;  // particle-particle and particle-plane contacts
   std::uint32_t rows = 0;    // constraint rows: 3 per contact point (1 without friction) + joints'
@@ -114,7 +115,8 @@ struct StepTrace {
   F(glm::vec4, rigid_omega, z.rigid)                       \
   F(glm::vec4, joint_lambda, 2 * z.joints)                 \
   F(glm::uvec4, prev_pair_info, z.pairs)                   \
-  F(glm::vec4, prev_point_lambda, 8 * z.pairs)             \
+  F(glm::vec4, prev_point_lambda, 12 * z.pairs)            \
+  F(glm::vec4, prev_pair_frame, 2 * z.pairs)               \
   F(std::uint32_t, prev_pcontact_offsets, z.particles + 1) \
   F(std::uint32_t, prev_pcontact_other, z.contacts)        \
   F(glm::vec4, prev_pcontact_lambda, z.contacts)

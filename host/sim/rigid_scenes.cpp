@@ -123,6 +123,7 @@ Scene stack_scene(std::uint32_t count, bool intersecting) {
                                   : fmt::format("stack_{}", count);
   Scene s = base(std::move(name), 0.5f, 25);
   s.settings.solver.warm_start = 0.0f;  // seed 000 section 10.1: no contact caching
+  s.settings.solver.contact_cache = false;
   s.planes.push_back(plane({0.0, 1.0, 0.0}, 0.0));
   const double first = intersecting ? 0.0 : 2.0;
   const double pitch = intersecting ? 2.0 : 3.0;
@@ -139,6 +140,7 @@ Scene funnel_scene() {
   // in 4 layers of 5 (a quincunx, turned 45 degrees every other layer), 0.6 m apart in y.
   Scene s = base("funnel_20", 0.3f, 25);
   s.settings.solver.warm_start = 0.0f;  // seed 000 section 10.3: no contact caching
+  s.settings.solver.contact_cache = false;
   const double tilt = 30.0 * kPi / 180.0;
   const double opening = 0.5;  // half width of the floor opening [m]
   s.planes.push_back(plane({0.0, 1.0, 0.0}, 0.0));

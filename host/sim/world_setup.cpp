@@ -548,7 +548,8 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
                        std::bit_ceil(std::max<std::uint32_t>(64u, 2u * world.particles())));
   const std::uint32_t flags =
       (sv.split_impulse ? VKPHYS_FLAG_SPLIT : 0u) | (sv.gyroscopic ? VKPHYS_FLAG_GYROSCOPIC : 0u) |
-      (particle_pairs_possible(scene.particles) ? VKPHYS_FLAG_PARTICLE_PAIRS : 0u);
+      (particle_pairs_possible(scene.particles) ? VKPHYS_FLAG_PARTICLE_PAIRS : 0u) |
+      (sv.contact_cache ? VKPHYS_FLAG_CONTACT_CACHE : 0u);
   p.modes =
       glm::uvec4(static_cast<std::uint32_t>(sv.scheme), static_cast<std::uint32_t>(sv.restitution),
                  static_cast<std::uint32_t>(sv.friction_model), flags);
@@ -637,6 +638,7 @@ void fill_world_stats(const kern::WorldCounters& c, const Scene& scene, const Wo
   st.bodies = world.bodies();
   st.pairs = c.pairs;
   st.manifolds = c.manifolds;
+  st.reused_manifolds = c.reused;
   st.points = c.points;
   st.particle_contacts = c.pcontacts;
   st.cg_iterations = c.cg_iterations;

@@ -105,6 +105,11 @@ struct SolverSettings {
   float restitution_threshold = 0.5f;  ///< approach speed [m/s] above which restitution applies
   bool friction = true;                ///< Coulomb friction rows on or off
   float warm_start = 1.0f;             ///< share of last step's impulses to start from, [0, 1]
+  /// Rigid bodies only: a pair whose bodies moved less than 1 mm relative to each other at every
+  /// contact point and turned less than 2 degrees since its manifold was found keeps that
+  /// manifold instead of running the pair test again (Jolt's body pair cache; ARCHITECTURE.md,
+  /// "The manifold cache").
+  bool contact_cache = true;
   /// Rigid bodies only:
   SolverScheme scheme = SolverScheme::colored;
   RestitutionModel restitution = RestitutionModel::bias;
