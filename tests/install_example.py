@@ -3,12 +3,14 @@
 fresh build tree (find_package(vkphys CONFIG)) and once more with pkg-config alone, runs them and
 checks the physics they print: hello_world's box falls freely, exactly as semi-implicit Euler
 does, then rests on the plane; the pyramid stands; the fountain's particles rise exactly to the
-step's ballistic apex; the cloth falls as one particle and drapes over its ball.
+step's ballistic apex; the cloth falls as one particle and drapes over its ball. Then the
+installed Python module steps a fall from its install folder.
 
 usage: install_example.py CMAKE BUILD_DIR EXAMPLES_DIR WORK_DIR [CXX_FLAGS]
 CXX_FLAGS: the library's own CMAKE_CXX_FLAGS (the asan preset's sanitizers), which a program
 linking a sanitized libvkphys needs too.
 """
+import glob
 import os
 import re
 import shutil
@@ -79,6 +81,42 @@ def check_cloth(out):
           f"{ball_top - top:.4f} m below the ball's, {deep:.2e} m deep, {kinetic:.1e} J moving")
 
 
+def check_python(prefix, cxx_flags):
+    """The installed module (lib/python3.X/dist-packages under the prefix) imports with its
+    folder on the path and no library path (its RPATH finds libvkphys) and steps a falling sphere
+    exactly as semi-implicit Euler does; under the default prefix /usr/local that folder is on
+    python3's own path."""
+    found = glob.glob(os.path.join(prefix, "lib", "python3.*", "dist-packages", "vkphys*.so"))
+    if not found:
+        if "-fsanitize" in cxx_flags:  # the module is not built with the sanitizers
+            print("python: not built in this preset")
+            return
+        sys.exit(f"python: no vkphys module installed under {prefix}")
+    folder = os.path.dirname(found[0])
+    if not os.path.exists(os.path.join(folder, "vkphys.pyi")):
+        sys.exit(f"python: no vkphys.pyi beside {found[0]}")
+    code = ("import vkphys\n"
+            "w = vkphys.World.from_json('{\"format\": \"vkphys-scene\", \"version\": 2, "
+            "\"name\": \"fall\", \"gravity\": [0, -9.81, 0], \"time_step\": 0.0166666675, "
+            "\"bodies\": [{\"shape\": \"sphere\", \"radius\": 0.5, \"position\": [0, 3, 0], "
+            "\"mass\": 1}]}')\n"
+            "w.step(10)\n"
+            "print(float(w.state(vkphys.Field.body_position)[0, 1]))\n")
+    env = dict(os.environ, PYTHONPATH=folder)
+    env.pop("LD_LIBRARY_PATH", None)
+    y = float(run(sys.executable, "-c", code, env=env))
+    h = f32(1.0 / 60.0)
+    closed = 3.0 - 9.81 * h * h * 10 * 11 / 2.0
+    if abs(y - closed) > 5e-5:
+        sys.exit(f"python: height {y} after 10 steps, free fall gives {closed:.6f}")
+    relative = os.path.relpath(folder, prefix)
+    default = os.path.join("/usr/local", relative)
+    if default not in run(sys.executable, "-c", "import sys; print(sys.path)"):
+        sys.exit(f"python: {default} is not on {sys.executable}'s path")
+    print(f"python: the installed module ({relative}) steps the fall to {y:.6f} m "
+          f"(closed form {closed:.6f}); {default} is on python3's path")
+
+
 def main():
     cmake, build, examples, work = sys.argv[1:5]
     cxx_flags = sys.argv[5] if len(sys.argv) > 5 else ""
@@ -119,6 +157,8 @@ def main():
     run("c++", *cxx_flags.split(), os.path.join(examples, "hello_world.cpp"), "-o", exe, *flags,
         f"-Wl,-rpath,{libdir}", env=env)
     check_hello(run(exe, "cpu"), "pkg-config build")
+
+    check_python(prefix, cxx_flags)
 
 
 if __name__ == "__main__":

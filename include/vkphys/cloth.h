@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "vkphys/export.h"
 #include "vkphys/scene.h"
 
 namespace vkphys {
@@ -61,10 +62,10 @@ struct ClothSpec {
 /// Appends the cloth's particles, springs and triangles to the scene; returns the index of its
 /// first particle (vertex (i, j) is first + j nu + i). Throws std::invalid_argument naming the
 /// field.
-std::uint32_t add_cloth(Scene& scene, const ClothSpec& spec);
+VKPHYS_API std::uint32_t add_cloth(Scene& scene, const ClothSpec& spec);
 
 /// The number of springs add_cloth makes for the spec (its resolution, diagonals and bend).
-std::uint64_t cloth_spring_count(const ClothSpec& spec);
+VKPHYS_API std::uint64_t cloth_spring_count(const ClothSpec& spec);
 
 }  // namespace vkphys
 

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "vkphys/export.h"
+
 namespace vkphys {
 
 /// Every failure the public API reports: a scene file that cannot be read or is invalid, a scene
@@ -13,13 +15,13 @@ namespace vkphys {
 /// misuse (an index out of range, a NaN written into the state, a call on a World without a
 /// scene). what() is one line, the same line `vkphys` prints after "vkphys: " for the same
 /// failure. The library never calls exit() and never prints errors itself.
-struct Error : std::runtime_error {
+struct VKPHYS_API Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
 /// Thrown by World::step when a step made the state NaN or infinite: what() is
 /// "step STEP: WHERE", e.g. "step 12: the solve stage made body 3 (box) NaN or infinite".
-struct NonFiniteError : Error {
+struct VKPHYS_API NonFiniteError : Error {
   NonFiniteError(std::uint64_t at, const std::string& what_happened)
       : Error("step " + std::to_string(at) + ": " + what_happened),
         step(at),

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "vkphys/export.h"
+
 namespace vkphys {
 
 /// The scene, the step count, every body's position, orientation and velocity, the joints'
@@ -14,7 +16,7 @@ namespace vkphys {
 /// and the contact-list capacities. World::load continues from it bit-identically on the backend
 /// that saved it (the same device for the GPU backend); on the other backend it continues the
 /// same physics, rounded differently. Immutable; copies share the data.
-class Snapshot {
+class VKPHYS_API Snapshot {
  public:
   /// The file: a small binary header, the scene as scene JSON (docs/scene-format.md) and the
   /// carried buffers as raw little-endian floats, for this build only (docs/api.md). Written

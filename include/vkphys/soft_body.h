@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <glm/glm.hpp>
 
+#include "vkphys/export.h"
 #include "vkphys/scene.h"
 
 namespace vkphys {
@@ -38,13 +39,13 @@ struct SoftBoxSprings {
   std::uint64_t face = 0;  ///< both diagonals of every lattice face
   std::uint64_t body = 0;  ///< the four diagonals of every cell
 };
-SoftBoxSprings soft_box_springs(std::uint64_t nx, std::uint64_t ny, std::uint64_t nz);
+VKPHYS_API SoftBoxSprings soft_box_springs(std::uint64_t nx, std::uint64_t ny, std::uint64_t nz);
 
 /// Appends the soft box's particles and springs to the scene, and its outer surface as
 /// Scene::triangles (two per lattice face cell on the six sides, facing out); returns the index of
 /// its first particle (particle (i, j, k) is first + (k ny + j) nx + i). Throws
 /// std::invalid_argument naming the field.
-std::uint32_t add_soft_box(Scene& scene, const SoftBoxSpec& spec);
+VKPHYS_API std::uint32_t add_soft_box(Scene& scene, const SoftBoxSpec& spec);
 
 }  // namespace vkphys
 

@@ -8,8 +8,9 @@
 ///
 /// Headers: vkphys/scene.h (what a scene holds), vkphys/build.h and vkphys/cloth.h (building one
 /// in code), vkphys/world.h (World), vkphys/snapshot.h (checkpoints), vkphys/metrics.h,
-/// vkphys/difference.h, vkphys/error.h, vkphys/version.h. GLM types (glm::vec3, glm::vec4) are part
-/// of the API: a user compiles with GLM's headers (find_package(vkphys) brings glm::glm in).
+/// vkphys/difference.h, vkphys/error.h, vkphys/version.h, vkphys/export.h (what the library
+/// exports). GLM types (glm::vec3, glm::vec4) are part of the API: a user compiles with GLM's
+/// headers (find_package(vkphys) brings glm::glm in).
 ///
 /// Errors: every failure throws vkphys::Error with a one-line message (vkphys/error.h).
 ///
@@ -28,11 +29,11 @@
 
 #include "vkphys/build.h"
 #include "vkphys/cloth.h"
-#include "vkphys/soft_body.h"
 #include "vkphys/difference.h"
 #include "vkphys/error.h"
 #include "vkphys/metrics.h"
 #include "vkphys/scene.h"
 #include "vkphys/snapshot.h"
+#include "vkphys/soft_body.h"
 #include "vkphys/version.h"
 #include "vkphys/world.h"

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "vkphys/difference.h"
+#include "vkphys/export.h"
 #include "vkphys/metrics.h"
 #include "vkphys/scene.h"
 #include "vkphys/snapshot.h"
@@ -39,7 +40,7 @@ enum class Field : std::uint32_t {
   particle_velocity,      ///< (vx, vy, vz, 1/m) [m/s]
 };
 /// "body_position", ... as in error messages.
-const char* field_name(Field f);
+VKPHYS_API const char* field_name(Field f);
 
 /// What the last step found (all zero before the first step).
 struct Contacts {
@@ -50,7 +51,7 @@ struct Contacts {
   std::uint32_t rows = 0;               ///< constraint rows (contacts and joints)
 };
 
-class World {
+class VKPHYS_API World {
  public:
   /// A World without a scene: every call but assignment and the destructor throws Error
   /// ("no scene: ..."). A moved-from World is in the same state.
