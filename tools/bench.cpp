@@ -166,7 +166,7 @@ std::vector<std::string> open_bench_backends(const Options& opt, std::unique_ptr
   if (opt.backend == "cpu" || opt.backend == "both") backends.push_back("cpu");
   if (opt.backend == "gpu" || opt.backend == "both") {
     try {
-      ctx = vk::Context::create({opt.device, opt.validation});
+      ctx = vk::Context::create(context_options(opt));
       backends.push_back("gpu");
     } catch (const vk::Unavailable& e) {
       std::printf("GPU backend skipped: %s\n", e.what());

@@ -45,6 +45,19 @@ int cmd_info(const Options&) {
   return 0;
 }
 
+vk::ContextOptions context_options(const Options& opt) {
+  return {
+      .device = opt.device, .validation = opt.validation, .sync_validation = opt.sync_validation};
+}
+
+WorldOptions world_options(const Options& opt, const std::string& backend,
+                           const std::string& device) {
+  return {.backend = backend,
+          .device = device,
+          .validation = opt.validation,
+          .sync_validation = opt.sync_validation};
+}
+
 void check_size(const char* flag, std::uint64_t size, const std::string& what, std::uint64_t max) {
   if (size <= max) return;
   throw std::runtime_error(
@@ -85,7 +98,7 @@ int cmd_compare(const Options& opt) {
         opt.scene.c_str());
     solver.scheme = SolverScheme::colored;
   }
-  std::unique_ptr<vk::Context> ctx = vk::Context::create({opt.device, opt.validation});
+  std::unique_ptr<vk::Context> ctx = vk::Context::create(context_options(opt));
   std::unique_ptr<Backend> gpu = make_gpu_backend(*ctx);
   std::unique_ptr<Backend> cpu = make_cpu_backend();
   gpu->load(scene);

@@ -9,12 +9,14 @@
 #include "host/io/scene_file.h"
 #include "host/vk/context.h"
 #include "vkphys/scene.h"
+#include "vkphys/world.h"
 
 namespace vkphys::tools {
 
 struct Options {
   std::string device;
-  bool validation = false;
+  bool validation = false;       // --validation
+  bool sync_validation = false;  // --sync-validation (implies validation)
   std::string scene;
   std::string backend = "gpu";
   std::uint32_t steps = 300;
@@ -69,6 +71,12 @@ inline constexpr std::uint32_t kMaxClothSide = 800;
 
 // Throws std::runtime_error "FLAG N: WHAT takes at most MAX" when size > max.
 void check_size(const char* flag, std::uint64_t size, const std::string& what, std::uint64_t max);
+
+// The Vulkan context the global flags ask for: --device, --validation, --sync-validation.
+vk::ContextOptions context_options(const Options& opt);
+// A World on `backend` and `device` with the validation the global flags ask for.
+WorldOptions world_options(const Options& opt, const std::string& backend,
+                           const std::string& device);
 
 int cmd_info(const Options& opt);
 // `vkphys run` and `vkphys resume DIR` (DIR is opt.out) (tools/run.cpp).

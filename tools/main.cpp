@@ -81,6 +81,9 @@ int main(int argc, char** argv) {
   vkphys::tools::Options opt;
   app.add_option("--device", opt.device, "Vulkan device: index from `vkphys info` or name part");
   app.add_flag("--validation", opt.validation, "enable the Vulkan validation layer");
+  app.add_flag("--sync-validation", opt.sync_validation,
+               "enable the Vulkan validation layer with its synchronization validation (a missing "
+               "barrier between two commands is an error; several times slower)");
 
   auto* info = app.add_subcommand("info", "list Vulkan devices with their key limits");
 

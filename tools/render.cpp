@@ -30,7 +30,7 @@ int cmd_render(const Options& opt) {
   }
   if (opt.frames == 0) throw std::runtime_error("--frames must be at least 1");
   if (opt.every == 0) throw std::runtime_error("--every must be at least 1");
-  std::unique_ptr<vk::Context> ctx = vk::Context::create({opt.device, opt.validation});
+  std::unique_ptr<vk::Context> ctx = vk::Context::create(context_options(opt));
   std::unique_ptr<Backend> backend =
       opt.backend == "cpu" ? make_cpu_backend() : make_gpu_backend(*ctx);
   backend->load(scene);

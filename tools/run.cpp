@@ -152,7 +152,7 @@ int cmd_run(const Options& opt) {
   }
   // The public API's World builds and steps the run (the CLI is its first client); the writers
   // take its state as the library holds it (host/api/world_internal.h).
-  World world(scene, {opt.backend, opt.device, opt.validation});
+  World world(scene, world_options(opt, opt.backend, opt.device));
   print_world(world);
   const RunPlan plan{opt.scene, opt.backend, opt.device,       opt.steps,
                      opt.every, vtk,         opt.vtk_contacts, opt.checkpoint_every};
@@ -168,7 +168,7 @@ int cmd_run(const Options& opt) {
   const gpu::Camera camera = gpu::scene_camera(world.scene(), WorldInternals::state(world));
   run_steps(world, writer, plan, opt.out, 0);
   if (opt.png) {
-    const std::unique_ptr<vk::Context> ctx = vk::Context::create({opt.device, opt.validation, {}});
+    const std::unique_ptr<vk::Context> ctx = vk::Context::create(context_options(opt));
     const gpu::Renderer renderer(*ctx, opt.width, opt.height);
     const gpu::Image img =
         renderer.draw(io::surface_mesh(world.scene(), WorldInternals::state(world), true), camera);
@@ -204,7 +204,7 @@ int cmd_resume(const Options& opt) {
   // The device the run started on unless --device names another: the GPU backend resumes bit
   // for bit only on the device that saved the checkpoint.
   World world = World::load(
-      snapshot, {plan.backend, opt.device.empty() ? plan.device : opt.device, opt.validation});
+      snapshot, world_options(opt, plan.backend, opt.device.empty() ? plan.device : opt.device));
   print_world(world);
   std::printf("resuming %s from step %llu to step %llu\n", dir.string().c_str(),
               static_cast<unsigned long long>(snapshot.step()),

@@ -89,7 +89,7 @@ int cmd_soak(const Options& opt) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
-  const WorldOptions wopt{opt.backend, opt.device, opt.validation};
+  const WorldOptions wopt = world_options(opt, opt.backend, opt.device);
   World world(scene, wopt);
   std::printf("%s\nsoak: %s, %u steps, a sample and a checkpoint every %u\n",
               io::scene_summary(scene).c_str(), world.backend_name().c_str(), opt.steps,

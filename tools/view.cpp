@@ -137,7 +137,7 @@ int cmd_view(const Options& opt) {
   }
   std::uint32_t count = 0;
   const char** names = glfwGetRequiredInstanceExtensions(&count);
-  vk::ContextOptions options{opt.device, opt.validation, {}};
+  vk::ContextOptions options = context_options(opt);
   for (std::uint32_t i = 0; i < count; ++i) options.surface_extensions.emplace_back(names[i]);
   if (options.surface_extensions.empty()) {
     throw vk::Unavailable("this window system has no Vulkan surface (" + glfw_error +

@@ -37,7 +37,9 @@ struct World::Impl {
     if (kind == "cpu") {
       backend = make_cpu_backend();
     } else if (kind == "gpu") {
-      ctx = vk::Context::create({options.device, options.validation});
+      ctx = vk::Context::create({.device = options.device,
+                                 .validation = options.validation,
+                                 .sync_validation = options.sync_validation});
       backend = make_gpu_backend(*ctx);
     } else {
       throw Error(fmt::format("backend \"{}\": expected cpu or gpu", kind));

@@ -95,7 +95,8 @@ bool has_layer(const char* name) {
   });
 }
 
-VkInstance make_instance(bool validation, const std::vector<std::string>& surface_extensions = {}) {
+VkInstance make_instance(bool validation, bool sync_validation,
+                         const std::vector<std::string>& surface_extensions = {}) {
   load_loader();
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "vkphys";
@@ -113,6 +114,19 @@ VkInstance make_instance(bool validation, const std::vector<std::string>& surfac
   }
   for (const std::string& e : surface_extensions) extensions.push_back(e.c_str());
   VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  // Synchronization validation: the layer tracks every buffer and image range each command
+  // reads or writes and reports an access that no barrier orders after an earlier conflicting
+  // one (SYNC-HAZARD-*, as errors). It is a feature of VK_LAYER_KHRONOS_validation, so it
+  // needs the layer (above) and VK_EXT_validation_features, which the layer provides.
+  const VkValidationFeatureEnableEXT sync =
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = &sync;
+  if (validation && sync_validation) {
+    extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    info.pNext = &features;
+  }
   info.pApplicationInfo = &app;
   info.enabledLayerCount = static_cast<std::uint32_t>(layers.size());
   info.ppEnabledLayerNames = layers.data();
@@ -250,7 +264,7 @@ std::string lower(std::string s) {
 }  // namespace
 
 std::vector<DeviceInfo> Context::list_devices() {
-  VkInstance instance = make_instance(false);
+  VkInstance instance = make_instance(false, false);
   std::vector<DeviceInfo> out;
   std::uint32_t i = 0;
   for (VkPhysicalDevice pd : ordered_devices(instance)) out.push_back(describe(pd, i++));
@@ -273,9 +287,11 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(VkDebugUtilsMessageSeverityFl
 
 std::unique_ptr<Context> Context::create(const ContextOptions& options) {
   std::unique_ptr<Context> ctx(new Context());
-  ctx->validation_ = options.validation;
-  ctx->instance_ = make_instance(options.validation, options.surface_extensions);
-  if (options.validation) {
+  ctx->validation_ = options.validation || options.sync_validation;
+  ctx->sync_validation_ = options.sync_validation;
+  ctx->instance_ =
+      make_instance(ctx->validation_, ctx->sync_validation_, options.surface_extensions);
+  if (ctx->validation_) {
     VkDebugUtilsMessengerCreateInfoEXT info{
         VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
     info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT |

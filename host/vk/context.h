@@ -73,6 +73,11 @@ struct ContextOptions {
   // (glfwGetRequiredInstanceExtensions). Non-empty, the device also gets VK_KHR_swapchain, and
   // create throws Unavailable when the instance or the picked device lacks them.
   std::vector<std::string> surface_extensions;
+  // Also the layer's synchronization validation (implies validation): every missing or too
+  // weak barrier between two commands that touch the same memory is a validation error
+  // (SYNC-HAZARD-*). It tracks every access of every command, so a step runs several times
+  // slower than under plain validation (tests/test_gpu_sync_validation.cpp).
+  bool sync_validation = false;
 };
 
 class Context {
@@ -92,6 +97,7 @@ class Context {
   std::uint32_t queue_family() const { return queue_family_; }
   const DeviceInfo& info() const { return info_; }
   bool validation_enabled() const { return validation_; }
+  bool sync_validation_enabled() const { return sync_validation_; }
   std::uint32_t validation_errors() const { return validation_errors_; }
 
   VkCommandBuffer allocate_command_buffer() const;
@@ -144,6 +150,7 @@ class Context {
   mutable std::uint64_t submits_ = 0;  // since the faults were set
   mutable bool lost_ = false;          // a simulated device loss happened
   bool validation_ = false;
+  bool sync_validation_ = false;
   std::uint32_t validation_errors_ = 0;
 };
 

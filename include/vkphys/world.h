@@ -27,6 +27,10 @@ struct WorldOptions {
   /// `vkphys info`; any other text the first device whose name contains it (case-insensitive).
   std::string device;
   bool validation = false;  ///< GPU: the Vulkan validation layer (its errors go to stderr)
+  /// GPU: also the layer's synchronization validation (implies `validation`): a missing or too
+  /// weak barrier between two commands that touch the same memory is a validation error
+  /// (SYNC-HAZARD-*). Several times slower than `validation` alone.
+  bool sync_validation = false;
 };
 
 /// The state arrays a World exposes. Bodies: the scene's rigid bodies in scene order, then one
