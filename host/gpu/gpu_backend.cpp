@@ -490,9 +490,12 @@ class GpuBackend final : public Backend {
     ctx_.run_once([&](VkCommandBuffer cb) {
       // The hash insert below reads the new capacities from the step constants.
       copy_params_in(cb);
+      // The old list into the front of the grown buffer and zeros behind it: the two transfers
+      // write disjoint ranges, so they need no barrier between them (two transfer writes to one
+      // range may land in either order without one).
       for (std::size_t k = 0; k < old.size(); ++k) {
-        buf_[kept[k].first].fill(cb, 0u);
         if (old[k].handle()) vk::copy(cb, old[k], buf_[kept[k].first], old[k].size());
+        buf_[kept[k].first].fill(cb, 0u, old[k].size());
       }
       vk::barrier(cb);
       buf_[b_prev_hash].fill(cb, VKPHYS_EMPTY_SLOT);

@@ -140,8 +140,9 @@ void Buffer::download(void* data, VkDeviceSize bytes, VkDeviceSize offset) const
   std::memcpy(data, staging.ptr, bytes);
 }
 
-void Buffer::fill(VkCommandBuffer cb, std::uint32_t value) const {
-  vkCmdFillBuffer(cb, buffer_, 0, VK_WHOLE_SIZE, value);
+void Buffer::fill(VkCommandBuffer cb, std::uint32_t value, VkDeviceSize offset) const {
+  if (offset >= size_) return;
+  vkCmdFillBuffer(cb, buffer_, offset, VK_WHOLE_SIZE, value);
 }
 
 void copy(VkCommandBuffer cb, const Buffer& src, const Buffer& dst, VkDeviceSize bytes) {

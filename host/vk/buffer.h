@@ -41,8 +41,9 @@ class Buffer {
     if (count) download(out.data(), count * sizeof(T), offset);
     return out;
   }
-  // Records a fill of the whole buffer with a 32-bit value.
-  void fill(VkCommandBuffer cb, std::uint32_t value) const;
+  // Records a fill with a 32-bit value from byte `offset` (a multiple of 4) to the end of the
+  // buffer: the whole buffer by default, nothing for an offset at or past size().
+  void fill(VkCommandBuffer cb, std::uint32_t value, VkDeviceSize offset = 0) const;
 
  private:
   void release();
