@@ -186,11 +186,7 @@ void copy_to_host(VkCommandBuffer cb, VkImage image, VkExtent2D extent, const vk
   region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
   region.imageExtent = {extent.width, extent.height, 1};
   vkCmdCopyImageToBuffer(cb, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst.handle(), 1, &region);
-  VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                       &to_host, 0, nullptr, 0, nullptr);
+  vk::barrier_to_host(cb);
 }
 
 Drawable::Drawable(const vk::Context& ctx, const io::SurfaceMesh& mesh, const Camera& cam)

@@ -136,8 +136,17 @@ void Buffer::download(void* data, VkDeviceSize bytes, VkDeviceSize offset) const
   ctx_->run_once([&](VkCommandBuffer cb) {
     VkBufferCopy region{offset, 0, bytes};
     vkCmdCopyBuffer(cb, buffer_, staging.raw.buffer, 1, &region);
+    barrier_to_host(cb);
   });
   std::memcpy(data, staging.ptr, bytes);
+}
+
+void barrier_to_host(VkCommandBuffer cb) {
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
+                       nullptr, 0, nullptr);
 }
 
 void Buffer::fill(VkCommandBuffer cb, std::uint32_t value, VkDeviceSize offset) const {

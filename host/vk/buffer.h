@@ -63,4 +63,10 @@ Buffer storage_buffer(const Context& ctx, VkDeviceSize bytes, const std::string&
 // Records a copy of `bytes` from src to dst.
 void copy(VkCommandBuffer cb, const Buffer& src, const Buffer& dst, VkDeviceSize bytes);
 
+// Transfer writes made available and visible to the host, recorded after the copies the host
+// will read once the submission's fence has signalled: a fence orders the device's writes
+// before the wait but makes none of them visible to the host by itself (the Vulkan spec's
+// note under "Fences").
+void barrier_to_host(VkCommandBuffer cb);
+
 }  // namespace vkphys::vk

@@ -155,14 +155,6 @@ void barrier(VkCommandBuffer cb) {
                        0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
-void barrier_to_host(VkCommandBuffer cb) {
-  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
-                       nullptr, 0, nullptr);
-}
-
 Timestamps::Timestamps(const Context& ctx, std::uint32_t count) : ctx_(ctx), count_(count) {
   if (!ctx.info().timestamps || count == 0) return;
   VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};

@@ -64,8 +64,6 @@ inline std::uint32_t groups_for(std::uint64_t count, std::uint32_t group_size) {
 
 // A full barrier between dependent compute dispatches (and transfers, and indirect reads).
 void barrier(VkCommandBuffer cb);
-// Transfer writes made available to the host (before a fence wait and a read of mapped memory).
-void barrier_to_host(VkCommandBuffer cb);
 
 // GPU timestamps for per-stage timing. write(cb, i) records timestamp i after all prior work.
 class Timestamps {
