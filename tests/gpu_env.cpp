@@ -1,4 +1,6 @@
-// The tests' shared Vulkan context and the end of its life.
+// The tests' shared Vulkan contexts and the end of their life: one with the validation layer
+// (with synchronization validation too when VKPHYS_SYNC_VALIDATION=1, to run any GPU test under
+// it by hand), one with synchronization validation always (tests/test_gpu_sync_validation.cpp).
 //
 // The context is destroyed when the test program's run ends (a global test environment's
 // TearDown), not by the destructor of a static at exit(). A static's destructor is registered
@@ -25,32 +27,48 @@ SharedContext& shared() {
   return s;
 }
 
+SharedContext& shared_sync() {
+  static SharedContext s;
+  return s;
+}
+
 class ReleaseSharedContext : public ::testing::Environment {
  public:
   void TearDown() override {
-    shared().ctx.reset();
-    shared().error = "the shared Vulkan context was released at the end of the run";
+    for (SharedContext* s : {&shared(), &shared_sync()}) {
+      s->ctx.reset();
+      s->error = "the shared Vulkan context was released at the end of the run";
+    }
   }
 };
 
 const ::testing::Environment* const kRelease =
     ::testing::AddGlobalTestEnvironment(new ReleaseSharedContext);
 
-}  // namespace
-
-vk::Context* gpu_context_or_null(std::string* why) {
-  SharedContext& s = shared();
+vk::Context* context_or_null(SharedContext& s, bool sync_validation, std::string* why) {
   if (!s.tried) {
     s.tried = true;
     try {
       const char* dev = std::getenv("VKPHYS_TEST_DEVICE");
-      s.ctx = vk::Context::create({dev ? dev : "", true});
+      s.ctx = vk::Context::create(
+          {.device = dev ? dev : "", .validation = true, .sync_validation = sync_validation});
     } catch (const std::exception& e) {
       s.error = e.what();
     }
   }
   if (why) *why = s.error;
   return s.ctx.get();
+}
+
+}  // namespace
+
+vk::Context* gpu_context_or_null(std::string* why) {
+  const char* sync = std::getenv("VKPHYS_SYNC_VALIDATION");
+  return context_or_null(shared(), sync && std::string(sync) == "1", why);
+}
+
+vk::Context* sync_context_or_null(std::string* why) {
+  return context_or_null(shared_sync(), true, why);
 }
 
 }  // namespace vkphys::test

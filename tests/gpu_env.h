@@ -1,4 +1,6 @@
-// Shared Vulkan context for the tests, created once with the validation layer on.
+// Shared Vulkan context for the tests, created once with the validation layer on
+// (VKPHYS_SYNC_VALIDATION=1 adds synchronization validation to it: every GPU test then also
+// fails on a missing barrier, slower).
 //
 // Every test that touches the GPU takes the context through gpu_context(), which skips the test
 // with one line when no Vulkan device exists, unless VKPHYS_REQUIRE_GPU=1 (CI sets it, since CI
@@ -19,6 +21,9 @@ namespace vkphys::test {
 
 // The shared context (created on first use) or null with the reason in *why.
 vk::Context* gpu_context_or_null(std::string* why);
+// A second shared context, always with synchronization validation (created on first use: a test
+// program that never asks for it never pays for it).
+vk::Context* sync_context_or_null(std::string* why);
 
 // Whether the shared context runs on lavapipe (llvmpipe), where the world kernels round as the
 // CPU backend does for particles (bit-identical runs) and every run repeats exactly.
@@ -44,14 +49,15 @@ class ValidationGuard {
   std::uint32_t start_;
 };
 
-// A fixture base (over ::testing::Test or TestWithParam<T>) holding the shared context as ctx_
-// and a validation guard for each test; skips or fails as gpu_context_or_null says.
-template <class Base = ::testing::Test>
+// A fixture base (over ::testing::Test or TestWithParam<T>) holding a shared context (by
+// default gpu_context_or_null's) as ctx_ and a validation guard for each test; skips or fails as
+// the context's function says.
+template <class Base = ::testing::Test, vk::Context* (*Context)(std::string*) = gpu_context_or_null>
 class WithGpu : public Base {
  protected:
   void SetUp() override {
     std::string why;
-    ctx_ = gpu_context_or_null(&why);
+    ctx_ = Context(&why);
     if (!ctx_) {
       if (gpu_required()) FAIL() << why;
       GTEST_SKIP() << why;
