@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   app.add_flag("--validation", opt.validation, "enable the Vulkan validation layer");
   app.add_flag("--sync-validation", opt.sync_validation,
                "enable the Vulkan validation layer with its synchronization validation (a missing "
-               "barrier between two commands is an error; several times slower)");
+               "barrier between two commands is an error; slower)");
 
   auto* info = app.add_subcommand("info", "list Vulkan devices with their key limits");
 

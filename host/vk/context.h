@@ -4,7 +4,8 @@
 // Device choice: a discrete GPU first, then integrated, virtual, CPU (lavapipe); `--device N`
 // picks by index in `vkphys info` order, `--device NAME` by a case-insensitive substring of the
 // device name. With validation on (tests always), the first validation error is printed to stderr
-// at once and counted; ValidationGuard in the tests turns the count into a failure.
+// at once and counted; ValidationGuard in the tests turns the count into a failure. Synchronization
+// validation (ContextOptions::sync_validation) reports its hazards as such errors too.
 #pragma once
 
 #include <volk.h>
@@ -75,8 +76,8 @@ struct ContextOptions {
   std::vector<std::string> surface_extensions;
   // Also the layer's synchronization validation (implies validation): every missing or too
   // weak barrier between two commands that touch the same memory is a validation error
-  // (SYNC-HAZARD-*). It tracks every access of every command, so a step runs several times
-  // slower than under plain validation (tests/test_gpu_sync_validation.cpp).
+  // (SYNC-HAZARD-*). The layer checks each command's accesses as it is recorded, so it slows
+  // recording most (tests/test_gpu_sync_validation.cpp).
   bool sync_validation = false;
 };
 

@@ -29,7 +29,7 @@ struct WorldOptions {
   bool validation = false;  ///< GPU: the Vulkan validation layer (its errors go to stderr)
   /// GPU: also the layer's synchronization validation (implies `validation`): a missing or too
   /// weak barrier between two commands that touch the same memory is a validation error
-  /// (SYNC-HAZARD-*). Several times slower than `validation` alone.
+  /// (SYNC-HAZARD-*). Slower than `validation` alone.
   bool sync_validation = false;
 };
 
