@@ -156,6 +156,12 @@ float body_quadratic_drag(uint i, vec3 v) {
   return rho_cd * drag_area(body_collider(i), v / speed);
 }
 
+// Whether particles feel forces that depend on other particles (force springs, the wind on
+// triangles; kernels/world_ode.inl particle_force): symplectic Euler then runs spring_force_pass.
+bool particle_forces_on() {
+  return params.ode.y > 0u || params.aero.x > 0u;
+}
+
 // save_start: keep v_k, w_k for the row targets first (the second solve of the split impulse
 // re-predicts from the saved values instead).
 void body_predict(uint i, bool save_start) {
@@ -171,8 +177,8 @@ void body_predict(uint i, bool save_start) {
   // An explicit integrator takes the particles' forces in kernels/world_ode.inl.
   if (is_particle(i) && params.ode.x != VKPHYS_INTEGRATOR_SYMPLECTIC) return;
   vec3 accel = body_acceleration(i, im);
-  // Symplectic Euler's force springs: their f/m at the step's start (spring_force_pass).
-  if (is_particle(i) && params.ode.y > 0u) accel += vec3(ode_deriv[i - params.kinds.x]);
+  // Symplectic Euler's force springs and wind: their f/m at the step's start (spring_force_pass).
+  if (is_particle(i) && particle_forces_on()) accel += vec3(ode_deriv[i - params.kinds.x]);
   body_vel[i] =
       vec4(predict_velocity(v, im, accel, params.drag.x, body_quadratic_drag(i, v), h), im);
   if (is_particle(i)) return;

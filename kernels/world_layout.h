@@ -89,6 +89,12 @@
 //   ode_deriv[p]         (a, 0) at the current stage state; symplectic: the springs' f/m
 //   ode_touched[p]       1 when a row (contact, compliant spring) holds the particle this step:
 //                        it takes the symplectic step instead of the explicit method
+// The wind on the scene's triangles (T of them with forces.wind, else none; kernels/aero.h),
+// gathered per particle so that each particle sums its triangles in a fixed order (no atomics:
+// both backends and repeated runs add the same floats in the same order):
+//   wind_tris[t]         (a, b, c, 0) world indices of triangle t's particles
+//   wind_offsets[p]      each particle's range of wind_incident (P + 1, exclusive scan)
+//   wind_incident[e]     3T entries, per particle in triangle order: the triangle's index
 // The implicit integrator's conjugate gradient (kernels/world_implicit.inl), particles only
 // (allocated only with solver.integrator "implicit"):
 //   cg_vec[8p + 0..7]    dv, r, z, p, A p, and the columns of the inverse diagonal block P^-1
@@ -148,7 +154,9 @@ struct WorldParams {
   vec4 solver;      // (relaxation, restitution threshold [m/s], friction on, warm-start factor)
   vec4 contact;     // (contact margin [m], |g| for the scaled-box friction bound,
                     //  contact stiffness cap [Hz] (0: none), substeps per step)
-  vec4 drag;        // (linear drag c [kg/s], quadratic drag 1/2 rho C_D [kg/m^3], 0, 0)
+  vec4 drag;        // (linear drag c [kg/s], quadratic drag 1/2 rho C_D [kg/m^3], the wind's
+                    //  1/2 rho C_D and 1/2 rho C_L on triangles [kg/m^3], kernels/aero.h)
+  vec4 wind;        // (wind velocity [m/s], 0)
   vec4 central;     // central field (centre, strength), kernels/integrate.h
   vec4 grid;        // (cell size [m], 1 / cell size, the largest particle reach 2 r_max + margin
                     //  [m], 0)
@@ -160,6 +168,7 @@ struct WorldParams {
   uvec4 drive;      // (central field law, kinematic paths, impulses due this step, 0)
   uvec4 ode;        // (integrator (kernels/ode.h), force springs F, CG iteration cap,
                     //  CG tolerance as float bits)
+  uvec4 aero;       // (triangles under the wind T (0: no wind), 0, 0, 0)
   uvec4 plane_bodies[VKPHYS_MAX_PLANES / 4];  // body indices of the plane bodies, 4 per entry
   vec4 materials[VKPHYS_MAX_MATERIALS];       // (restitution, friction, SPOOK k, SPOOK d)
 };
@@ -262,8 +271,11 @@ struct WorldCounters {
   BUF(60, uint, partner_list)          \
   BUF(61, vec4, pair_frame)            \
   BUF(62, vec4, point_ref)             \
-  BUF(63, vec4, prev_pair_frame)
-#define VKPHYS_WORLD_BINDINGS 64u
+  BUF(63, vec4, prev_pair_frame)       \
+  BUF(64, uvec4, wind_tris)            \
+  BUF(65, uint, wind_offsets)          \
+  BUF(66, uint, wind_incident)
+#define VKPHYS_WORLD_BINDINGS 67u
 #define VKPHYS_ODE_STRIDE 7u
 
 // The plane body with list index k (k < coloring.z).

@@ -1,7 +1,8 @@
 // Force springs and seed 003's explicit integrators for the particles: stage functions over
 // particle world indices i (R <= i < N), included like the other .inl files (buffers by name,
-// kernels/world_layout.h). The physics is kernels/spring_force.h (the force) and kernels/ode.h
-// (the methods' tables); this file only moves states through the buffers.
+// kernels/world_layout.h). The physics is kernels/spring_force.h (the force), kernels/aero.h
+// (the wind on triangles) and kernels/ode.h (the methods' tables); this file only moves states
+// through the buffers.
 //
 // How an explicit method composes with the world step (per step or substep of size H):
 //   0. ode_mark_unit: every particle that a live unit holds this step (a contact, a compliant
@@ -25,7 +26,7 @@
 // (1/2 for rk4: exact at rest) let a dropped particle sink 6 cm into the plane instead of the
 // symplectic step's 1.6 cm. So the forces of free particles and force-spring networks are
 // integrated to the method's order, and anything a constraint holds is the world's step.
-// Symplectic Euler with force springs skips all of this: spring_force_pass writes the springs'
+// Symplectic Euler with force springs or wind skips all of this: spring_force_pass writes their
 // f/m into ode_deriv before body_predict, which adds it to gravity and the fields.
 
 // The force springs' total force on particle i at the current body_pos and body_vel, summed in
@@ -44,21 +45,46 @@ vec3 particle_spring_force(uint i) {
   return f;
 }
 
-// Symplectic Euler's spring term: f/m at the step's start state.
+// The wind's force on particle i: a third of each of its triangles' force (kernels/aero.h),
+// summed in triangle order. Each of a triangle's three particles evaluates the triangle itself
+// (the same function of the same values, so the same floats): a gather, no atomics.
+vec3 particle_wind_force(uint i) {
+  if (params.aero.x == 0u) return vec3(0.0f);
+  uint p = i - params.kinds.x;
+  vec3 wind = vec3(params.wind);
+  vec2 coeffs = vec2(params.drag.z, params.drag.w);
+  vec3 f = vec3(0.0f);
+  for (uint e = wind_offsets[p]; e < wind_offsets[p + 1u]; ++e) {
+    uvec4 t = wind_tris[wind_incident[e]];
+    f += triangle_wind_force(vec3(body_pos[t.x]), vec3(body_pos[t.y]), vec3(body_pos[t.z]),
+                             vec3(body_vel[t.x]), vec3(body_vel[t.y]), vec3(body_vel[t.z]), wind,
+                             coeffs);
+  }
+  return f * (1.0f / 3.0f);
+}
+
+// Every force on particle i that depends on other particles' states: the force springs and
+// the wind.
+vec3 particle_force(uint i) {
+  return particle_spring_force(i) + particle_wind_force(i);
+}
+
+// Symplectic Euler's particle forces (springs and wind): f/m at the step's start state.
 void spring_force_pass(uint i) {
   float im = body_vel[i].w;
-  vec3 a = im > 0.0f ? im * particle_spring_force(i) : vec3(0.0f);
+  vec3 a = im > 0.0f ? im * particle_force(i) : vec3(0.0f);
   ode_deriv[i - params.kinds.x] = vec4(a, 0.0f);
 }
 
 // a(x, v) of particle i at its current (stage) state: gravity, the central field, linear drag,
-// quadratic drag (explicitly here: the ODE's stages are what make it accurate) and the springs.
+// quadratic drag (explicitly here: the ODE's stages are what make it accurate), the springs and
+// the wind.
 vec3 ode_acceleration(uint i) {
   vec4 vel = body_vel[i];
   float im = vel.w;
   if (im <= 0.0f) return vec3(0.0f);  // static and kinematic particles keep their velocity
   vec3 v = vec3(vel);
-  vec3 a = body_acceleration(i, im) - (params.drag.x * im) * v + im * particle_spring_force(i);
+  vec3 a = body_acceleration(i, im) - (params.drag.x * im) * v + im * particle_force(i);
   float quad = body_quadratic_drag(i, v);
   if (quad > 0.0f) a -= (quad * im * length(v)) * v;
   return a;
@@ -94,7 +120,7 @@ void ode_begin(uint i) {
   float im = vel.w;
   vec3 v = vec3(vel);
   vec3 accel = body_acceleration(i, im);
-  if (im > 0.0f) accel += im * particle_spring_force(i);
+  if (im > 0.0f) accel += im * particle_force(i);
   float h = params.gravity_dt.w;
   ode_state[b + 6u] =
       vec4(predict_velocity(v, im, accel, params.drag.x, body_quadratic_drag(i, v), h), im);

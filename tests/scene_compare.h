@@ -47,6 +47,13 @@ inline void expect_same_settings(const Settings& sa, const Settings& sb) {
   VKPHYS_EXPECT_SAME(sa.central.strength, sb.central.strength);
   VKPHYS_EXPECT_SAME(sa.central.center, sb.central.center);
   EXPECT_EQ(sa.central.law, sb.central.law);
+  ASSERT_EQ(sa.wind.has_value(), sb.wind.has_value());
+  if (sa.wind) {
+    VKPHYS_EXPECT_SAME(sa.wind->velocity, sb.wind->velocity);
+    VKPHYS_EXPECT_SAME(sa.wind->density, sb.wind->density);
+    VKPHYS_EXPECT_SAME(sa.wind->drag, sb.wind->drag);
+    VKPHYS_EXPECT_SAME(sa.wind->lift, sb.wind->lift);
+  }
   VKPHYS_EXPECT_SAME(sa.contact_margin, sb.contact_margin);
   VKPHYS_EXPECT_SAME(sa.cell_size, sb.cell_size);
   const SolverSettings &a = sa.solver, &b = sb.solver;

@@ -34,6 +34,7 @@ const std::map<std::string, std::uint32_t>& scene_steps() {
       {"chain_20", 60},
       {"circular_field", 200},
       {"cloth_drape", 60},
+      {"flag", 60},
       {"funnel_20", 60},
       {"jelly_cube", 60},
       {"paddle", 40},

@@ -133,6 +133,16 @@ TEST(SceneFileV2, Defaults) {
   const vkphys::Settings defaults;
   VKPHYS_EXPECT_SAME(s.settings.quadratic_drag.density, defaults.quadratic_drag.density);
   VKPHYS_EXPECT_SAME(s.settings.central.strength, defaults.central.strength);
+  EXPECT_FALSE(s.settings.wind.has_value());
+
+  // A wind given only its velocity takes air and the flat plate's coefficients.
+  j["forces"] = {{"wind", {{"velocity", {6, 0, 1.5}}}}};
+  s = parse(j);
+  ASSERT_TRUE(s.settings.wind.has_value());
+  EXPECT_EQ(s.settings.wind->velocity, glm::vec3(6.0f, 0.0f, 1.5f));
+  EXPECT_EQ(s.settings.wind->density, 1.2f);
+  EXPECT_EQ(s.settings.wind->drag, 1.17f);
+  EXPECT_EQ(s.settings.wind->lift, 1.17f);
 }
 
 TEST(SceneFileV2, ReadsTheCamera) {
@@ -205,6 +215,7 @@ Scene every_field() {
   s.settings.drag = 0.125f;
   s.settings.quadratic_drag = {1.2f, 1.0f / 3.0f};
   s.settings.central = {398600.4f, {1.0f / 3.0f, -0.0f, 1e-7f}, CentralLaw::linear};
+  s.settings.wind = vkphys::Wind{{6.0f, -0.0f, 1.0f / 3.0f}, 1.225f, 1.0f / 7.0f, 0.0f};
   s.settings.solver.substeps = 4;
   s.settings.solver.relax_iterations = 1;
   s.settings.solver.impact_passes = 3;

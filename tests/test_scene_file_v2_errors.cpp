@@ -96,7 +96,13 @@ TEST(SceneFileV2Errors, UnknownKeys) {
   j["forces"]["linear_drag"] = 1;
   EXPECT_EQ(error_of(j),
             "<test>: forces.linear_drag = 1: unknown key; allowed keys here: quadratic_drag, "
-            "central");
+            "central, wind");
+
+  j = mixed();
+  j["forces"]["wind"] = {{"velocity", {1, 0, 0}}, {"speed", 1}};
+  EXPECT_EQ(error_of(j),
+            "<test>: forces.wind.speed = 1: unknown key; allowed keys here: velocity, density, "
+            "drag, lift");
 
   j = mixed();
   j["forces"]["quadratic_drag"]["area"] = 1;
@@ -149,6 +155,20 @@ TEST(SceneFileV2Errors, Forces) {
   j = mixed();
   j["forces"]["quadratic_drag"]["coefficient"] = -0.5;
   EXPECT_EQ(error_of(j), "<test>: forces.quadratic_drag.coefficient = -0.5: must be >= 0");
+
+  for (const char* field : {"density", "drag", "lift"}) {
+    j = mixed();
+    j["forces"]["wind"] = {{"velocity", {6, 0, 0}}, {field, -0.5}};
+    EXPECT_EQ(error_of(j), std::string("<test>: forces.wind.") + field + " = -0.5: must be >= 0");
+  }
+
+  j = mixed();
+  j["forces"]["wind"] = {{"velocity", {6, 0}}};
+  EXPECT_EQ(error_of(j), "<test>: forces.wind.velocity = [6,0]: must be an array of 3 numbers");
+
+  j = mixed();
+  j["forces"]["wind"] = {{"density", 1.2}};
+  EXPECT_EQ(error_of(j), "<test>: forces.wind.velocity: required field is missing");
 
   j = mixed();
   j["forces"]["central"]["strength"] = -4;

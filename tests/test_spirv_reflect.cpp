@@ -50,22 +50,23 @@ std::uint32_t binding_of(std::string_view name) {
   throw std::invalid_argument("no world buffer named " + std::string(name));
 }
 
-// world_common.glsl declares 64 bindings, more than lavapipe lets a stage bind (32); the
+// world_common.glsl declares 67 bindings, more than lavapipe lets a stage bind (32); the
 // per-body kernel never touches the pair or joint buffers, the per-unit kernel touches them but
-// not the bounding boxes, the integrators' kernel touches the force springs and the implicit
-// integrator's CG vectors, the narrowphase the manifold cache's references.
+// not the bounding boxes, the integrators' kernel touches the force springs, the wind and the
+// implicit integrator's CG vectors, the narrowphase the manifold cache's references.
 TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   const auto body = binding_numbers(world_body_spv);
   const auto unit = binding_numbers(world_unit_spv);
   const auto ode = binding_numbers(world_ode_spv);
   const auto narrow = binding_numbers(world_narrowphase_spv);
-  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 64u);
+  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 67u);
   EXPECT_TRUE(has(narrow, binding_of("prev_pair_frame")));
   EXPECT_TRUE(has(narrow, binding_of("point_ref")));
   EXPECT_FALSE(has(narrow, binding_of("joint_rows")));
   EXPECT_LE(narrow.size(), 32u);
   EXPECT_TRUE(has(ode, binding_of("fspring_params")));
   EXPECT_TRUE(has(ode, binding_of("cg_vec")));
+  EXPECT_TRUE(has(ode, binding_of("wind_tris")));
   EXPECT_FALSE(has(ode, binding_of("joint_rows")));
   EXPECT_LE(ode.size(), 32u);
   EXPECT_TRUE(has(body, 0u));  // the step constants

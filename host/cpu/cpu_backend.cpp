@@ -230,6 +230,9 @@ class CpuBackend final : public Backend {
     e.fspring_params = world_.fspring_params.data();
     e.fspring_offsets = world_.fspring_offsets.data();
     e.fspring_incident = world_.fspring_incident.data();
+    e.wind_tris = world_.wind_tris.data();
+    e.wind_offsets = world_.wind_offsets.data();
+    e.wind_incident = world_.wind_incident.data();
     e.partner_offsets = world_.partner_offsets.data();
     e.partner_list = world_.partner_list.data();
     e.ode_state = ode_state_.data();
@@ -295,14 +298,14 @@ class CpuBackend final : public Backend {
     cpu::exclusive_scan(pc_offsets_);
   }
 
-  // The particles' forces before each (sub)step's solve: symplectic Euler's spring term (then
-  // body_predict adds it), or body_predict and the explicit method's n ODE steps (kernels/
+  // The particles' forces before each (sub)step's solve: symplectic Euler's spring and wind term
+  // (then body_predict adds it), or body_predict and the explicit method's n ODE steps (kernels/
   // world_ode.inl; with step doubling each is one step of h and two of h / 2), or the implicit
   // method's linear solve (kernels/world_implicit.inl).
   void predict_forces(kern::WorldEnv& e) {
     const std::uint32_t n = world_.bodies(), r = world_.rigid;
     const SolverSettings& sv = scene_.settings.solver;
-    if (sv.integrator == Integrator::symplectic && world_.force_springs() > 0) {
+    if (sv.integrator == Integrator::symplectic && world_.particle_forces()) {
       for (std::uint32_t i = r; i < n; ++i) e.spring_force_pass(i);
     }
     for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);

@@ -13,6 +13,7 @@
 #include "kernels/rigid_body.h"
 #include "kernels/rows.h"
 #include "kernels/spook.h"
+#include "kernels/aero.h"
 #include "kernels/spring_force.h"
 #include "kernels/stages.h"
 #include "kernels/world_layout.h"

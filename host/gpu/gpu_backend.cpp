@@ -191,6 +191,10 @@ class GpuBackend final : public Backend {
     buf_[b_fspring_params] = storage(f * v4, "force spring constants");
     buf_[b_fspring_offsets] = storage((p + 1) * u1, "force spring offsets");
     buf_[b_fspring_incident] = storage(2 * f * u1, "force spring lists");
+    const VkDeviceSize t = world_.wind_triangles();
+    buf_[b_wind_tris] = storage(t * sizeof(glm::uvec4), "wind triangles");
+    buf_[b_wind_offsets] = storage((p + 1) * u1, "wind triangle offsets");
+    buf_[b_wind_incident] = storage(3 * t * u1, "wind triangle lists");
     buf_[b_partner_offsets] = storage(world_.partner_offsets.size() * u1, "spring partner offsets");
     buf_[b_partner_list] = storage(world_.partner_list.size() * u1, "spring partner lists");
     buf_[b_ode_state] = storage(VKPHYS_ODE_STRIDE * p * v4, "integrator states");
@@ -223,6 +227,9 @@ class GpuBackend final : public Backend {
     buf_[b_fspring_params].upload(std::span<const glm::vec4>(world_.fspring_params));
     buf_[b_fspring_offsets].upload(std::span<const std::uint32_t>(world_.fspring_offsets));
     buf_[b_fspring_incident].upload(std::span<const std::uint32_t>(world_.fspring_incident));
+    buf_[b_wind_tris].upload(std::span<const glm::uvec4>(world_.wind_tris));
+    buf_[b_wind_offsets].upload(std::span<const std::uint32_t>(world_.wind_offsets));
+    buf_[b_wind_incident].upload(std::span<const std::uint32_t>(world_.wind_incident));
     buf_[b_partner_offsets].upload(std::span<const std::uint32_t>(world_.partner_offsets));
     buf_[b_partner_list].upload(std::span<const std::uint32_t>(world_.partner_list));
     ode_ = {};
@@ -601,11 +608,11 @@ class GpuBackend final : public Backend {
     };
     auto solve = [&](std::uint32_t kind) { sweeps(kern::KIND_WARM, kind, sv.iterations); };
     // The particles' forces before each (sub)step's solve, as the CPU backend's predict_forces:
-    // symplectic Euler's spring term, body_predict, the explicit method's n ODE steps or the
-    // implicit method's solve (each pass over its own count of invocations).
+    // symplectic Euler's spring and wind term, body_predict, the explicit method's n ODE steps or
+    // the implicit method's solve (each pass over its own count of invocations).
     auto predict_forces = [&] {
       const bool explicit_ode = sv.integrator != Integrator::symplectic && p_ > 0;
-      if (!explicit_ode && world_.force_springs() > 0) {
+      if (!explicit_ode && world_.particle_forces()) {
         run(kernels_.ode, particle_groups, kern::ODE_SPRING_FORCE);
       }
       run(kernels_.body, body_groups, kern::BODY_PREDICT);

@@ -119,7 +119,7 @@ void SceneParser::read_solver(const Object& top) {
 void SceneParser::read_forces(const Object& top) {
   auto f = top.get("forces");
   if (!f) return;
-  Object o(*f, {"quadratic_drag", "central"});
+  Object o(*f, {"quadratic_drag", "central", "wind"});
   if (auto g = o.get("quadratic_drag")) {
     Object q(*g, {"density", "coefficient"});
     QuadraticDrag& d = scene_.settings.quadratic_drag;
@@ -132,6 +132,14 @@ void SceneParser::read_forces(const Object& top) {
     field.center = c.require("center").as_vec3();
     field.strength = c.require("strength").non_negative();
     if (auto h = c.get("law")) field.law = static_cast<CentralLaw>(choice(*h, kCentralLawNames));
+  }
+  if (auto g = o.get("wind")) {
+    Object w(*g, {"velocity", "density", "drag", "lift"});
+    Wind& wind = scene_.settings.wind.emplace();
+    wind.velocity = w.require("velocity").as_vec3();
+    if (auto h = w.get("density")) wind.density = h->non_negative();
+    if (auto h = w.get("drag")) wind.drag = h->non_negative();
+    if (auto h = w.get("lift")) wind.lift = h->non_negative();
   }
 }
 

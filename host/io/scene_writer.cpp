@@ -169,6 +169,13 @@ std::string forces_json(const Settings& st) {
     }
     text += "}";
   }
+  if (st.wind) {
+    if (!text.empty()) text += ",\n             ";
+    const Wind& w = *st.wind;
+    text +=
+        fmt::format("\"wind\": {{\"velocity\": {}, \"density\": {}, \"drag\": {}, \"lift\": {}}}",
+                    vec(w.velocity), num(w.density), num(w.drag), num(w.lift));
+  }
   return text.empty() ? text : fmt::format("  \"forces\": {{{}}},\n", text);
 }
 

@@ -155,6 +155,26 @@ void add_springs(const Scene& scene, WorldArrays& w) {
   }
 }
 
+// With forces.wind, every scene triangle feels the wind: its world indices and, per particle,
+// the triangles it is a vertex of in triangle order (an exclusive scan of the counts, then each
+// triangle's three entries), which the wind's gather walks (kernels/world_ode.inl).
+void add_wind_triangles(const Scene& scene, WorldArrays& w) {
+  const std::size_t particles = scene.particles.size();
+  w.wind_offsets.assign(particles + 1, 0u);
+  if (!scene.settings.wind) return;
+  for (const Triangle& t : scene.triangles) {
+    w.wind_tris.emplace_back(w.rigid + t.a, w.rigid + t.b, w.rigid + t.c, 0u);
+    for (std::uint32_t i : {t.a, t.b, t.c}) ++w.wind_offsets[i + 1];
+  }
+  for (std::size_t p = 0; p < particles; ++p) w.wind_offsets[p + 1] += w.wind_offsets[p];
+  w.wind_incident.assign(3 * scene.triangles.size(), 0u);
+  std::vector<std::uint32_t> next(w.wind_offsets.begin(), w.wind_offsets.end() - 1);
+  for (std::uint32_t k = 0; k < scene.triangles.size(); ++k) {
+    const Triangle& t = scene.triangles[k];
+    for (std::uint32_t i : {t.a, t.b, t.c}) w.wind_incident[next[i]++] = k;
+  }
+}
+
 // Whether some particle has a thickness (self-collision is on).
 bool any_thickness(const Particles& particles) {
   const std::vector<float>& t = particles.thickness;
@@ -342,6 +362,7 @@ WorldArrays build_world(const Scene& scene) {
   add_springs(scene, w);
   add_spring_partners(scene, w);
   check_triangles(scene);
+  add_wind_triangles(scene, w);
   for (std::uint32_t i = 0; i < scene.bodies.size(); ++i) {
     w.info[i].z = find_root(parent, i) + 1u;
   }
@@ -526,6 +547,26 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
                                 " must be finite and >= 0, the centre finite, the law known");
   }
   p.central = glm::vec4(cf.center, cf.strength);
+  if (s.wind) {
+    const Wind& wind = *s.wind;
+    if (!finite(wind.velocity)) {
+      throw std::invalid_argument("forces.wind.velocity = (" + std::to_string(wind.velocity.x) +
+                                  ", " + std::to_string(wind.velocity.y) + ", " +
+                                  std::to_string(wind.velocity.z) + "): must be finite");
+    }
+    const std::pair<const char*, float> coefficients[] = {
+        {"density", wind.density}, {"drag", wind.drag}, {"lift", wind.lift}};
+    for (const auto& [name, value] : coefficients) {
+      if (!(value >= 0.0f) || !std::isfinite(value)) {
+        throw std::invalid_argument(std::string("forces.wind.") + name + " = " +
+                                    std::to_string(value) + ": must be a finite number >= 0");
+      }
+    }
+    p.drag.z = 0.5f * wind.density * wind.drag;
+    p.drag.w = 0.5f * wind.density * wind.lift;
+    p.wind = glm::vec4(wind.velocity, 0.0f);
+  }
+  p.aero = glm::uvec4(world.wind_triangles(), 0u, 0u, 0u);
   const float reach = 2.0f * world.max_pair_radius + margin;
   const float cell = s.cell_size > 0.0f ? s.cell_size : (reach > 0.0f ? reach : 1.0f);
   if (world.particles() > 0 && cell < reach) {

@@ -37,6 +37,10 @@ struct WorldArrays {
   // each particle's spring partners, ascending (self-collision's pair filter; empty unless some
   // particle has a thickness)
   std::vector<std::uint32_t> partner_offsets, partner_list;
+  // the triangles under the wind (T; none without forces.wind) and each particle's incident list
+  // (kernels/world_layout.h)
+  std::vector<glm::uvec4> wind_tris;
+  std::vector<std::uint32_t> wind_offsets, wind_incident;
   Drive drive;                   // kinematic paths and scheduled impulses
   std::uint32_t rigid = 0;       // R
   std::uint32_t sweepers = 0;    // rigid bodies that start a sweep (not planes or shapeless)
@@ -47,6 +51,10 @@ struct WorldArrays {
   std::uint32_t particles() const { return bodies() - rigid; }
   std::uint32_t joints() const { return static_cast<std::uint32_t>(joint_info.size()); }
   std::uint32_t force_springs() const { return static_cast<std::uint32_t>(fspring_ends.size()); }
+  std::uint32_t wind_triangles() const { return static_cast<std::uint32_t>(wind_tris.size()); }
+  // Whether particles feel forces that depend on other particles (springs, wind): symplectic
+  // Euler then runs the particle force pass (kernels/world_ode.inl spring_force_pass).
+  bool particle_forces() const { return force_springs() > 0 || wind_triangles() > 0; }
 };
 
 // Validates what the step relies on (throws std::invalid_argument naming the body, particle,

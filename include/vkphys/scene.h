@@ -164,12 +164,29 @@ struct CentralField {
   CentralLaw law = CentralLaw::inverse_square;
 };
 
+/// Wind on the scene's triangles (Scene::triangles: the cloths' and soft bodies' surfaces),
+/// kernels/aero.h: per triangle, with u the wind's velocity relative to the triangle's mean
+/// vertex velocity, n its unit normal and A its area, drag F_D = 1/2 rho C_D A |n . u| u along u
+/// and lift F_L = 1/2 rho C_L A (n . u) (|u| n - (n . u) u / |u|) across it, a third on each
+/// vertex. Particles not on a triangle feel no wind.
+struct Wind {
+  glm::vec3 velocity{0.0f};  ///< the air's velocity [m/s]
+  float density = 1.2f;      ///< rho [kg/m^3] (air at 20 C, sea level)
+  /// C_D of a flat plate normal to the flow: 1.17 for a square plate (Hoerner, Fluid-Dynamic
+  /// Drag, 1965, ch. 3).
+  float drag = 1.17f;
+  /// C_L: the flat-plate normal-force model's value, C_L = C_D,90 (Viterna and Corrigan 1982;
+  /// kernels/aero.h), so the lift peaks at 45 degrees at 1/2 rho (C_L / 2) A |u|^2.
+  float lift = 1.17f;
+};
+
 struct Settings {
   glm::vec3 gravity{0.0f, -9.81f, 0.0f};
   float time_step = 1.0f / 60.0f;  ///< h [s]
   float drag = 0.0f;               ///< linear drag coefficient c [kg/s], f = -c v, on every body
   QuadraticDrag quadratic_drag;
   CentralField central;
+  std::optional<Wind> wind;     ///< none: no wind (and no aerodynamic force on triangles)
   float contact_margin = 0.0f;  ///< speculative distance [m]; < 0 means 5% of the max radius
   float cell_size = 0.0f;       ///< grid cell [m]; 0 means 2 max radius + margin
   SolverSettings solver;
