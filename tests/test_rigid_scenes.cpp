@@ -885,6 +885,7 @@ TEST(RigidSceneFile, SceneFilesMatchTheirBuilders) {
       {"jelly_cube.json", [] { return vkphys::jelly_cube_scene(); }},
       {"rope_box.json", [] { return vkphys::rope_box_scene(); }},
       {"trampoline.json", [] { return vkphys::trampoline_scene(); }},
+      {"flag.json", [] { return vkphys::flag_scene(); }},
   };
   for (const auto& [file, build] : files) {
     SCOPED_TRACE(file);

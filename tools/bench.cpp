@@ -16,6 +16,8 @@
 //             (cloth_drape_scene's self_collision), --sizes as cloth
 //   cloth_hang  cloth_hang_scene: Bullet's cloth bench, a 10 m cloth pinned at two corners,
 //             --sizes = n (default 64,128,256; 64 on the CPU backend and on lavapipe)
+//   flag      flag_scene: scenes/flag.json's flag in the wind at n x ceil(2n/3) vertices, --sizes =
+//             n (default 64,128,256; 64 on the CPU backend and on lavapipe)
 //   rigid     pyramid, pyramids and boxes;   all: every workload (the default)
 //
 // Each workload/size/backend/scheme first runs --warmup steps (default 30 for the particles,
@@ -66,8 +68,8 @@ struct Workload {
   std::uint32_t max_size;  // largest --sizes entry (the scene loader's limits)
 };
 
-const std::array<Workload, 8>& workloads() {
-  static const std::array<Workload, 8> w{{
+const std::array<Workload, 9>& workloads() {
+  static const std::array<Workload, 9> w{{
       {"particles",
        {1000, 10000, 100000},
        {1000, 10000, 100000},
@@ -81,6 +83,7 @@ const std::array<Workload, 8>& workloads() {
       {"cloth", {64, 128, 256}, {32, 64}, {32, 64}, 60, kMaxClothSide},
       {"cloth_self", {64, 128, 256}, {32, 64}, {32, 64}, 60, kMaxClothSide},
       {"cloth_hang", {64, 128, 256}, {64}, {64}, 60, kMaxClothSide},
+      {"flag", {64, 128, 256}, {64}, {64}, 60, kMaxClothSide},
   }};
   return w;
 }
@@ -93,6 +96,7 @@ Scene build(const std::string& workload, std::uint32_t size) {
   if (workload == "cloth") return cloth_drape_scene(size);
   if (workload == "cloth_self") return cloth_drape_scene(size, true);
   if (workload == "cloth_hang") return cloth_hang_scene(size);
+  if (workload == "flag") return flag_scene(size);
   return box_rain_scene(size);
 }
 

@@ -11,7 +11,8 @@
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
 //                        [--rot-tol RAD] [--scheme colored|jacobi] [--seeds N] [--factor F]
 //                        [--checks N] [--no-envelope] [--report FILE.html]
-//   vkphys bench [particles|mixed|pyramid|pyramids|boxes|cloth|cloth_self|cloth_hang|rigid|all]
+//   vkphys bench
+//   [particles|mixed|pyramid|pyramids|boxes|cloth|cloth_self|cloth_hang|flag|rigid|all]
 //                [--sizes N,...]
 //                [--backend gpu|cpu|both] [--scheme colored|jacobi|sequential|all] [--warmup N]
 //                [--steps N] [--fused auto|never|always]
@@ -36,7 +37,8 @@
 // GPU, 32,64 on the CPU backend and lavapipe), cloth_self (the same with self-collision, a
 // thickness of 0.75 spacings), cloth_hang (Bullet's cloth bench: a 10 m cloth
 // pinned at two corners, --sizes = n, default 64,128,256 on a GPU, 64 on the CPU backend and
-// lavapipe); rigid = pyramid, pyramids and boxes. --warmup
+// lavapipe), flag (scenes/flag.json's flag in the wind at n x ceil(2n/3) vertices, --sizes = n,
+// default 64,128,256 on a GPU, 64 elsewhere); rigid = pyramid, pyramids and boxes. --warmup
 // defaults to 30 steps (particles), 60 (pyramids, cloth) and 120 (boxes); --steps to 20.
 //
 // --device N|NAME picks the Vulkan device for the GPU backend (default: discrete GPU first,
@@ -180,10 +182,10 @@ int main(int argc, char** argv) {
   bench
       ->add_option(
           "workload", opt.workload,
-          "particles, mixed, pyramid, pyramids, boxes, cloth, cloth_self, cloth_hang, rigid (the "
-          "three rigid ones) or all")
+          "particles, mixed, pyramid, pyramids, boxes, cloth, cloth_self, cloth_hang, flag, rigid "
+          "(the three rigid ones) or all")
       ->check(CLI::IsMember({"particles", "mixed", "pyramid", "pyramids", "boxes", "cloth",
-                             "cloth_self", "cloth_hang", "rigid", "all"}));
+                             "cloth_self", "cloth_hang", "flag", "rigid", "all"}));
   bench
       ->add_option("--sizes", opt.sizes,
                    "particle counts, pyramid bases, pyramid copies or box counts")

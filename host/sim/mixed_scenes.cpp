@@ -166,6 +166,30 @@ Scene cloth_hang_scene(std::uint32_t n, float k) {
   return s;
 }
 
+Scene flag_scene(std::uint32_t n) {
+  Scene s;
+  s.name = "flag";
+  s.settings.gravity = {0.0f, -9.81f, 0.0f};
+  s.settings.drag = 0.001f;
+  s.settings.contact_margin = -1.0f;  // automatic, as a scene file leaves it
+  s.settings.wind.emplace().velocity = {2.0f, 0.0f, 0.0f};
+  s.settings.solver.substeps = 4;
+  s.settings.solver.iterations = 2;
+  s.settings.solver.contact_hertz = 0.0f;
+  s.materials[0].name = "cloth";
+  s.materials[0].friction = 0.4f;
+  ClothSpec c;
+  c.origin = {0.0f, 3.0f, 0.0f};
+  c.u = {0.0f, 0.0f, 1.5f};
+  c.v = {0.0f, -1.0f, 0.0f};
+  c.nu = n;
+  c.nv = (2 * n + 2) / 3;
+  c.density = 0.15f;
+  c.pins = {{0, 0}, {n - 1, 0}};
+  add_cloth(s, c);
+  return s;
+}
+
 Scene jelly_cube_scene() {
   Scene s;
   s.name = "jelly_cube";

@@ -41,6 +41,12 @@ Scene cloth_drape_scene(std::uint32_t n = 32, bool self_collision = false);
 // 12,033 at 64 x 64; no bending), `k` N/m each; 4 substeps of 2 iterations.
 Scene cloth_hang_scene(std::uint32_t n = 64, float k = 1.0e6f);
 
+// scenes/flag.json at n x ceil(2n/3) vertices: a 1.5 m x 1 m flag (0.15 kg/m^2; springs k 1000,
+// 100, 10 N/m, d 4) hanging from a horizontal pole along z at y = 3 m, pinned at the pole edge's
+// two corners, in a 2 m/s wind along x (forces.wind, default air and plate coefficients); drag
+// 0.001 kg/s, 4 substeps of 2 iterations. n = 25 is the shipped scene's 25 x 17.
+Scene flag_scene(std::uint32_t n = 25);
+
 // scenes/jelly_cube.json: a 0.4 m jelly cube of 5 x 5 x 5 particles (500 kg/m^3; compliant
 // edge, face and body springs 800 / 400 / 200 N/m) dropped from 0.3 m onto the ground; 60 Hz,
 // 4 substeps of 4 iterations, a 5 cm contact margin (the landing covers 4 cm a step).
