@@ -12,6 +12,7 @@
 #include <string>
 
 #include "host/sim/rigid_scenes.h"
+#include "host/sim/world_setup.h"
 #include "tests/backends.h"
 #include "vkphys/scene.h"
 
@@ -23,6 +24,43 @@ using test::Case;
 bool same_bits(const std::vector<glm::vec4>& a, const std::vector<glm::vec4>& b) {
   return a.size() == b.size() &&
          (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(glm::vec4)) == 0);
+}
+
+// Growth shares the 2^24 - 1 units with the other lists: a particle scene (64 pairs) whose step
+// needs 12,000,000 contacts grows to fill what is left, 16,777,151 (its 1.5x headroom would be
+// 18,000,064), and runs. Until 2026-11-27 each list was capped at 2^24 - 1 on its own, so this
+// need (which fits) was refused with a message quoting the capped capacity. A need that does not
+// fit with the others is refused naming the three needs, a list past 2^24 - 1 naming itself.
+TEST(CapacityGrowth, ListsShareTheUnitsTheyLeave) {
+  constexpr std::uint32_t kLimit = (1u << 24) - 1u;
+  const Capacities grown = grown_capacities({64, 1024}, 0, 12000000, 0);
+  EXPECT_EQ(grown.pairs, 64u);
+  EXPECT_EQ(grown.contacts, kLimit - 64u);
+  const Capacities roomy = grown_capacities({64, 1024}, 100, 2000, 10);
+  EXPECT_EQ(roomy.pairs, 100u + 50u + 64u);
+  EXPECT_EQ(roomy.contacts, 2000u + 1000u + 64u);
+  const Capacities both = grown_capacities({64, 1024}, 6000000, 6000000, 1000);
+  EXPECT_EQ(both.pairs, 6000000u + 3000064u);
+  EXPECT_EQ(std::uint64_t{1000} + both.pairs + both.contacts, kLimit);
+  EXPECT_GE(both.contacts, 6000000u);
+  auto message = [](const Capacities& now, std::uint32_t p, std::uint32_t c, std::uint32_t j) {
+    try {
+      grown_capacities(now, p, c, j);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message({64, 1024}, 0, kLimit - 63u, 0),
+            "0 joints + 64 pairs + 16777152 particle contacts needed in one step; the solver "
+            "takes at most 2^24 - 1 units (use fewer bodies or particles, or a smaller "
+            "contact_margin)");
+  EXPECT_EQ(message({64, 1024}, 0, kLimit + 1u, 0),
+            "16777216 particle contacts needed in one step; at most 2^24 - 1 fit (use fewer "
+            "bodies or particles, or a smaller contact_margin)");
+  EXPECT_EQ(message({64, 1024}, 0xFFFFFFFFu, 0, 0),
+            "2^31 or more pairs needed in one step; at most 2^24 - 1 fit (use fewer bodies or "
+            "particles, or a smaller contact_margin)");
 }
 
 class CapacityEdges : public test::WorldTest {};

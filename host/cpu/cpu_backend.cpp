@@ -344,10 +344,7 @@ class CpuBackend final : public Backend {
     particle_grid(e);
     e.finalize_lists();
     if (e.counters.overflow) {
-      if (e.counters.pairs > cap_.pairs) cap_.pairs = grown_capacity(e.counters.pairs, "pairs");
-      if (e.counters.pcontacts > cap_.contacts) {
-        cap_.contacts = grown_capacity(e.counters.pcontacts, "particle contacts");
-      }
+      cap_ = grown_capacities(cap_, e.counters.pairs, e.counters.pcontacts, world_.joints());
       return false;
     }
     if (world_.sweepers > 0) {

@@ -268,10 +268,7 @@ class GpuBackend final : public Backend {
       std::memcpy(&counters, counters_host_.mapped(), sizeof counters);
       if (counters.overflow) {
         restore_step_start();
-        if (counters.pairs > cap_.pairs) cap_.pairs = grown_capacity(counters.pairs, "pairs");
-        if (counters.pcontacts > cap_.contacts) {
-          cap_.contacts = grown_capacity(counters.pcontacts, "particle contacts");
-        }
+        cap_ = grown_capacities(cap_, counters.pairs, counters.pcontacts, world_.joints());
         ++stats_.regrows;
         allocate_lists();
         continue;

@@ -28,7 +28,7 @@ inline constexpr int kSceneFormatVersion = 2;
 
 // Most particles a scene may generate. Checked before anything is allocated. A resting pile
 // owns about 3 contacts per particle and a step holds fewer than 2^24 contacts
-// (host/sim/world_setup.h, grown_capacity), so more particles could not run anyway.
+// (host/sim/world_setup.h, grown_capacities), so more particles could not run anyway.
 inline constexpr std::uint32_t kMaxParticles = 1u << 22;
 
 // Most rigid bodies and joints a scene may list. Checked before anything is allocated.

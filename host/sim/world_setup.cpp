@@ -416,17 +416,39 @@ Capacities default_capacities(const WorldArrays& world) {
   return c;
 }
 
-std::uint32_t grown_capacity(std::uint32_t needed, const char* what) {
+Capacities grown_capacities(const Capacities& now, std::uint32_t pairs, std::uint32_t contacts,
+                            std::uint32_t joints) {
   constexpr std::uint64_t limit = (1u << 24) - 1u;
-  if (needed > limit) {
-    // A total that reached the scans' saturation is only known to be at least that.
-    const std::string count = needed >= VKPHYS_SCAN_LIMIT ? "2^31 or more" : std::to_string(needed);
-    throw std::runtime_error(count + " " + what +
-                             " needed in one step; at most 2^24 - 1 fit (use fewer bodies or "
-                             "particles, or a smaller contact_margin)");
+  // A total that reached the scans' saturation is only known to be at least that.
+  auto count = [](std::uint32_t n) {
+    return n >= VKPHYS_SCAN_LIMIT ? std::string("2^31 or more") : std::to_string(n);
+  };
+  const char* advice = " (use fewer bodies or particles, or a smaller contact_margin)";
+  for (const auto& [needed, what] : {std::pair{pairs, "pairs"}, {contacts, "particle contacts"}}) {
+    if (needed > limit) {
+      throw std::runtime_error(count(needed) + " " + what +
+                               " needed in one step; at most 2^24 - 1 fit" + advice);
+    }
   }
-  return static_cast<std::uint32_t>(
-      std::min<std::uint64_t>((std::uint64_t{needed} * 3u) / 2u + 64u, limit));
+  const std::uint64_t need_pairs = std::max(pairs, now.pairs);
+  const std::uint64_t need_contacts = std::max(contacts, now.contacts);
+  if (joints + need_pairs + need_contacts > limit) {
+    throw std::runtime_error(std::to_string(joints) + " joints + " + std::to_string(need_pairs) +
+                             " pairs + " + std::to_string(need_contacts) +
+                             " particle contacts needed in one step; the solver takes at most "
+                             "2^24 - 1 units" +
+                             advice);
+  }
+  std::uint64_t room = limit - joints - need_pairs - need_contacts;
+  auto grow = [&room](std::uint64_t need) {
+    const std::uint64_t extra = std::min(need / 2u + 64u, room);
+    room -= extra;
+    return static_cast<std::uint32_t>(need + extra);
+  };
+  Capacities next = now;
+  if (pairs > now.pairs) next.pairs = grow(need_pairs);
+  if (contacts > now.contacts) next.contacts = grow(need_contacts);
+  return next;
 }
 
 std::uint32_t pair_hash_size(std::uint32_t pair_capacity) {

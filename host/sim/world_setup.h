@@ -75,10 +75,13 @@ struct Capacities {
   std::uint32_t contacts = 0;  // particle contacts
 };
 Capacities default_capacities(const WorldArrays& world);
-// Capacity after an overflow that needed `needed` of `what` ("pairs"): 1.5x headroom, below
-// 2^24 (unit indices must fit the colouring's 24-bit priorities); throws std::runtime_error
-// when `needed` itself does not fit.
-std::uint32_t grown_capacity(std::uint32_t needed, const char* what);
+// The capacities after a step that needed `pairs` pairs and `contacts` particle contacts (a
+// list that overflowed grows to 1.5x its need, plus 64), with the joints' units: the solver's
+// units, joints + pairs + contacts, stay below 2^24 (unit indices must fit the colouring's
+// 24-bit priorities), so the headroom is what the three needs leave. Throws std::runtime_error
+// naming the needs when they do not fit together, before anything changes.
+Capacities grown_capacities(const Capacities& now, std::uint32_t pairs, std::uint32_t contacts,
+                            std::uint32_t joints);
 // Smallest power of two >= 2 * capacity (the warm-start hash table).
 std::uint32_t pair_hash_size(std::uint32_t pair_capacity);
 
