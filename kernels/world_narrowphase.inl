@@ -80,9 +80,12 @@ uint match_previous_point(uint prev, uint feature, vec3 local) {
   return best;
 }
 
-// The relative rotation of the pair's bodies, conj(q_a) q_b.
-vec4 pair_rotation(uint a, uint b) {
-  return quat_mul(quat_conj(body_rotation(a)), body_rotation(b));
+// A previous point's impulses as this step's start (seed 001 line 265): lambda_n and the world
+// friction impulse in this manifold's tangent basis (it may differ between steps), scaled by the
+// warm-start factor.
+vec3 warm_start_impulse(vec4 last, vec3 t1, vec3 t2) {
+  vec3 friction = vec3(last.y, last.z, last.w);
+  return params.solver.w * vec3(last.x, dot(friction, t1), dot(friction, t2));
 }
 
 // Whether pair p (bodies a, b) may keep last step's manifold `prev` (see above), and if so,
@@ -94,17 +97,17 @@ bool reuse_manifold(uint p, uint a, uint b, uint prev) {
       (shape_a != VKPHYS_SHAPE_BOX && shape_a != VKPHYS_SHAPE_PLANE)) {
     return false;
   }
-  // The angle between the reference and current relative rotations is 2 acos(|q_ref . q_now|)
-  // for unit quaternions (q and -q are one rotation, hence the absolute value).
-  if (abs(dot(prev_pair_frame[2u * prev + 1u], pair_rotation(a, b))) <
+  vec4 qa = body_rotation(a);
+  vec4 qb = body_rotation(b);
+  // The angle between the reference and current relative rotations conj(q_a) q_b is
+  // 2 acos(|q_ref . q_now|) for unit quaternions (q and -q are one rotation, hence the |.|).
+  if (abs(dot(prev_pair_frame[2u * prev + 1u], quat_mul(quat_conj(qa), qb))) <
       VKPHYS_CACHE_COS_HALF_ANGLE) {
     return false;
   }
   uint count = prev_pair_info[prev].z;
   vec3 xa = vec3(body_pos[a]);
   vec3 xb = vec3(body_pos[b]);
-  vec4 qa = body_rotation(a);
-  vec4 qb = body_rotation(b);
   vec3 pa[VKPHYS_MAX_MANIFOLD];  // each point's anchors at the current pose
   vec3 pb[VKPHYS_MAX_MANIFOLD];
   for (uint q = 0u; q < count; ++q) {
@@ -135,10 +138,7 @@ bool reuse_manifold(uint p, uint a, uint b, uint prev) {
     point_geom[slot] = vec4(0.5f * (pa[k] + pb[k]), lb.w + dot(pb[k] - pa[k], n));
     point_ref[2u * slot] = la;
     point_ref[2u * slot + 1u] = lb;
-    vec4 last = prev_point_lambda[old];
-    vec3 friction = vec3(last.y, last.z, last.w);
-    point_lambda[slot] =
-        vec4(params.solver.w * vec3(last.x, dot(friction, t1), dot(friction, t2)), la.w);
+    point_lambda[slot] = vec4(warm_start_impulse(prev_point_lambda[old], t1, t2), la.w);
   }
   atomicAdd(counters.points, count);
   atomicAdd(counters.manifolds, 1u);
@@ -163,7 +163,7 @@ void narrowphase_pair(uint p) {
   vec4 qa = body_rotation(info.x);
   vec4 qb = body_rotation(info.y);
   pair_frame[2u * p] = vec4(quat_rotate_inv(qa, m.normal), 0.0f);
-  pair_frame[2u * p + 1u] = pair_rotation(info.x, info.y);
+  pair_frame[2u * p + 1u] = quat_mul(quat_conj(qa), qb);
   for (uint k = 0u; k < uint(VKPHYS_MAX_MANIFOLD); ++k) {
     uint slot = 4u * p + k;
     if (k >= m.count) {
@@ -178,13 +178,8 @@ void narrowphase_pair(uint p) {
     point_ref[2u * slot] = vec4(local, feature_bits(feature));
     point_ref[2u * slot + 1u] = vec4(quat_rotate_inv(qb, vec3(geom) - xb), geom.w);
     uint old = match_previous_point(prev, feature, local);
-    vec3 lambda = vec3(0.0f);
-    if (old != VKPHYS_EMPTY_SLOT) {
-      // Friction is kept as a world vector, so the tangent basis may differ between steps.
-      vec4 last = prev_point_lambda[3u * old];
-      vec3 friction = vec3(last.y, last.z, last.w);
-      lambda = params.solver.w * vec3(last.x, dot(friction, t1), dot(friction, t2));
-    }
+    vec3 lambda = old != VKPHYS_EMPTY_SLOT ? warm_start_impulse(prev_point_lambda[3u * old], t1, t2)
+                                           : vec3(0.0f);
     point_lambda[slot] = vec4(lambda, feature_bits(feature));
   }
 }
