@@ -152,7 +152,7 @@ KINLINE void spring_sweep(uint j, uint kind, KINOUT(vec4) va, KINOUT(vec4) vb) {
 // Springs: spring_targets.
 void joint_targets(uint j, uvec4 info) {
   uint type = info.z;
-  bool limited = info.w != 0u;
+  bool limited = (info.w & VKPHYS_JOINT_LIMITED) != 0u;
   BodyState a0 = start_body(info.x);
   BodyState b0 = start_body(info.y);
   BodyState a = solver_body(info.x);  // masses as the sweeps see them
@@ -273,8 +273,12 @@ vec3 point_block_update(uint j, uint kind, vec3 lam, BodyState a, BodyState b) {
 void joint_rows_sweep(uint j, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
   uvec4 info = joint_info[j];
   uint type = info.z;
-  uint rows = joint_row_count(type, info.w != 0u);
+  uint rows = joint_row_count(type, (info.w & VKPHYS_JOINT_LIMITED) != 0u);
   float relax = params.solver.x;
+  // A joint of a tree (kernels/joint_trees.inl) leaves its equality rows to tree_solve, but in
+  // the warm start, which applies their impulses here.
+  uint first =
+      kind != KIND_WARM && (info.w & VKPHYS_JOINT_IN_TREE) != 0u ? joint_tree_rows(type) : 0u;
   vec4 lam0 = joint_lambda[2u * j];
   vec4 lam1 = joint_lambda[2u * j + 1u];
   // A hinge keeps scalar point rows: its limit row turns the door about its centre of mass
@@ -282,7 +286,7 @@ void joint_rows_sweep(uint j, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) 
   // door that hit its limit rebounding. With the point rows as a block it rebounds at 0.09 rad/s
   // after 1.5 s, over the 0.05 that scalar rows keep to
   // (RigidPhysics.HingeTurnsOnlyAboutItsAxisAndStopsAtItsLimit); either order of the rows.
-  bool block = kind != KIND_WARM && type == VKPHYS_JOINT_BALL;
+  bool block = kind != KIND_WARM && type == VKPHYS_JOINT_BALL && first == 0u;
   if (block) {
     vec3 next = point_block_update(j, kind, vec3(lam0), a, b);
     for (uint r = 0u; r < 3u; ++r) {
@@ -292,7 +296,7 @@ void joint_rows_sweep(uint j, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) 
     }
     lam0 = vec4(next, lam0.w);
   }
-  for (uint r = block ? 3u : 0u; r < rows; ++r) {
+  for (uint r = block ? 3u : first; r < rows; ++r) {
     uint base = joint_row_base(j, r);
     vec4 r2 = joint_rows[base + 2u];
     if (r2.w == 0.0f) continue;

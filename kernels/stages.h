@@ -31,13 +31,15 @@
   STAGE(integrate)
 
 // (constant, value): shaders/world_body.comp, per body
-#define VKPHYS_BODY_MODES(MODE) \
-  MODE(BODY_SETUP, 0u)          \
-  MODE(BODY_PREDICT, 1u)        \
-  MODE(BODY_PREDICT_AGAIN, 2u)  \
-  MODE(BODY_INTEGRATE, 3u)      \
-  MODE(BODY_SAVE_POS_VEL, 4u)   \
-  MODE(BODY_JACOBI_AVERAGE, 5u)
+#define VKPHYS_BODY_MODES(MODE)     \
+  MODE(BODY_SETUP, 0u)              \
+  MODE(BODY_PREDICT, 1u)            \
+  MODE(BODY_PREDICT_AGAIN, 2u)      \
+  MODE(BODY_INTEGRATE, 3u)          \
+  MODE(BODY_SAVE_POS_VEL, 4u)       \
+  MODE(BODY_JACOBI_AVERAGE, 5u)     \
+  MODE(BODY_RESIDUAL_REFERENCE, 6u) \
+  MODE(BODY_RESIDUAL, 7u)
 
 // shaders/world_grid.comp, per particle (or per sorted grid entry)
 #define VKPHYS_GRID_MODES(MODE) \
@@ -79,6 +81,11 @@
   MODE(PCONTACT_TARGETS, 0u)        \
   MODE(PCONTACT_JACOBI, 1u)         \
   MODE(PCONTACT_COLOR, 2u)
+
+// shaders/world_tree.comp, per joint tree (kernels/joint_trees.inl); TREE_SOLVE: push.y the kind
+#define VKPHYS_TREE_MODES(MODE) \
+  MODE(TREE_FACTOR, 0u)         \
+  MODE(TREE_SOLVE, 1u)
 
 // shaders/world_fused.comp, one workgroup for the whole scene
 #define VKPHYS_FUSED_MODES(MODE) \
@@ -167,12 +174,17 @@ VKPHYS_UNIT_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_COMMIT_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_PCONTACT_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_FUSED_MODES(VKPHYS_DEFINE_MODE)
+VKPHYS_TREE_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_DRIVE_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_ODE_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_TARGET_PHASES(VKPHYS_DEFINE_MODE)
 VKPHYS_SWEEP_KINDS(VKPHYS_DEFINE_MODE)
 VKPHYS_FAULTS(VKPHYS_DEFINE_MODE)
 #undef VKPHYS_DEFINE_MODE
+
+// FUSED_SWEEPS's flag (above the two kinds): its last sweep is the step's last, so it also
+// measures the solver residual (shaders/world_fused.comp, kernels/world_units.inl).
+const uint FUSED_MEASURE_LAST = 0x10000u;
 
 KERNELS_END
 #endif

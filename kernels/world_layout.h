@@ -17,6 +17,8 @@
 //                                        (0: none; rigid bodies 0), kernels/particle_grid.inl
 //     body_color[i], [N+i]   colouring: this pass's claim, and the colour + 1 that took it
 //     body_range[i]   (begin, end) of the body's entries in the sorted incidence list (Jacobi)
+//     sweep_ref[i], [N+i]  the velocity (v, 1/m) and, for a rigid body, (w, 0) before the
+//                     step's last solver sweep: the solver residual (kernels/world_units.inl)
 //   rigid bodies (R):
 //     rigid_rot[i]    q (x, y, z, w), body to world
 //     rigid_omega[i]  (w, 0) world frame;  rigid_omega_start[i]: w_k
@@ -65,6 +67,12 @@
 //   joint_rows[4 (J r + j) + ...] the prepared rows, row-major over the J joints; joint j uses
 //                                rows 0 .. joint_row_count - 1 (kernels/joints.inl)
 //   joint_lambda[2j], [2j+1]     six accumulated impulses
+// Joint trees (kernels/joint_trees.inl, K trees of NT nodes: bodies and joints):
+//   tree_ranges[t]     (first node, end)
+//   tree_nodes[n]      (body, or joint | VKPHYS_TREE_JOINT; parent node or VKPHYS_TREE_ROOT;
+//                      the end of the edge's joint the body is, 0 a / 1 b; a joint's rows)
+//   tree_blocks[26n + 0..25]  D^-1 and L, 6x6 each as four mat3 of 3 vec4, then the solve's y,
+//                      later x, in 2 vec4 (VKPHYS_TREE_NODE_STRIDE)
 // Units are what the solver sweeps over and the colouring colours: units 0..J-1 are the
 // joints, then the stored SAP pairs (a pair with no points is inactive), then the stored
 // particle contacts; the capacity is J + PC + CC.
@@ -138,6 +146,13 @@ KERNELS_BEGIN
 #define VKPHYS_JOINT_DISTANCE 0u
 #define VKPHYS_JOINT_BALL 1u
 #define VKPHYS_JOINT_HINGE 2u
+// joint_info[j].w flags: the joint has limit rows; its equality rows are solved with its tree's
+// (kernels/joint_trees.inl).
+#define VKPHYS_JOINT_LIMITED 1u
+#define VKPHYS_JOINT_IN_TREE 2u
+// tree_nodes[n]: a joint node's index flag, and a root's parent.
+#define VKPHYS_TREE_JOINT 0x80000000u
+#define VKPHYS_TREE_ROOT 0xFFFFFFFFu
 
 // The rows a joint of this type fills (of its VKPHYS_JOINT_ROWS slots): a distance joint (every
 // compliant spring) one, a ball its 3 point rows and 3 limit rows, a hinge 3 point rows, 2
@@ -147,6 +162,12 @@ KFN uint joint_row_count(uint type, bool limited) {
   if (type == VKPHYS_JOINT_DISTANCE) return 1u;
   if (type == VKPHYS_JOINT_HINGE) return limited ? 6u : 5u;
   return limited ? 6u : 3u;
+}
+
+// The equality rows (the first ones) that a joint of this type brings to its tree's direct solve
+// (kernels/joint_trees.inl): the limit rows, one-sided, stay with the sweep.
+KFN uint joint_tree_rows(uint type) {
+  return joint_row_count(type, false);
 }
 
 struct WorldParams {
@@ -169,6 +190,7 @@ struct WorldParams {
   uvec4 ode;        // (integrator (kernels/ode.h), force springs F, CG iteration cap,
                     //  CG tolerance as float bits)
   uvec4 aero;       // (triangles under the wind T (0: no wind), 0, 0, 0)
+  uvec4 trees;      // (joint trees K, their nodes NT, 0, 0), kernels/joint_trees.inl
   uvec4 plane_bodies[VKPHYS_MAX_PLANES / 4];  // body indices of the plane bodies, 4 per entry
   vec4 materials[VKPHYS_MAX_MATERIALS];       // (restitution, friction, SPOOK k, SPOOK d)
 };
@@ -199,6 +221,9 @@ struct WorldCounters {
   uint cg_iterations;  // implicit: CG iterations of the step, summed over its substeps
   uint cg_residual;    // implicit: the largest final |r| / |b| of the step's solves, float bits
   uint reused;         // stored pairs that kept last step's manifold (the manifold cache)
+  uint residual;       // the solver residual: the largest change of a body's velocity in the
+                       // step's last sweep [m/s], float bits (>= 0: atomicMax as ode_error)
+  uint residual_w;     // the same for a rigid body's angular velocity [rad/s]
   // Per colour list: list 2c holds colour c's joints and pairs, 2c + 1 its particle contacts
   // (kernels/world_coloring.inl, color_key).
   uint color_start[2 * VKPHYS_MAX_COLORS];
@@ -274,8 +299,13 @@ struct WorldCounters {
   BUF(63, vec4, prev_pair_frame)       \
   BUF(64, uvec4, wind_tris)            \
   BUF(65, uint, wind_offsets)          \
-  BUF(66, uint, wind_incident)
-#define VKPHYS_WORLD_BINDINGS 67u
+  BUF(66, uint, wind_incident)         \
+  BUF(67, vec4, sweep_ref)             \
+  BUF(68, uvec2, tree_ranges)          \
+  BUF(69, uvec4, tree_nodes)           \
+  BUF(70, vec4, tree_blocks)
+#define VKPHYS_WORLD_BINDINGS 71u
+#define VKPHYS_TREE_NODE_STRIDE 26u
 #define VKPHYS_ODE_STRIDE 7u
 
 // The plane body with list index k (k < coloring.z).

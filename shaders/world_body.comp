@@ -19,6 +19,8 @@ void main() {
     case BODY_INTEGRATE: body_integrate(i); break;
     case BODY_SAVE_POS_VEL: body_save_position_velocity(i); break;
     case BODY_JACOBI_AVERAGE: jacobi_body(i, push.y); break;
+    case BODY_RESIDUAL_REFERENCE: body_residual_reference(i); break;
+    case BODY_RESIDUAL: body_residual(i); break;
     default: break;
   }
 }

@@ -49,6 +49,7 @@ layout(constant_id = 0) const uint VKPHYS_FAULT = FAULT_NONE;
 #include "kernels/contact_manifold.inl"
 #include "kernels/contact_particle.inl"
 #include "kernels/joints.inl"
+#include "kernels/joint_trees.inl"
 #include "kernels/world_units.inl"
 #include "kernels/world_ode.inl"
 #include "kernels/world_implicit.inl"

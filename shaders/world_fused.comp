@@ -20,7 +20,9 @@
 //   FUSED_COLORING  a = colours recorded: COLOR_PROPOSE / COLOR_ASSIGN for each colour and
 //                   sub-pass, over the live units (world_color.comp's per-dispatch passes)
 //   FUSED_SWEEPS    a = the first sweep's kind (KIND_NONE: none) | the kind of the b sweeps that
-//                   follow << 8, c = colours recorded (coloured scheme) or 0 (Jacobi)
+//                   follow << 8 | FUSED_MEASURE_LAST (the last sweep is the step's last: the
+//                   solver residual, kernels/world_units.inl), c = colours recorded (coloured
+//                   scheme) or 0 (Jacobi)
 #define VKPHYS_LOCAL_SIZE VKPHYS_FUSED_GROUP_SIZE
 #define VKPHYS_BUFFER_QUALIFIER coherent
 #include "world_common.glsl"
@@ -58,8 +60,17 @@ void colored_units(uint c, uint kind) {
   }
 }
 
+// The joint trees' block of a sweep (kernels/joint_trees.inl), after the units.
+void fused_trees(uint kind) {
+  if (params.trees.x == 0u || (kind != KIND_SOLVE && kind != KIND_VELOCITY)) return;
+  for (uint t = gl_LocalInvocationID.x; t < params.trees.x; t += VKPHYS_LOCAL_SIZE) {
+    joint_tree_solve(t, kind);
+  }
+  workgroup_sync();
+}
+
 // One sweep: the recorded colours in order, then the overflow colour by invocation 0; or
-// Jacobi's units, then the averages.
+// Jacobi's units, then the averages; then the joint trees.
 void fused_sweep(uint kind, uint recorded) {
   if (recorded == 0u) {  // Jacobi
     uint units = unit_count();
@@ -71,6 +82,7 @@ void fused_sweep(uint kind, uint recorded) {
       jacobi_body(b, kind);
     }
     workgroup_sync();
+    fused_trees(kind);
     return;
   }
   for (uint c = 0u; c < recorded; ++c) {
@@ -88,6 +100,19 @@ void fused_sweep(uint kind, uint recorded) {
     }
   }
   workgroup_sync();
+  fused_trees(kind);
+}
+
+// Every body's velocity before the last sweep (reference), or the residual after it.
+void residual_pass(bool reference) {
+  for (uint b = gl_LocalInvocationID.x; b < params.counts.x; b += VKPHYS_LOCAL_SIZE) {
+    if (reference) {
+      body_residual_reference(b);
+    } else {
+      body_residual(b);
+    }
+  }
+  workgroup_sync();
 }
 
 void main() {
@@ -96,7 +121,12 @@ void main() {
     return;
   }
   uint first = push.y & 0xFFu;
-  uint kind = push.y >> 8u;
-  if (first != KIND_NONE) fused_sweep(first, push.w);
-  for (uint s = 0u; s < push.z; ++s) fused_sweep(kind, push.w);
+  uint kind = (push.y >> 8u) & 0xFFu;
+  bool measure = (push.y & FUSED_MEASURE_LAST) != 0u;
+  uint sweeps = push.z + (first != KIND_NONE ? 1u : 0u);
+  for (uint s = 0u; s < sweeps; ++s) {
+    if (measure && s + 1u == sweeps) residual_pass(true);
+    fused_sweep(s == 0u && first != KIND_NONE ? first : kind, push.w);
+  }
+  if (measure && sweeps > 0u) residual_pass(false);
 }

@@ -22,6 +22,7 @@ FIGURES = {"energy": ["kinetic", "potential", "energy"], "momentum": ["px", "py"
            "spring_strain": ["max_spring_strain", "mean_spring_strain"],
            "solver_work": ["cg_iterations", "ode_steps", "ode_redos"],
            "solver_error": ["cg_residual", "ode_error"],
+           "solver_residual": ["solver_residual", "solver_residual_angular"],
            "contacts": ["pairs", "manifolds", "reused_manifolds", "points", "particle_contacts"],
            "colors": ["colors", "overflow_units", "regrows"], "step_ms": ["step_ms"]}
 

@@ -15,8 +15,10 @@
 #include "kernels/world_layout.h"
 #include "scan_blocks.spv.h"
 #include "world_body.spv.h"
+#include "world_fused.spv.h"
 #include "world_narrowphase.spv.h"
 #include "world_ode.spv.h"
+#include "world_tree.spv.h"
 #include "world_unit.spv.h"
 
 namespace vkphys {
@@ -50,7 +52,7 @@ std::uint32_t binding_of(std::string_view name) {
   throw std::invalid_argument("no world buffer named " + std::string(name));
 }
 
-// world_common.glsl declares 67 bindings, more than lavapipe lets a stage bind (32); the
+// world_common.glsl declares 71 bindings, more than lavapipe lets a stage bind (32); the
 // per-body kernel never touches the pair or joint buffers, the per-unit kernel touches them but
 // not the bounding boxes, the integrators' kernel touches the force springs, the wind and the
 // implicit integrator's CG vectors, the narrowphase the manifold cache's references.
@@ -59,7 +61,7 @@ TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   const auto unit = binding_numbers(world_unit_spv);
   const auto ode = binding_numbers(world_ode_spv);
   const auto narrow = binding_numbers(world_narrowphase_spv);
-  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 67u);
+  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 71u);
   EXPECT_TRUE(has(narrow, binding_of("prev_pair_frame")));
   EXPECT_TRUE(has(narrow, binding_of("point_ref")));
   EXPECT_FALSE(has(narrow, binding_of("joint_rows")));
@@ -71,6 +73,7 @@ TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   EXPECT_LE(ode.size(), 32u);
   EXPECT_TRUE(has(body, 0u));  // the step constants
   EXPECT_TRUE(has(body, binding_of("body_pos")));
+  EXPECT_TRUE(has(body, binding_of("sweep_ref")));  // the solver residual
   EXPECT_FALSE(has(body, binding_of("pair_info")));
   EXPECT_FALSE(has(body, binding_of("joint_rows")));
   EXPECT_TRUE(has(unit, binding_of("joint_rows")));
@@ -78,6 +81,17 @@ TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   EXPECT_FALSE(has(unit, binding_of("rigid_aabb")));
   EXPECT_LE(body.size(), 32u);
   EXPECT_LE(unit.size(), 32u);
+  // The fused solve sweeps every unit kind and measures the residual on the bodies.
+  const auto fused = binding_numbers(world_fused_spv);
+  EXPECT_TRUE(has(fused, binding_of("sweep_ref")));
+  EXPECT_TRUE(has(fused, binding_of("tree_blocks")));
+  EXPECT_LE(fused.size(), 32u);
+  // The joint trees' kernel: the trees, the joints' rows and the bodies, no contacts.
+  const auto tree = binding_numbers(world_tree_spv);
+  EXPECT_TRUE(has(tree, binding_of("tree_nodes")));
+  EXPECT_TRUE(has(tree, binding_of("joint_rows")));
+  EXPECT_FALSE(has(tree, binding_of("point_prep")));
+  EXPECT_LE(tree.size(), 32u);
   EXPECT_TRUE(std::is_sorted(body.begin(), body.end()));
   for (const vk::ShaderBinding& b : vk::used_bindings(world_body_spv)) {
     EXPECT_EQ(b.type, b.binding == 0u ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER

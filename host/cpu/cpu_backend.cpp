@@ -42,6 +42,8 @@ class CpuBackend final : public Backend {
     iinv_.assign(3 * r, glm::vec4(0.0f));
     aabb_.assign(2 * r, glm::vec4(0.0f));
     vel_pos_.assign(2 * r, glm::vec4(0.0f));
+    sweep_ref_.assign(n + r, glm::vec4(0.0f));
+    tree_blocks_.assign(VKPHYS_TREE_NODE_STRIDE * world_.tree_nodes.size(), glm::vec4(0.0f));
     joint_rows_.assign(4 * VKPHYS_JOINT_ROWS * world_.joints(), glm::vec4(0.0f));
     joint_lambda_.assign(2 * world_.joints(), glm::vec4(0.0f));
     ode_state_.assign(VKPHYS_ODE_STRIDE * p, glm::vec4(0.0f));
@@ -190,6 +192,10 @@ class CpuBackend final : public Backend {
     e.rigid_dims = world_.dims.data();
     e.rigid_aabb = aabb_.data();
     e.rigid_vel_pos = vel_pos_.data();
+    e.sweep_ref = sweep_ref_.data();
+    e.tree_ranges = world_.tree_ranges.data();
+    e.tree_nodes = world_.tree_nodes.data();
+    e.tree_blocks = tree_blocks_.data();
     e.sort_keys = keys_.data();
     e.sort_values = values_.data();
     e.pair_offsets = offsets_.data();
@@ -267,11 +273,36 @@ class CpuBackend final : public Backend {
         for (std::uint32_t b = 0; b < world_.bodies(); ++b) e.jacobi_body(b, kind);
         break;
     }
+    if (kind == kern::KIND_SOLVE || kind == kern::KIND_VELOCITY) {
+      for (std::uint32_t t = 0; t < world_.trees(); ++t) e.joint_tree_solve(t, kind);
+    }
   }
 
-  void solve(kern::WorldEnv& e, std::uint32_t kind) {
-    sweep(e, kern::KIND_WARM);
-    for (std::uint32_t it = 0; it < scene_.settings.solver.iterations; ++it) sweep(e, kind);
+  // Each phase's rows as unit_targets left them: the targets, then the trees' factors.
+  void targets(kern::WorldEnv& e, std::uint32_t phase) {
+    for (std::uint32_t u = 0; u < e.unit_count(); ++u) e.unit_targets(u, phase);
+    for (std::uint32_t t = 0; t < world_.trees(); ++t) e.joint_tree_factor(t);
+  }
+
+  // A sweep of kind `first` (unless KIND_NONE), then `count` of kind `kind`; `last`: they end
+  // the step's solve, and the last of them measures the solver residual (world_units.inl).
+  void sweeps(kern::WorldEnv& e, std::uint32_t first, std::uint32_t kind, std::uint32_t count,
+              bool last) {
+    const std::uint32_t total = count + (first != kern::KIND_NONE ? 1u : 0u);
+    for (std::uint32_t s = 0; s < total; ++s) {
+      const bool measure = last && s + 1 == total;
+      if (measure) {
+        for (std::uint32_t i = 0; i < world_.bodies(); ++i) e.body_residual_reference(i);
+      }
+      sweep(e, s == 0 && first != kern::KIND_NONE ? first : kind);
+      if (measure) {
+        for (std::uint32_t i = 0; i < world_.bodies(); ++i) e.body_residual(i);
+      }
+    }
+  }
+
+  void solve(kern::WorldEnv& e, std::uint32_t kind, bool last) {
+    sweeps(e, kern::KIND_WARM, kind, scene_.settings.solver.iterations, last);
   }
 
   // The sweep over rigid bodies sorted by min x: pair counts, then (after the scan) the pairs.
@@ -368,9 +399,7 @@ class CpuBackend final : public Backend {
       trace->predicted_omega = world_.omega;
     }
     if (scene_.settings.solver.restitution == RestitutionModel::newton) {
-      for (std::uint32_t k = 0; k < scene_.settings.solver.impact_passes; ++k) {
-        sweep(e, kern::KIND_IMPACT);
-      }
+      sweeps(e, kern::KIND_NONE, kern::KIND_IMPACT, scene_.settings.solver.impact_passes, false);
     }
     lap(Stage::predict);
     const std::uint32_t units = e.unit_count();
@@ -380,24 +409,27 @@ class CpuBackend final : public Backend {
       e.prepare_unit(u);
       e.unit_targets(u, kern::PHASE_SOLVE);
     }
+    for (std::uint32_t k = 0; k < world_.trees(); ++k) e.joint_tree_factor(k);
     lap(Stage::prepare);
     const SolverSettings& sv = scene_.settings.solver;
     for (std::uint32_t sub = 0; sub < sv.substeps; ++sub) {
       if (sub > 0) {
         predict_forces(e);
-        for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, kern::PHASE_SOLVE);
+        targets(e, kern::PHASE_SOLVE);
       }
-      solve(e, kern::KIND_SOLVE);
+      // The step's last sweep measures the solver residual.
+      const bool last_sub = sub + 1 == sv.substeps, relax = sv.relax_iterations > 0;
+      solve(e, kern::KIND_SOLVE, last_sub && !sv.split_impulse && !relax);
       if (sv.split_impulse) {
         for (std::uint32_t i = 0; i < n; ++i) e.body_save_position_velocity(i);
         for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, false);
-        for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, kern::PHASE_VELOCITY);
-        solve(e, kern::KIND_VELOCITY);
+        targets(e, kern::PHASE_VELOCITY);
+        solve(e, kern::KIND_VELOCITY, last_sub && !relax);
       }
       for (std::uint32_t i = 0; i < n; ++i) e.body_integrate(i);
-      if (sv.relax_iterations > 0) {
-        for (std::uint32_t u = 0; u < units; ++u) e.unit_targets(u, kern::PHASE_RELAX);
-        for (std::uint32_t it = 0; it < sv.relax_iterations; ++it) sweep(e, kern::KIND_VELOCITY);
+      if (relax) {
+        targets(e, kern::PHASE_RELAX);
+        sweeps(e, kern::KIND_NONE, kern::KIND_VELOCITY, sv.relax_iterations, last_sub);
       }
     }
     lap(Stage::solve);
@@ -505,9 +537,10 @@ class CpuBackend final : public Backend {
   bool ode_redo_ = false;  // try_step returned false for the adaptive step, not a list
   std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_partial_, cg_scalar_, saved_pos_,
       saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
-  std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, pair_normal_, point_geom_,
-      point_lambda_, point_prep_, prev_lambda_, joint_rows_, joint_lambda_, unit_dv_, pc_geom_,
-      pc_target_, pc_lambda_, prev_pc_lambda_, pair_frame_, point_ref_, prev_frame_;
+  std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, sweep_ref_, tree_blocks_,
+      pair_normal_, point_geom_, point_lambda_, point_prep_, prev_lambda_, joint_rows_,
+      joint_lambda_, unit_dv_, pc_geom_, pc_target_, pc_lambda_, prev_pc_lambda_, pair_frame_,
+      point_ref_, prev_frame_;
   std::vector<glm::uvec4> pair_info_, prev_info_;
   std::vector<glm::uvec2> range_, pc_bodies_;
   std::vector<std::uint32_t> color_, keys_, values_, offsets_, hash_, unit_color_, grid_keys_,

@@ -4,6 +4,7 @@
 // become plain read-modify-writes: the CPU runs one invocation at a time.
 #pragma once
 
+#include "kernels/aero.h"
 #include "kernels/collide.h"
 #include "kernels/grid.h"
 #include "kernels/implicit.h"
@@ -13,7 +14,6 @@
 #include "kernels/rigid_body.h"
 #include "kernels/rows.h"
 #include "kernels/spook.h"
-#include "kernels/aero.h"
 #include "kernels/spring_force.h"
 #include "kernels/stages.h"
 #include "kernels/world_layout.h"
@@ -45,6 +45,7 @@ struct WorldEnv {
 
 #include "kernels/contact_manifold.inl"
 #include "kernels/contact_particle.inl"
+#include "kernels/joint_trees.inl"
 #include "kernels/joints.inl"
 #include "kernels/particle_grid.inl"
 #include "kernels/world_bodies.inl"

@@ -41,6 +41,7 @@
 #include "world_ode.spv.h"
 #include "world_pcontact.spv.h"
 #include "world_sweep.spv.h"
+#include "world_tree.spv.h"
 #include "world_unit.spv.h"
 
 namespace vkphys {
@@ -89,7 +90,7 @@ static_assert(kern::FAULT_SOLVE == 1u + static_cast<std::uint32_t>(Stage::solve)
 
 struct WorldKernels {
   vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact, fused,
-      ode;
+      ode, tree;
   WorldKernels(const vk::Context& c, std::span<const std::uint32_t> k)
       : body(c, "world_body", words(world_body_spv), kPush, k),
         grid(c, "world_grid", words(world_grid_spv), kPush, k),
@@ -102,10 +103,11 @@ struct WorldKernels {
         drive(c, "world_drive", words(world_drive_spv), kPush, k),
         pcontact(c, "world_pcontact", words(world_pcontact_spv), kPush, k),
         fused(c, "world_fused", words(world_fused_spv), kPush, k),
-        ode(c, "world_ode", words(world_ode_spv), kPush, k) {}
-  std::array<vk::Kernel*, 12> all() {
-    return {&body, &grid,   &sweep, &finalize, &narrowphase, &color,
-            &unit, &commit, &drive, &pcontact, &fused,       &ode};
+        ode(c, "world_ode", words(world_ode_spv), kPush, k),
+        tree(c, "world_tree", words(world_tree_spv), kPush, k) {}
+  std::array<vk::Kernel*, 13> all() {
+    return {&body,   &grid,  &sweep,    &finalize, &narrowphase, &color, &unit,
+            &commit, &drive, &pcontact, &fused,    &ode,         &tree};
   }
 };
 
@@ -173,6 +175,11 @@ class GpuBackend final : public Backend {
     buf_[b_rigid_dims] = storage(r * v4, "rigid-body sizes");
     buf_[b_rigid_aabb] = storage(2 * r * v4, "bounding boxes");
     buf_[b_rigid_vel_pos] = storage(2 * r * v4, "split-impulse velocities");
+    buf_[b_sweep_ref] = storage((n + r) * v4, "solver residual velocities");
+    const VkDeviceSize nt = world_.tree_nodes.size();
+    buf_[b_tree_ranges] = storage(world_.trees() * sizeof(glm::uvec2), "joint trees");
+    buf_[b_tree_nodes] = storage(nt * u4, "joint tree nodes");
+    buf_[b_tree_blocks] = storage(VKPHYS_TREE_NODE_STRIDE * nt * v4, "joint tree factors");
     buf_[b_pair_offsets] = storage((n + 1) * u1, "pair offsets");
     buf_[b_joint_info] = storage(j * u4, "joint bodies");
     buf_[b_joint_frames] = storage(j * VKPHYS_JOINT_STRIDE * v4, "joint frames");
@@ -221,6 +228,8 @@ class GpuBackend final : public Backend {
     buf_[b_rigid_dims].upload(std::span<const glm::vec4>(world_.dims));
     buf_[b_joint_info].upload(std::span<const glm::uvec4>(world_.joint_info));
     buf_[b_joint_frames].upload(std::span<const glm::vec4>(world_.joint_frames));
+    buf_[b_tree_ranges].upload(std::span<const glm::uvec2>(world_.tree_ranges));
+    buf_[b_tree_nodes].upload(std::span<const glm::uvec4>(world_.tree_nodes));
     buf_[b_rigid_force].upload(std::span<const glm::vec4>(world_.force));
     buf_[b_rigid_torque].upload(std::span<const glm::vec4>(world_.torque));
     buf_[b_fspring_ends].upload(std::span<const glm::uvec2>(world_.fspring_ends));
@@ -530,6 +539,7 @@ class GpuBackend final : public Backend {
     std::uint32_t dispatches = 0;
     std::uint32_t stamp = 0;
     const std::uint32_t body_groups = vk::groups_for(n_, kGroup);
+    const std::uint32_t trees = world_.trees(), tree_groups = vk::groups_for(trees, kGroup);
     const std::uint32_t particle_groups = vk::groups_for(p_, kGroup);
     const std::uint32_t unit_cap = j_ + cap_.pairs + cap_.contacts;
     const SolverSettings& sv = scene_.settings.solver;
@@ -592,18 +602,30 @@ class GpuBackend final : public Backend {
         }
         run(kernels_.body, body_groups, kern::BODY_JACOBI_AVERAGE, kind);
       }
+      if (trees > 0 && (kind == kern::KIND_SOLVE || kind == kern::KIND_VELOCITY)) {
+        run(kernels_.tree, tree_groups, kern::TREE_SOLVE, kind);
+      }
     };
-    // A sweep of kind `first` (unless KIND_NONE), then `count` of kind `kind`.
-    auto sweeps = [&](std::uint32_t first, std::uint32_t kind, std::uint32_t count) {
+    // A sweep of kind `first` (unless KIND_NONE), then `count` of kind `kind`; `last`: they end
+    // the step's solve, and the last of them measures the solver residual (world_units.inl).
+    auto sweeps = [&](std::uint32_t first, std::uint32_t kind, std::uint32_t count, bool last) {
       if (fuse_sweeps_) {
         const std::uint32_t colors = sv.scheme == SolverScheme::colored ? colors_recorded_ : 0u;
-        run(kernels_.fused, 1, kern::FUSED_SWEEPS, first | kind << 8, count, colors);
+        const std::uint32_t measure = last ? kern::FUSED_MEASURE_LAST : 0u;
+        run(kernels_.fused, 1, kern::FUSED_SWEEPS, first | kind << 8 | measure, count, colors);
         return;
       }
-      if (first != kern::KIND_NONE) sweep(first);
-      for (std::uint32_t i = 0; i < count; ++i) sweep(kind);
+      const std::uint32_t total = count + (first != kern::KIND_NONE ? 1u : 0u);
+      for (std::uint32_t s = 0; s < total; ++s) {
+        const bool measure = last && s + 1 == total;
+        if (measure) run(kernels_.body, body_groups, kern::BODY_RESIDUAL_REFERENCE);
+        sweep(s == 0 && first != kern::KIND_NONE ? first : kind);
+        if (measure) run(kernels_.body, body_groups, kern::BODY_RESIDUAL);
+      }
     };
-    auto solve = [&](std::uint32_t kind) { sweeps(kern::KIND_WARM, kind, sv.iterations); };
+    auto solve = [&](std::uint32_t kind, bool last) {
+      sweeps(kern::KIND_WARM, kind, sv.iterations, last);
+    };
     // The particles' forces before each (sub)step's solve, as the CPU backend's predict_forces:
     // symplectic Euler's spring and wind term, body_predict, the explicit method's n ODE steps or
     // the implicit method's solve (each pass over its own count of invocations).
@@ -692,7 +714,7 @@ class GpuBackend final : public Backend {
     copy_region(cb, buf_[b_rigid_omega], predicted_, 0, n_ * v4, r_ * v4);
     vk::barrier(cb);
     if (sv.restitution == RestitutionModel::newton) {
-      sweeps(kern::KIND_NONE, kern::KIND_IMPACT, sv.impact_passes);
+      sweeps(kern::KIND_NONE, kern::KIND_IMPACT, sv.impact_passes, false);
     }
     stage_done();
     // Preparation and targets: joints and pairs in the unit kernel, particle contacts in their
@@ -705,6 +727,10 @@ class GpuBackend final : public Backend {
         run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
                      kern::PCONTACT_TARGETS, phase);
       }
+      // The joint trees' factors from the phase's rows (kernels/joint_trees.inl).
+      if (mode == kern::UNIT_TARGETS && trees > 0) {
+        run(kernels_.tree, tree_groups, kern::TREE_FACTOR);
+      }
     };
     units(kern::UNIT_PREPARE);
     units(kern::UNIT_TARGETS, kern::PHASE_SOLVE);
@@ -714,17 +740,19 @@ class GpuBackend final : public Backend {
         predict_forces();
         units(kern::UNIT_TARGETS, kern::PHASE_SOLVE);
       }
-      solve(kern::KIND_SOLVE);
+      // The step's last sweep measures the solver residual.
+      const bool last_sub = sub + 1 == sv.substeps, relax = sv.relax_iterations > 0;
+      solve(kern::KIND_SOLVE, last_sub && !sv.split_impulse && !relax);
       if (sv.split_impulse) {
         run(kernels_.body, body_groups, kern::BODY_SAVE_POS_VEL);
         run(kernels_.body, body_groups, kern::BODY_PREDICT_AGAIN);
         units(kern::UNIT_TARGETS, kern::PHASE_VELOCITY);
-        solve(kern::KIND_VELOCITY);
+        solve(kern::KIND_VELOCITY, last_sub && !relax);
       }
       run(kernels_.body, body_groups, kern::BODY_INTEGRATE);
-      if (sv.relax_iterations > 0) {
+      if (relax) {
         units(kern::UNIT_TARGETS, kern::PHASE_RELAX);
-        sweeps(kern::KIND_NONE, kern::KIND_VELOCITY, sv.relax_iterations);
+        sweeps(kern::KIND_NONE, kern::KIND_VELOCITY, sv.relax_iterations, last_sub);
       }
     }
     stage_done();

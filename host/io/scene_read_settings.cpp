@@ -41,9 +41,12 @@ void SceneParser::read_settings(const Object& top) {
 
 void SceneParser::read_solver(const Object& top) {
   SolverSettings& s = scene_.settings.solver;
-  // Version 1 predates the manifold cache: its files run without it, as they did (the seed
-  // scenes among them reproduce documents that have none).
-  if (version_ < 2) s.contact_cache = false;
+  // Version 1 predates the manifold cache and the joint trees: its files run without them, as
+  // they did (the seed scenes among them reproduce documents that have neither).
+  if (version_ < 2) {
+    s.contact_cache = false;
+    s.joint_trees = false;
+  }
   auto f = top.get("solver");
   if (!f) return;
   Object o =
@@ -52,7 +55,7 @@ void SceneParser::read_solver(const Object& top) {
                  "spook_k", "spook_d", "scheme", "restitution", "friction_model", "split_impulse",
                  "gyroscopic", "max_colors", "contact_hertz"},
                 {"substeps", "relax_iterations", "impact_passes", "integrator", "adaptive",
-                 "cg_tolerance", "cg_max_iterations", "contact_cache"});
+                 "cg_tolerance", "cg_max_iterations", "contact_cache", "joint_trees"});
   if (auto g = o.get("iterations")) s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
   if (auto g = o.get("relaxation")) {
     s.relaxation = g->as_float();
@@ -61,6 +64,7 @@ void SceneParser::read_solver(const Object& top) {
   if (auto g = o.get("restitution_threshold")) s.restitution_threshold = g->non_negative();
   if (auto g = o.get("friction")) s.friction = g->as_bool();
   if (auto g = o.get("contact_cache")) s.contact_cache = g->as_bool();
+  if (auto g = o.get("joint_trees")) s.joint_trees = g->as_bool();
   if (auto g = o.get("warm_start")) {
     s.warm_start = g->as_float();
     g->check(s.warm_start >= 0.0f && s.warm_start <= 1.0f, "must be in [0, 1]");

@@ -74,6 +74,11 @@ struct StepStats {
   // and the largest final relative residual |r| / |b| of its solves (solver.cg_tolerance).
   std::uint32_t cg_iterations = 0;
   float cg_residual = 0.0f;
+  // The solver residual: the largest change of a body's velocity [m/s] and of a rigid body's
+  // angular velocity [rad/s] in the step's last sweep; 0 at the fixed point (kernels/
+  // world_units.inl).
+  float solver_residual = 0.0f;
+  float solver_residual_angular = 0.0f;
   std::uint64_t device_bytes = 0;  // device memory the GPU backend holds (0 on the CPU)
   std::array<double, kStageCount> stage_ms{};
 };

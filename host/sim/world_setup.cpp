@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "host/sim/joint_trees.h"
 #include "host/sim/mass_properties.h"
 #include "kernels/ode.h"
 #include "kernels/radix.h"
@@ -360,6 +361,7 @@ WorldArrays build_world(const Scene& scene) {
     pack_joint(j, j.body_a, j.body_b, w);
   }
   add_springs(scene, w);
+  build_joint_trees(scene, w);
   add_spring_partners(scene, w);
   check_triangles(scene);
   add_wind_triangles(scene, w);
@@ -589,6 +591,7 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
     p.wind = glm::vec4(wind.velocity, 0.0f);
   }
   p.aero = glm::uvec4(world.wind_triangles(), 0u, 0u, 0u);
+  p.trees = glm::uvec4(world.trees(), static_cast<std::uint32_t>(world.tree_nodes.size()), 0u, 0u);
   const float reach = 2.0f * world.max_pair_radius + margin;
   const float cell = s.cell_size > 0.0f ? s.cell_size : (reach > 0.0f ? reach : 1.0f);
   if (world.particles() > 0 && cell < reach) {
@@ -706,6 +709,8 @@ void fill_world_stats(const kern::WorldCounters& c, const Scene& scene, const Wo
   st.particle_contacts = c.pcontacts;
   st.cg_iterations = c.cg_iterations;
   st.cg_residual = std::bit_cast<float>(c.cg_residual);
+  st.solver_residual = std::bit_cast<float>(c.residual);
+  st.solver_residual_angular = std::bit_cast<float>(c.residual_w);
   const std::uint32_t points = c.points + std::min(c.pcontacts, cap.contacts);
   st.rows = points * (scene.settings.solver.friction ? 3u : 1u) + world.joint_rows;
   st.pair_capacity = cap.pairs;

@@ -41,6 +41,9 @@ struct WorldArrays {
   // (kernels/world_layout.h)
   std::vector<glm::uvec4> wind_tris;
   std::vector<std::uint32_t> wind_offsets, wind_incident;
+  // the joint trees (K) and their nodes (host/sim/joint_trees.h, kernels/joint_trees.inl)
+  std::vector<glm::uvec2> tree_ranges;
+  std::vector<glm::uvec4> tree_nodes;
   Drive drive;                   // kinematic paths and scheduled impulses
   std::uint32_t rigid = 0;       // R
   std::uint32_t sweepers = 0;    // rigid bodies that start a sweep (not planes or shapeless)
@@ -52,6 +55,7 @@ struct WorldArrays {
   std::uint32_t joints() const { return static_cast<std::uint32_t>(joint_info.size()); }
   std::uint32_t force_springs() const { return static_cast<std::uint32_t>(fspring_ends.size()); }
   std::uint32_t wind_triangles() const { return static_cast<std::uint32_t>(wind_tris.size()); }
+  std::uint32_t trees() const { return static_cast<std::uint32_t>(tree_ranges.size()); }
   // Whether particles feel forces that depend on other particles (springs, wind): symplectic
   // Euler then runs the particle force pass (kernels/world_ode.inl spring_force_pass).
   bool particle_forces() const { return force_springs() > 0 || wind_triangles() > 0; }

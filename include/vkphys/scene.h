@@ -110,6 +110,10 @@ struct SolverSettings {
   /// manifold instead of running the pair test again (Jolt's body pair cache; ARCHITECTURE.md,
   /// "The manifold cache").
   bool contact_cache = true;
+  /// Joints between rigid bodies that form a tree (no loop through dynamic bodies: a chain, a
+  /// rag-doll) have their equality rows solved directly, all at once, in every sweep (Baraff's
+  /// linear-time solve; ARCHITECTURE.md, "Joint trees"); their limit rows stay with the sweep.
+  bool joint_trees = true;
   /// Rigid bodies only:
   SolverScheme scheme = SolverScheme::colored;
   RestitutionModel restitution = RestitutionModel::bias;
