@@ -18,6 +18,7 @@ packages=(
   doxygen   # the API reference (target api_reference, test api_reference)
   libglfw3-dev   # the window of `vkphys view`
   xvfb xauth     # an X server in memory: the `vkphys view` test draws to it (tests/view_cli.py)
+  xdotool        # X keyboard and mouse events: the view's controls test (tests/view_keys.py)
 )
 
 missing=()
