@@ -144,7 +144,13 @@ VkInstance make_instance(bool validation, bool sync_validation,
     throw Unavailable("no Vulkan instance could be created (VkResult " + std::to_string(r) +
                       "); the CPU backend (--backend cpu) still works");
   }
-  volkLoadInstanceOnly(instance);
+  // Instance and device functions from the loader: its entry points dispatch on each handle's
+  // own chain, so several Contexts (one with the validation layer, one without) can live in one
+  // process. volkLoadDevice would make the global table the last device's driver functions,
+  // skipping the loader: every other Context's calls then went through that device's chain (a
+  // process that mixed them crashed at exit; tests/test_gpu_contexts.cpp). The loader's
+  // dispatch costs one indirect call per Vulkan call: nothing next to a dispatch.
+  volkLoadInstance(instance);
   return instance;
 }
 
@@ -357,7 +363,6 @@ std::unique_ptr<Context> Context::create(const ContextOptions& options) {
     dinfo.ppEnabledExtensionNames = &swapchain;
   }
   check(vkCreateDevice(ctx->physical_, &dinfo, nullptr, &ctx->device_), "vkCreateDevice");
-  volkLoadDevice(ctx->device_);
   vkGetDeviceQueue(ctx->device_, ctx->queue_family_, 0, &ctx->queue_);
 
   VkCommandPoolCreateInfo pinfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
