@@ -18,7 +18,7 @@ namespace {
 // Steps two GPU Worlds of one scene, one with the layer and one without, opened and closed in
 // interleaved orders; exits 0 when both keep stepping to the same bits, 3 when they differ.
 [[noreturn]] void mix_contexts() {
-  const std::string scene = test::scene_path("stack_5.json").string();
+  const std::string scene = test::scene_path("stack_5.json");
   WorldOptions with;
   with.backend = "gpu";
   with.validation = true;
@@ -32,13 +32,13 @@ namespace {
     {
       World c = World::from_file(scene, with);  // a third device, closed before the others
       c.step(10);
-      if (!test::same_bits(c.state(Field::body_position), a.state(Field::body_position))) {
+      if (!test::same_bits(c, a)) {
         std::exit(3);
       }
     }
     a.step(10);
     b.step(10);
-    if (!test::same_bits(a.state(Field::body_position), b.state(Field::body_position))) {
+    if (!test::same_bits(a, b)) {
       std::exit(3);
     }
     if (a.validation_errors() != 0) std::exit(4);

@@ -149,7 +149,10 @@ VkInstance make_instance(bool validation, bool sync_validation,
   // process. volkLoadDevice would make the global table the last device's driver functions,
   // skipping the loader: every other Context's calls then went through that device's chain (a
   // process that mixed them crashed at exit; tests/test_gpu_contexts.cpp). The loader's
-  // dispatch costs one indirect call per Vulkan call: nothing next to a dispatch.
+  // dispatch costs one indirect call per Vulkan call: nothing next to a dispatch. Extension
+  // functions are the exception: the table holds only what the last instance enabled, so the
+  // debug messenger's are kept per Context, and the window's surface functions (`vkphys view`,
+  // host/gpu/swapchain.cpp) need its Context to be the last one opened.
   volkLoadInstance(instance);
   return instance;
 }
@@ -306,7 +309,16 @@ std::unique_ptr<Context> Context::create(const ContextOptions& options) {
                        VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
     info.pfnUserCallback = &Context::on_message;
     info.pUserData = ctx.get();
-    check(vkCreateDebugUtilsMessengerEXT(ctx->instance_, &info, nullptr, &ctx->messenger_),
+    // This instance's own entry points: volk's table holds the last instance's, and an instance
+    // opened later without the layer has none (its null would be called at our destruction).
+    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(ctx->instance_, "vkCreateDebugUtilsMessengerEXT"));
+    ctx->destroy_messenger_ = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(ctx->instance_, "vkDestroyDebugUtilsMessengerEXT"));
+    if (!create || !ctx->destroy_messenger_) {
+      throw Unavailable("the Vulkan loader has no VK_EXT_debug_utils for the validation layer");
+    }
+    check(create(ctx->instance_, &info, nullptr, &ctx->messenger_),
           "vkCreateDebugUtilsMessengerEXT");
   }
   std::vector<VkPhysicalDevice> devices = ordered_devices(ctx->instance_);
@@ -382,7 +394,7 @@ Context::~Context() {
     vkDestroyCommandPool(device_, pool_, nullptr);
     vkDestroyDevice(device_, nullptr);
   }
-  if (messenger_) vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+  if (messenger_) destroy_messenger_(instance_, messenger_, nullptr);
   if (instance_) vkDestroyInstance(instance_, nullptr);
 }
 
