@@ -17,9 +17,9 @@ using vkphys::World;
 
 namespace {
 
-vkphys::WorldOptions options(const std::string& backend, const std::string& device,
-                             bool validation) {
-  return {backend, device, validation};
+vkphys::WorldOptions options(const std::string& backend, const std::string& device, bool validation,
+                             bool sync_validation) {
+  return {backend, device, validation, sync_validation};
 }
 
 // A read-only (n, 4) float32 view of one of the World's state arrays: no copy. Its base keeps
@@ -61,6 +61,7 @@ py::dict to_dict(const vkphys::Contacts& c) {
   put<C, std::uint32_t>(d, c,
                         {{"pairs", &C::pairs},
                          {"manifolds", &C::manifolds},
+                         {"reused_manifolds", &C::reused_manifolds},
                          {"points", &C::points},
                          {"particle_contacts", &C::particle_contacts},
                          {"rows", &C::rows}});
@@ -161,35 +162,41 @@ the Vulkan device ("" the best, "N" an index, or part of its name).)");
       .def_static(
           "from_file",
           [](const std::string& path, const std::string& backend, const std::string& device,
-             bool validation) {
-            return World::from_file(path, options(backend, device, validation));
+             bool validation, bool sync_validation) {
+            return World::from_file(path, options(backend, device, validation, sync_validation));
           },
           py::arg("path"), py::arg("backend") = "cpu", py::arg("device") = "",
-          py::arg("validation") = false, "A World from a scene file (docs/scene-format.md).")
+          py::arg("validation") = false, py::arg("sync_validation") = false,
+          "A World from a scene file (docs/scene-format.md).")
       .def_static(
           "from_json",
           [](const std::string& json, const std::string& backend, const std::string& device,
-             bool validation) {
-            return World::from_json(json, options(backend, device, validation), "<json>");
+             bool validation, bool sync_validation) {
+            return World::from_json(json, options(backend, device, validation, sync_validation),
+                                    "<json>");
           },
           py::arg("json"), py::arg("backend") = "cpu", py::arg("device") = "",
-          py::arg("validation") = false, "A World from scene JSON text.")
+          py::arg("validation") = false, py::arg("sync_validation") = false,
+          "A World from scene JSON text.")
       .def_static(
           "from_dict",
           [](const py::dict& scene, const std::string& backend, const std::string& device,
-             bool validation) {
+             bool validation, bool sync_validation) {
             const std::string json = py::str(py::module_::import("json").attr("dumps")(scene));
-            return World::from_json(json, options(backend, device, validation), "<dict>");
+            return World::from_json(json, options(backend, device, validation, sync_validation),
+                                    "<dict>");
           },
           py::arg("scene"), py::arg("backend") = "cpu", py::arg("device") = "",
-          py::arg("validation") = false,
+          py::arg("validation") = false, py::arg("sync_validation") = false,
           "A World from a scene as a dict (the scene file's JSON, as Python objects).")
       .def_static(
           "load",
           [](const vkphys::Snapshot& s, const std::string& backend, const std::string& device,
-             bool validation) { return World::load(s, options(backend, device, validation)); },
+             bool validation, bool sync_validation) {
+            return World::load(s, options(backend, device, validation, sync_validation));
+          },
           py::arg("snapshot"), py::arg("backend") = "", py::arg("device") = "",
-          py::arg("validation") = false,
+          py::arg("validation") = false, py::arg("sync_validation") = false,
           "A World continued from a snapshot (backend \"\": the one that saved it).")
       .def("step", &World::step, py::arg("n") = 1, py::call_guard<py::gil_scoped_release>(),
            "Takes n steps; raises vkphys.Error if the state becomes NaN or infinite.")
@@ -213,7 +220,11 @@ the Vulkan device ("" the best, "N" an index, or part of its name).)");
           "of range, a NaN or infinity, or a quaternion that is not unit.")
       .def(
           "contacts", [](const World& w) { return to_dict(w.contacts()); },
-          "What the last step found: pairs, manifolds, points, particle_contacts, rows.")
+          "What the last step found: pairs, manifolds, reused_manifolds, points, "
+          "particle_contacts, rows.")
+      .def_property_readonly("validation_errors", &World::validation_errors,
+                             "The validation layer's error count (validation or "
+                             "sync_validation, GPU); 0 otherwise.")
       .def(
           "metrics", [](const World& w) { return to_dict(w.metrics()); },
           "Energies [J], momenta, top speeds and the deepest particle overlap of the state.")

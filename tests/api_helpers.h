@@ -1,11 +1,14 @@
-// Shared by the public-API tests (test_api_*.cpp): bitwise equality of two Worlds' states.
+// Shared by the public-API tests (test_api_*.cpp): bitwise equality of two Worlds' states, the
+// message of a refused call.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <string>
 
+#include "vkphys/error.h"
 #include "vkphys/world.h"
 
 namespace vkphys::test {
@@ -33,6 +36,28 @@ inline ::testing::AssertionResult same_bits(const World& a, const World& b) {
     }
   }
   return ::testing::AssertionSuccess();
+}
+
+// The message of the Error `f` throws ("" if it throws none).
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A distance joint (a rod of `length`) from the point `anchor` of body a (a world body: its
+// world position) to body b's centre.
+inline Joint rod(std::uint32_t a, std::uint32_t b, glm::vec3 anchor, float length) {
+  Joint j;
+  j.type = JointType::distance;
+  j.body_a = a;
+  j.body_b = b;
+  j.anchor_a = anchor;
+  j.length = length;
+  return j;
 }
 
 inline std::string scene_path(const char* name) {

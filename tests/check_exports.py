@@ -43,7 +43,9 @@ def main():
         sys.exit(f"no VKPHYS_API names found under {include_dir}")
     prefix = r"^(?:typeinfo for |typeinfo name for |vtable for )?"
     allowed = [re.compile(prefix + rf"vkphys::{c}\b") for c in sorted(classes)]
-    allowed += [re.compile(rf"^vkphys::{f}\(") for f in sorted(functions)]
+    # A function returning std::string carries its ABI tag: vkphys::f[abi:cxx11](...).
+    call = r"(?:\[abi:\w+\])?\("
+    allowed += [re.compile(rf"^vkphys::{f}{call}") for f in sorted(functions)]
     names = exported(library)
 
     def libstdcxx(n):
@@ -62,8 +64,8 @@ def main():
     missing = [c for c in sorted(classes) if not any(n.startswith(f"vkphys::{c}::") or
                                                      n == f"typeinfo for vkphys::{c}"
                                                      for n in names)]
-    missing += [f for f in sorted(functions) if not any(n.startswith(f"vkphys::{f}(")
-                                                        for n in names)]
+    missing += [f for f in sorted(functions)
+                if not any(re.match(rf"vkphys::{f}{call}", n) for n in names)]
     print(f"{library}: {len(names)} exported symbols; the API: {len(classes)} classes, "
           f"{len(functions)} functions")
     if stray:

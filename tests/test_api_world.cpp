@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <functional>
 #include <sstream>
 
 #include "host/io/scene_file.h"
@@ -16,18 +15,9 @@
 namespace vkphys {
 namespace {
 
+using test::error_of;
 using test::same_bits;
 using test::scene_path;
-
-// The message of the Error `f` throws ("" if it throws none).
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // A 1 m box (1 kg) released at rest with its centre y0 above the plane y = 0.
 Scene falling_box(float y0) {
@@ -103,13 +93,7 @@ TEST(ApiWorld, SceneBuiltInCodeHoldsEveryKind) {
   // A pendulum: a sphere 1 m from the world point (0, 4, 5) on a distance joint.
   const std::uint32_t world = add_world_body(s);
   const std::uint32_t bob = add_sphere(s, glm::vec3(1.0f, 4.0f, 5.0f), 0.1f, 1.0f);
-  Joint rod;
-  rod.type = JointType::distance;
-  rod.body_a = world;
-  rod.body_b = bob;
-  rod.anchor_a = glm::vec3(0.0f, 4.0f, 5.0f);
-  rod.length = 1.0f;
-  s.joints.push_back(rod);
+  s.joints.push_back(test::rod(world, bob, glm::vec3(0.0f, 4.0f, 5.0f), 1.0f));
   // A 0.1 kg particle hanging from a static one on a 100 N/m spring of rest length 0.5 m,
   // released where it is at rest: stretched by m g / k.
   const float stretch = 0.1f * 9.81f / 100.0f;

@@ -53,6 +53,7 @@
 #include "host/sim/spring_strain.h"
 #include "host/vk/context.h"
 #include "tools/commands.h"
+#include "tools/internal.h"
 #include "tools/progress.h"
 
 namespace vkphys::tools {

@@ -1,5 +1,8 @@
 // The `vkphys` subcommands info and compare, and what the others share (run and resume are in
-// tools/run.cpp, bench in tools/bench.cpp, export-scene in tools/export_scene.cpp).
+// tools/run.cpp, bench in tools/bench.cpp, export-scene in tools/export_scene.cpp). info and
+// compare use the public API alone (vkphys/devices.h, vkphys/compare.h); check_size quotes the
+// scene loader's limits (host/io/scene_file.h) and context_options serves the commands that still
+// open a Vulkan context themselves (bench, view).
 #include "tools/commands.h"
 
 #include <fmt/format.h>
@@ -11,30 +14,27 @@
 #include <string>
 #include <utility>
 
-#include "host/io/compare_report.h"
-#include "host/io/scene_file.h"
-#include "host/sim/backend.h"
-#include "host/sim/compare.h"
-#include "host/sim/metrics.h"
-#include "host/vk/context.h"
 #include "tools/progress.h"
+#include "vkphys/compare.h"
+#include "vkphys/devices.h"
+#include "vkphys/error.h"
+#include "vkphys/scene_file.h"
 
 namespace vkphys::tools {
 
 int cmd_info(const Options&) {
-  std::vector<vk::DeviceInfo> devices;
+  std::vector<GpuDevice> devices;
   try {
-    devices = vk::Context::list_devices();
-  } catch (const vk::Unavailable& e) {
+    devices = gpu_devices();
+  } catch (const Error& e) {
     std::printf("%s\n", e.what());
     return 1;
   }
   if (devices.empty()) std::printf("no Vulkan device with a compute queue\n");
-  for (const vk::DeviceInfo& d : devices) {
+  for (const GpuDevice& d : devices) {
     std::printf("[%u] %s (%s)\n", d.index, d.name.c_str(), d.type.c_str());
-    std::printf("    driver %s, Vulkan %u.%u.%u\n", d.driver.c_str(),
-                VK_API_VERSION_MAJOR(d.api_version), VK_API_VERSION_MINOR(d.api_version),
-                VK_API_VERSION_PATCH(d.api_version));
+    std::printf("    driver %s, Vulkan %u.%u.%u\n", d.driver.c_str(), d.api_major, d.api_minor,
+                d.api_patch);
     std::printf("    device-local memory %.1f GiB, max storage buffer range %.1f MiB\n",
                 static_cast<double>(d.device_local_bytes) / (1u << 30),
                 static_cast<double>(d.max_storage_buffer_range) / (1u << 20));
@@ -45,25 +45,12 @@ int cmd_info(const Options&) {
   return 0;
 }
 
-vk::ContextOptions context_options(const Options& opt) {
-  return {
-      .device = opt.device, .validation = opt.validation, .sync_validation = opt.sync_validation};
-}
-
 WorldOptions world_options(const Options& opt, const std::string& backend,
                            const std::string& device) {
   return {.backend = backend,
           .device = device,
           .validation = opt.validation,
           .sync_validation = opt.sync_validation};
-}
-
-void check_size(const char* flag, std::uint64_t size, const std::string& what, std::uint64_t max) {
-  if (size <= max) return;
-  throw std::runtime_error(
-      fmt::format("{} {}: {} takes at most {} (the scene loader's limits: "
-                  "kMaxBodies = {}, kMaxParticles = {})",
-                  flag, size, what, max, io::kMaxBodies, io::kMaxParticles));
 }
 
 SolverScheme parse_scheme(const std::string& name) {
@@ -81,7 +68,7 @@ void apply_solver_overrides(const Options& opt, SolverSettings& solver) {
 }
 
 int cmd_compare(const Options& opt) {
-  Scene scene = io::load_scene(opt.scene);
+  Scene scene = read_scene_file(opt.scene);
   SolverSettings& solver = scene.settings.solver;
   apply_solver_overrides(opt, solver);
   if (!opt.scheme.empty()) {
@@ -98,43 +85,41 @@ int cmd_compare(const Options& opt) {
         opt.scene.c_str());
     solver.scheme = SolverScheme::colored;
   }
-  std::unique_ptr<vk::Context> ctx = vk::Context::create(context_options(opt));
-  std::unique_ptr<Backend> gpu = make_gpu_backend(*ctx);
-  std::unique_ptr<Backend> cpu = make_cpu_backend();
-  gpu->load(scene);
-  cpu->load(scene);
-  CompareOptions copt;
-  copt.tol.position = opt.pos_tol;
-  copt.tol.rotation = opt.rot_tol;
-  copt.tol.velocity = opt.vel_tol;
-  copt.tol.angular_velocity = opt.vel_tol;
+  BackendCompareOptions copt;
+  copt.tolerance.position = opt.pos_tol;
+  copt.tolerance.rotation = opt.rot_tol;
+  copt.tolerance.velocity = opt.vel_tol;
+  copt.tolerance.angular_velocity = opt.vel_tol;
   copt.seeds = opt.envelope ? opt.seeds : 0;
   copt.factor = opt.factor;
   copt.checks = opt.checks;
-  const Tolerance& tol = copt.tol;
-  std::printf(
-      "%s\ncomparing %s against %s, scheme %s, tolerance %.3g m / %.3g rad / %.3g m/s and "
-      "rad/s\n",
-      io::scene_summary(scene).c_str(), gpu->name().c_str(), cpu->name().c_str(),
-      scheme_name(solver.scheme), tol.position, tol.rotation, tol.velocity);
+  copt.device = opt.device;
+  copt.validation = opt.validation;
+  copt.sync_validation = opt.sync_validation;
+  const Tolerance& tol = copt.tolerance;
+  std::printf("%s\n", scene_summary(scene).c_str());
   Progress progress(opt.steps);
-  CompareResult r = compare_backends(*gpu, *cpu, scene, opt.steps, copt,
-                                     [&progress](std::uint32_t k) { progress.update(k); });
+  const BackendComparison r(scene, opt.steps, copt,
+                            [&progress](std::uint32_t k) { progress.update(k); });
   progress.finish();
+  std::printf(
+      "comparing %s against %s, scheme %s, tolerance %.3g m / %.3g rad / %.3g m/s and rad/s\n",
+      r.gpu_name().c_str(), r.cpu_name().c_str(), scheme_name(solver.scheme), tol.position,
+      tol.rotation, tol.velocity);
   const bool env = copt.seeds > 0;
   std::printf("%6s %11s %11s %11s %11s %11s %11s %11s %11s %6s %7s %7s", "step", "max|dx|",
               "mean|dx|", "max angle", "mean angle", "max|dv|", "mean|dv|", "max|dw|", "mean|dw|",
               "worst", "points", "(cpu)");
   if (env) std::printf(" %11s %11s %11s %11s", "env|dx|", "env angle", "env|dv|", "env|dw|");
   std::printf("\n");
-  for (std::size_t k = 0; k < r.steps.size(); ++k) {
-    const StepError& e = r.steps[k];
+  for (std::size_t k = 0; k < r.steps().size(); ++k) {
+    const StepError& e = r.steps()[k];
     std::printf("%6zu %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %5s%u %7u %7u", k + 1,
                 e.max_pos, e.mean_pos, e.max_rot, e.mean_rot, e.max_vel, e.mean_vel, e.max_omega,
                 e.mean_omega, e.worst_pos.particle ? "p" : "b", e.worst_pos.index, e.points_a,
                 e.points_b);
     if (env) {
-      const StepError& v = r.envelope[k];
+      const StepError& v = r.envelope()[k];
       std::printf(" %11.4g %11.4g %11.4g %11.4g", v.max_pos, v.max_rot, v.max_vel, v.max_omega);
     }
     std::printf("\n");
@@ -147,25 +132,15 @@ int cmd_compare(const Options& opt) {
     std::printf(
         "held to max(tolerance, %g x the run's rounding envelope over %u seeds): %.3g m / %.3g rad "
         "/ %.3g m/s / %.3g rad/s\n",
-        copt.factor, copt.seeds, r.allowed.position, r.allowed.rotation, r.allowed.velocity,
-        r.allowed.angular_velocity);
+        copt.factor, copt.seeds, r.allowed().position, r.allowed().rotation, r.allowed().velocity,
+        r.allowed().angular_velocity);
   }
-  std::printf("%s\n", r.verdict.c_str());
-  io::CompareReport rep;
-  rep.scene = &scene;
-  rep.scene_file = opt.scene;
-  rep.backend_a = gpu->name();
-  rep.backend_b = cpu->name();
-  if (ctx->info().type == "cpu") {
-    rep.note = "The GPU backend ran on a CPU Vulkan driver: these are its results, not a GPU's.";
-  }
-  rep.options = copt;
-  rep.result = &r;
+  std::printf("%s\n", r.verdict().c_str());
   const std::string report =
       opt.report.empty()
           ? "out/compare/" + std::filesystem::path(opt.scene).stem().string() + ".html"
           : opt.report;
-  io::write_compare_report(report, rep);
+  r.write_report(report, opt.scene);
   std::printf("report: %s\n", report.c_str());
   return r.passed() ? 0 : 1;
 }

@@ -1,3 +1,5 @@
+// The `vkphys` subcommands and the options they share. Public API only (include/vkphys/): what
+// the commands that reach past it share (bench, view, export-scene) is in tools/internal.h.
 #pragma once
 
 #include <cstdint>
@@ -6,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "host/io/scene_file.h"
-#include "host/vk/context.h"
 #include "vkphys/scene.h"
 #include "vkphys/world.h"
 
@@ -58,22 +58,6 @@ struct Options {
   std::string export_out;      // export-scene: output file, empty = stdout
 };
 
-// Largest size parameters of the built-in scenes (bench --sizes, export-scene --size): the
-// scene they build stays within the scene loader's limits (kMaxBodies, kMaxParticles).
-inline constexpr std::uint32_t kMaxPyramidBase = [] {
-  std::uint64_t b = 1;
-  while ((b + 1) * (b + 2) / 2 <= io::kMaxBodies) ++b;
-  return static_cast<std::uint32_t>(b);
-}();                                                  // base rows: base (base + 1) / 2 boxes
-inline constexpr std::uint32_t kPyramidBoxes10 = 55;  // boxes in a base-10 pyramid
-// Largest cloth side (bench cloth): its about 6 n^2 springs stay within kMaxJoints.
-inline constexpr std::uint32_t kMaxClothSide = 800;
-
-// Throws std::runtime_error "FLAG N: WHAT takes at most MAX" when size > max.
-void check_size(const char* flag, std::uint64_t size, const std::string& what, std::uint64_t max);
-
-// The Vulkan context the global flags ask for: --device, --validation, --sync-validation.
-vk::ContextOptions context_options(const Options& opt);
 // A World on `backend` and `device` with the validation the global flags ask for.
 WorldOptions world_options(const Options& opt, const std::string& backend,
                            const std::string& device);
@@ -92,13 +76,6 @@ int cmd_plot(const Options& opt);
 int cmd_render(const Options& opt);
 // `vkphys view SCENE` (tools/view.cpp): a live window; opt.frames 0 = until closed.
 int cmd_view(const Options& opt);
-
-// The backends `--backend cpu|gpu|both` asks `bench` for, in that order. Opens the Vulkan
-// context into `ctx` for "gpu" (a missing device prints one line and drops "gpu") and prints
-// the device line, saying so when it is a CPU Vulkan driver (`rows_marked`: how its rows are
-// labelled, empty for none).
-std::vector<std::string> open_bench_backends(const Options& opt, std::unique_ptr<vk::Context>& ctx,
-                                             const char* rows_marked);
 
 // "sequential", "colored" or "jacobi" to the scheme; throws std::runtime_error otherwise.
 SolverScheme parse_scheme(const std::string& name);

@@ -12,6 +12,7 @@
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
 #include "tools/commands.h"
+#include "tools/internal.h"
 
 namespace vkphys::tools {
 

@@ -1,36 +1,33 @@
 // `vkphys run` and `vkphys resume`: a scene stepped through the public World, writing frames and
-// metrics (host/io/output.h) and, with --checkpoint-every N, a checkpoint every N steps that
-// `vkphys resume DIR` continues from bit-identically on the same backend and device.
+// metrics with the public Recorder (vkphys/recorder.h) and, with --checkpoint-every N, a
+// checkpoint every N steps that `vkphys resume DIR` continues from bit-identically on the same
+// backend and device. It uses the public API alone (the CLI is the library's first client).
 //
 // A checkpoint is written after its step's metrics row and frame, whole under a temporary name
 // and then renamed (Snapshot::write), so a run killed at any moment leaves the last complete
-// checkpoint; the resume drops whatever the killed run wrote after it (RunWriter::resume).
+// checkpoint; the resume drops whatever the killed run wrote after it (Recorder::resume).
 //
-// --png draws the last state to DIR/last.png with the renderer of `vkphys render`
-// (host/gpu/renderer.h) on the Vulkan device (lavapipe without a GPU), through the scene's camera
-// or the one that frames the loaded state, as `vkphys render` draws its frames: the picture the
-// README shows.
+// A World with rigid bodies records each step's contacts (WorldOptions::record_contacts):
+// metrics.csv's rigid penetration is measured on them, and --vtk-contacts writes them.
+//
+// --png draws the last state to DIR/last.png (World::render, the renderer of `vkphys render`)
+// on the Vulkan device (lavapipe without a GPU), through the scene's camera or the one that
+// frames the loaded state, as `vkphys render` draws its frames: the picture the README shows.
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
-#include "host/api/world_internal.h"
-#include "host/gpu/renderer.h"
-#include "host/io/output.h"
-#include "host/io/png.h"
-#include "host/io/scene_file.h"
-#include "host/io/surface_mesh.h"
-#include "host/sim/metrics.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
 #include "tools/run_plan.h"
 #include "vkphys/error.h"
+#include "vkphys/recorder.h"
+#include "vkphys/scene_file.h"
 #include "vkphys/snapshot.h"
 #include "vkphys/world.h"
 
@@ -42,7 +39,7 @@ namespace fs = std::filesystem;
 void print_world(const World& world) {
   const SolverSettings& solver = world.scene().settings.solver;
   std::printf("%s\nbackend: %s, scheme %s, %u substep(s) x (%u iterations + %u relax)\n",
-              io::scene_summary(world.scene()).c_str(), world.backend_name().c_str(),
+              scene_summary(world.scene()).c_str(), world.backend_name().c_str(),
               scheme_name(solver.scheme), solver.substeps, solver.iterations,
               solver.relax_iterations);
   if (world.device_type() == "cpu") {
@@ -50,26 +47,28 @@ void print_world(const World& world) {
   }
 }
 
+// The World a run of `scene` steps: one with rigid bodies or --vtk-contacts records contacts.
+WorldOptions run_options(WorldOptions options, const Scene& scene, const RunPlan& plan) {
+  options.record_contacts = !scene.bodies.empty() || plan.vtk_contacts;
+  return options;
+}
+
+RecorderOptions recorder_options(const RunPlan& plan, bool replace) {
+  return {.replace = replace, .vtk = plan.vtk, .vtk_contacts = plan.vtk_contacts};
+}
+
 // Steps `world` from its current step to plan.steps, writing each step's metrics row, the frames
 // and the checkpoints the plan asks for. `frame_at`: the step whose frame is already on disk
 // from this process (none on a resume), so that a NaN stop does not write it twice.
-void run_steps(World& world, io::RunWriter& writer, const RunPlan& plan, const fs::path& dir,
+void run_steps(World& world, Recorder& recorder, const RunPlan& plan, const fs::path& dir,
                std::optional<std::uint64_t> frame_at) {
-  const Scene& scene = world.scene();
-  const WorldState& state = WorldInternals::state(world);  // the last finite state on a NaN
-  // The rigid penetration needs each step's manifold points (a trace); particles alone have
-  // none, but the contacts of a frame's step need one too.
-  const bool rigid = !scene.bodies.empty();
-  StepTrace trace;
   const std::uint64_t first = world.steps() + 1;
   Progress progress(plan.steps - world.steps());
-  const double h = static_cast<double>(scene.settings.time_step);
-  Metrics m = world.metrics();
   std::uint64_t checkpoint_at = world.steps();  // a run or a resume starts at a checkpoint
   // The GPU failed (device lost, out of memory) with the World holding step `good`: that state
   // goes to disk as a frame; the checkpoint on disk is whole (only ever replaced by a rename).
   auto stopped = [&](const Error& e, std::uint64_t good) {
-    if (frame_at != good) writer.frame(good, scene, state);
+    if (frame_at != good) recorder.frame(world);
     progress.finish();
     const std::string resume =
         plan.checkpoint_every
@@ -81,17 +80,13 @@ void run_steps(World& world, io::RunWriter& writer, const RunPlan& plan, const f
   };
   for (std::uint64_t k = first; k <= plan.steps; ++k) {
     const bool frame = (plan.every && k % plan.every == 0) || k == plan.steps;
-    const bool traced = rigid || (plan.vtk_contacts && frame);
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      if (traced) {
-        WorldInternals::step_traced(world, trace);
-      } else {
-        world.step();
-      }
+      world.step();
     } catch (const NonFiniteError& e) {
-      // Stops the run: the last finite state (step k - 1) goes to disk first.
-      if (frame_at != k - 1u) writer.frame(k - 1u, scene, state);
+      // Stops the run: the last finite state (step k - 1), which the World still holds, goes to
+      // disk first.
+      if (frame_at != k - 1u) recorder.frame(world);
       progress.finish();
       throw std::runtime_error(fmt::format(
           "step {}: {}{}; stopping (frame_{:06d}.csv holds the last finite state; check "
@@ -104,16 +99,14 @@ void run_steps(World& world, io::RunWriter& writer, const RunPlan& plan, const f
     }
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    m = world.metrics();
-    writer.metrics(k, h * static_cast<double>(k), m, WorldInternals::stats(world), ms,
-                   constraint_errors(scene, trace, state));
+    recorder.metrics(world, ms);
     if (frame) {
-      writer.frame(k, scene, state, traced ? &trace : nullptr);
+      recorder.frame(world);
       frame_at = k;
     }
     if (plan.checkpoint_every && (k % plan.checkpoint_every == 0 || k == plan.steps)) {
       try {
-        world.save().write(dir / io::kCheckpointFile);
+        world.save().write(dir / kCheckpointFile);
       } catch (const Error& e) {
         throw stopped(e, k);
       }
@@ -122,22 +115,19 @@ void run_steps(World& world, io::RunWriter& writer, const RunPlan& plan, const f
     progress.update(k - first + 1);
   }
   progress.finish();
-  const StepStats& st = WorldInternals::stats(world);
+  const Metrics m = world.metrics();
+  const Contacts c = world.contacts();
   std::printf(
       "%llu steps: kinetic %.6g J (rotational %.6g J), potential %.6g J, max penetration %.4g m, "
       "%u pairs, %u contact points, %u particle contacts, %u rows; output in %s\n",
       static_cast<unsigned long long>(plan.steps), m.kinetic(), m.kinetic_rotational, m.potential,
-      m.max_penetration, st.pairs, st.points, st.particle_contacts, st.rows, dir.string().c_str());
+      m.max_penetration, c.pairs, c.points, c.particle_contacts, c.rows, dir.string().c_str());
 }
 
 }  // namespace
 
 int cmd_run(const Options& opt) {
-  Scene scene = io::load_scene(opt.scene);
-  // Refuses a non-empty folder before any work.
-  const bool vtk = opt.vtk || opt.vtk_contacts;
-  io::RunWriter writer(opt.out, opt.force, vtk, static_cast<double>(scene.settings.time_step),
-                       opt.vtk_contacts);
+  Scene scene = read_scene_file(opt.scene);
   SolverSettings& solver = scene.settings.solver;
   if (!opt.scheme.empty()) solver.scheme = parse_scheme(opt.scheme);
   apply_solver_overrides(opt, solver);
@@ -150,32 +140,28 @@ int cmd_run(const Options& opt) {
             : "--scheme sequential runs on the CPU backend only: use --backend cpu, or --scheme "
               "colored|jacobi on the GPU");
   }
-  // The public API's World builds and steps the run (the CLI is its first client); the writers
-  // take its state as the library holds it (host/api/world_internal.h).
-  World world(scene, world_options(opt, opt.backend, opt.device));
-  print_world(world);
+  const bool vtk = opt.vtk || opt.vtk_contacts;
   const RunPlan plan{opt.scene, opt.backend, opt.device,       opt.steps,
                      opt.every, vtk,         opt.vtk_contacts, opt.checkpoint_every};
-  // No step has touched anything at step 0: its contacts are an empty trace's.
-  const StepTrace no_step;
-  writer.frame(0, world.scene(), WorldInternals::state(world), &no_step);
-  writer.metrics(0, 0.0, world.metrics(), WorldInternals::stats(world), 0.0, {});
+  World world(scene, run_options(world_options(opt, opt.backend, opt.device), scene, plan));
+  // Refuses a non-empty folder before any step.
+  Recorder recorder(opt.out, world, recorder_options(plan, opt.force));
+  print_world(world);
+  recorder.frame(world);  // step 0: no step has touched anything, its contacts are none
+  recorder.metrics(world, 0.0);
   if (plan.checkpoint_every) {
     // The plan first, then a checkpoint at step 0: a resume always finds both.
     write_run_plan(opt.out, plan);
-    world.save().write(fs::path(opt.out) / io::kCheckpointFile);
+    world.save().write(fs::path(opt.out) / kCheckpointFile);
   }
-  const gpu::Camera camera = gpu::scene_camera(world.scene(), WorldInternals::state(world));
-  run_steps(world, writer, plan, opt.out, 0);
+  const SceneCamera camera = world.camera();  // framing the loaded state, as `vkphys render`
+  run_steps(world, recorder, plan, opt.out, 0);
   if (opt.png) {
-    const std::unique_ptr<vk::Context> ctx = vk::Context::create(context_options(opt));
-    const gpu::Renderer renderer(*ctx, opt.width, opt.height);
-    const gpu::Image img =
-        renderer.draw(io::surface_mesh(world.scene(), WorldInternals::state(world), true), camera);
-    const fs::path file = fs::path(opt.out) / io::kPictureFile;
-    io::write_text_file(file, io::png_bytes(img.width, img.height, img.rgba));
-    std::printf("picture of step %u: %s (%ux%u, %s)\n", opt.steps, file.string().c_str(), img.width,
-                img.height, ctx->info().name.c_str());
+    const Picture picture = world.render(opt.width, opt.height, camera);
+    const fs::path file = fs::path(opt.out) / kPictureFile;
+    picture.write_png(file);
+    std::printf("picture of step %u: %s (%ux%u, %s)\n", opt.steps, file.string().c_str(),
+                picture.width, picture.height, picture.device.c_str());
   }
   return 0;
 }
@@ -183,7 +169,7 @@ int cmd_run(const Options& opt) {
 int cmd_resume(const Options& opt) {
   const fs::path dir = opt.out;
   RunPlan plan = read_run_plan(dir);
-  const fs::path file = dir / io::kCheckpointFile;
+  const fs::path file = dir / kCheckpointFile;
   if (!fs::exists(file)) {
     throw std::runtime_error(file.string() + ": no checkpoint to resume from");
   }
@@ -203,17 +189,16 @@ int cmd_resume(const Options& opt) {
   }
   // The device the run started on unless --device names another: the GPU backend resumes bit
   // for bit only on the device that saved the checkpoint.
-  World world = World::load(
-      snapshot, world_options(opt, plan.backend, opt.device.empty() ? plan.device : opt.device));
+  const WorldOptions options =
+      world_options(opt, plan.backend, opt.device.empty() ? plan.device : opt.device);
+  World world = World::load(snapshot, run_options(options, snapshot.scene(), plan));
   print_world(world);
   std::printf("resuming %s from step %llu to step %llu\n", dir.string().c_str(),
               static_cast<unsigned long long>(snapshot.step()),
               static_cast<unsigned long long>(plan.steps));
-  io::RunWriter writer = io::RunWriter::resume(
-      dir, snapshot.step(), plan.vtk, static_cast<double>(world.scene().settings.time_step),
-      plan.vtk_contacts);
+  Recorder recorder = Recorder::resume(dir, world, recorder_options(plan, false));
   if (opt.steps_given) write_run_plan(dir, plan);  // a later resume continues to the new end
-  run_steps(world, writer, plan, dir, std::nullopt);
+  run_steps(world, recorder, plan, dir, std::nullopt);
   return 0;
 }
 

@@ -22,11 +22,11 @@ void write_run_plan(const std::filesystem::path& dir, const RunPlan& plan) {
                                     {"vtk", plan.vtk},
                                     {"vtk_contacts", plan.vtk_contacts},
                                     {"checkpoint_every", plan.checkpoint_every}};
-  io::write_text_file(dir / io::kRunPlanFile, j.dump(2) + "\n");
+  io::write_text_file(dir / kRunPlanFile, j.dump(2) + "\n");
 }
 
 RunPlan read_run_plan(const std::filesystem::path& dir) {
-  const std::filesystem::path file = dir / io::kRunPlanFile;
+  const std::filesystem::path file = dir / kRunPlanFile;
   std::ifstream in(file);
   if (!in) {
     throw std::runtime_error(fmt::format(

@@ -2,7 +2,9 @@
 // records energy, momentum, penetration, the process's resident memory and open files and the
 // GPU's device memory into DIR/soak.csv and writes a checkpoint (DIR/checkpoint.snapshot, whole
 // then renamed); at the end it replays the last stretch from the checkpoint before the last and
-// must land on the same bits. The verdict is one line; the rules are host/sim/soak.h's.
+// must land on the same bits. The verdict is one line; the rules are host/sim/soak.h's (a
+// private header of plain arithmetic on the samples: no World internals). The World is the
+// public API's.
 #include "host/sim/soak.h"
 
 #include <fmt/format.h>
@@ -19,12 +21,11 @@
 #include <string>
 #include <vector>
 
-#include "host/api/world_internal.h"
-#include "host/io/output.h"
-#include "host/io/scene_file.h"
 #include "tools/commands.h"
 #include "tools/progress.h"
 #include "vkphys/error.h"
+#include "vkphys/recorder.h"
+#include "vkphys/scene_file.h"
 #include "vkphys/snapshot.h"
 #include "vkphys/world.h"
 
@@ -65,7 +66,7 @@ bool same_bits(const World& a, const World& b) {
 
 SoakSample sample(const World& world) {
   const Metrics m = world.metrics();
-  const StepStats& st = WorldInternals::stats(world);
+  const StepStatistics st = world.statistics();
   SoakSample s;
   s.step = world.steps();
   s.energy = m.energy();
@@ -82,7 +83,7 @@ SoakSample sample(const World& world) {
 }  // namespace
 
 int cmd_soak(const Options& opt) {
-  Scene scene = io::load_scene(opt.scene);
+  Scene scene = read_scene_file(opt.scene);
   if (!opt.scheme.empty()) scene.settings.solver.scheme = parse_scheme(opt.scheme);
   apply_solver_overrides(opt, scene.settings.solver);
   const fs::path dir = opt.out;
@@ -92,7 +93,7 @@ int cmd_soak(const Options& opt) {
   const WorldOptions wopt = world_options(opt, opt.backend, opt.device);
   World world(scene, wopt);
   std::printf("%s\nsoak: %s, %u steps, a sample and a checkpoint every %u\n",
-              io::scene_summary(scene).c_str(), world.backend_name().c_str(), opt.steps,
+              scene_summary(scene).c_str(), world.backend_name().c_str(), opt.steps,
               opt.sample_every);
   std::ofstream csv(dir / "soak.csv", std::ios::trunc);
   csv << "step,wall_s,energy,kinetic,px,py,pz,max_penetration,rss_bytes,open_files,"
@@ -112,7 +113,7 @@ int cmd_soak(const Options& opt) {
   };
   record();
   Snapshot latest = world.save(), before = latest;  // the last two checkpoints
-  latest.write(dir / io::kCheckpointFile);
+  latest.write(dir / kCheckpointFile);
   Progress progress(opt.steps);
   for (std::uint32_t k = 1; k <= opt.steps; ++k) {
     try {
@@ -127,7 +128,7 @@ int cmd_soak(const Options& opt) {
       record();
       before = latest;
       latest = world.save();
-      latest.write(dir / io::kCheckpointFile);
+      latest.write(dir / kCheckpointFile);
     }
     progress.update(k);
   }

@@ -34,6 +34,7 @@
 #include "host/io/scene_file.h"
 #include "host/sim/mouse_spring.h"
 #include "tools/commands.h"
+#include "tools/internal.h"
 
 namespace vkphys::tools {
 

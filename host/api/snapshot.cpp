@@ -97,6 +97,10 @@ std::string Snapshot::backend() const {
   return data_->backend;
 }
 
+const Scene& Snapshot::scene() const {
+  return data_->scene;
+}
+
 void Snapshot::write(const std::filesystem::path& path) const {
   const std::string name = path.string();
   const std::string scene = guarded([&] {

@@ -11,7 +11,9 @@
 #include "host/api/guarded.h"
 #include "host/api/snapshot_data.h"
 #include "host/api/world_internal.h"
+#include "host/gpu/renderer.h"
 #include "host/io/scene_file.h"
+#include "host/io/surface_mesh.h"
 #include "host/sim/compare.h"
 #include "host/sim/metrics.h"
 #include "host/vk/context.h"
@@ -31,21 +33,38 @@ struct World::Impl {
   // buffers are then no longer trusted, so only state() (the last good step) stays usable.
   std::string failed;
   std::uint64_t held = 0;  // the step whose state the host copy holds
+  WorldOptions options;
+  // The contact lists of the step that led to the held state (WorldOptions::record_contacts),
+  // when `traced`; a World that has taken no step holds an empty one (nothing touched yet).
+  StepTrace trace;
+  bool traced = false;
+  bool stepped = false;  // this World has taken a step (constraint_errors is zero before)
+  // render(): a CPU World's own Vulkan context, and the renderer of the last picture's size
+  // (declared last: it goes before the contexts it draws with).
+  mutable std::unique_ptr<vk::Context> draw_ctx;
+  mutable std::unique_ptr<gpu::Renderer> renderer;
 
-  Impl(Scene s, const WorldOptions& options, const std::string& default_kind)
-      : scene(std::move(s)), kind(options.backend.empty() ? default_kind : options.backend) {
+  Impl(Scene s, const WorldOptions& opts, const std::string& default_kind)
+      : scene(std::move(s)),
+        kind(opts.backend.empty() ? default_kind : opts.backend),
+        options(opts),
+        traced(opts.record_contacts) {
     if (kind == "cpu") {
       backend = make_cpu_backend();
     } else if (kind == "gpu") {
-      ctx = vk::Context::create({.device = options.device,
-                                 .validation = options.validation,
-                                 .sync_validation = options.sync_validation});
+      ctx = vk::Context::create(context_options());
       backend = make_gpu_backend(*ctx);
     } else {
       throw Error(fmt::format("backend \"{}\": expected cpu or gpu", kind));
     }
     masses = mass_table(scene);
     backend->check_stages(true);  // the CPU backend names the stage that made a NaN
+  }
+
+  vk::ContextOptions context_options() const {
+    return {.device = options.device,
+            .validation = options.validation,
+            .sync_validation = options.sync_validation};
   }
 
   // After a load or a restore: the first state, which must be finite.
@@ -69,9 +88,11 @@ struct World::Impl {
     return describe(scene, i < rigid ? BodyRef{i, false} : BodyRef{i - rigid, true});
   }
 
-  void step_once(StepTrace* trace) {
+  // One step; with `record`, its contact lists go to `trace`.
+  void step_once(bool record) {
+    traced = false;  // until this step completes, `trace` is of no held state
     try {
-      backend->step(trace);
+      backend->step(record ? &trace : nullptr);
     } catch (const NonFiniteState& e) {
       throw NonFiniteError(steps + 1,
                            fmt::format("the {} stage made {} NaN or infinite", stage_name(e.stage),
@@ -80,6 +101,8 @@ struct World::Impl {
       fail(steps + 1, e);
     }
     ++steps;
+    traced = record;
+    stepped = true;
   }
 
   // A GPU failure at step `at`: the World keeps the host copy's state and step (`held`) and
@@ -109,6 +132,7 @@ struct World::Impl {
       fail(steps, e);  // the step ran, but its result cannot be read back
     }
     if (std::string bad = nonfinite(fresh); !bad.empty()) {
+      traced = false;  // the held state is an earlier step's
       throw NonFiniteError(steps, bad + " has a NaN or infinite position, orientation or velocity");
     }
     auto into = [](std::vector<glm::vec4>& to, const std::vector<glm::vec4>& from) {
@@ -254,7 +278,7 @@ void World::step(std::uint32_t n) {
   Impl& w = need(impl_, "step");
   w.usable("step");
   guarded([&] {
-    for (std::uint32_t k = 0; k < n; ++k) w.step_once(nullptr);
+    for (std::uint32_t k = 0; k < n; ++k) w.step_once(k + 1 == n && w.options.record_contacts);
     w.refresh();
   });
 }
@@ -313,7 +337,43 @@ void World::write(Field field, std::span<const glm::vec4> values) {
 
 Contacts World::contacts() const {
   const StepStats& s = need(impl_, "contacts").backend->stats();
-  return {s.pairs, s.manifolds, s.points, s.particle_contacts, s.rows};
+  return {s.pairs, s.manifolds, s.reused_manifolds, s.points, s.particle_contacts, s.rows};
+}
+
+StepStatistics World::statistics() const {
+  const StepStats& s = need(impl_, "statistics").backend->stats();
+  StepStatistics out{.colors = s.colors,
+                     .overflow_units = s.overflow_units,
+                     .pair_capacity = s.pair_capacity,
+                     .contact_capacity = s.contact_capacity,
+                     .regrows = s.regrows,
+                     .dispatches = s.dispatches,
+                     .ode_steps = s.ode_steps,
+                     .ode_redos = s.ode_redos,
+                     .ode_error = s.ode_error,
+                     .cg_iterations = s.cg_iterations,
+                     .cg_residual = s.cg_residual,
+                     .device_bytes = s.device_bytes,
+                     .stages = {}};
+  for (std::size_t k = 0; k < kStageCount; ++k) {
+    out.stages.push_back({stage_name(static_cast<Stage>(k)), s.stage_ms[k]});
+  }
+  return out;
+}
+
+ConstraintErrors World::constraint_errors() const {
+  const Impl& w = need(impl_, "constraint_errors");
+  if (!w.scene.bodies.empty() && !w.options.record_contacts) {
+    throw Error(
+        "constraint_errors: the scene has rigid bodies, whose penetration is measured on the "
+        "step's contact points: make the World with WorldOptions::record_contacts");
+  }
+  if (!w.stepped) return {};
+  // A World that records contacts but whose held state no step of it made (a failed step):
+  // its joints and springs are measured, its contacts are none.
+  static const StepTrace kNone;
+  return guarded(
+      [&] { return vkphys::constraint_errors(w.scene, w.traced ? w.trace : kNone, w.state); });
 }
 
 Metrics World::metrics() const {
@@ -345,6 +405,60 @@ Snapshot World::save() const {
   });
 }
 
+SceneCamera World::camera() const {
+  const Impl& w = need(impl_, "camera");
+  if (w.scene.camera) return *w.scene.camera;
+  const gpu::Camera c = gpu::framing_camera(w.scene, w.state);
+  return {c.eye, c.target, c.up, glm::degrees(c.fov_y)};
+}
+
+namespace {
+
+// Throws Error naming what makes `c` unable to form a picture (the scene file's camera rules,
+// host/io/scene_read_camera.cpp, without their margins: only what the projection cannot do).
+void check_camera(const SceneCamera& c) {
+  const glm::vec3 view = c.target - c.position;
+  auto finite3 = [](glm::vec3 v) {
+    return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+  };
+  const bool finite =
+      finite3(c.position) && finite3(c.target) && finite3(c.up) && std::isfinite(c.fov_y_deg);
+  if (!finite || glm::length(view) == 0.0f || glm::length(glm::cross(c.up, view)) == 0.0f ||
+      !(c.fov_y_deg > 0.0f && c.fov_y_deg < 180.0f)) {
+    throw Error(fmt::format(
+        "render: camera at ({}, {}, {}) looking at ({}, {}, {}), up ({}, {}, {}), fov_y_deg {}: "
+        "needs finite values, a target away from the position, an up off the view direction "
+        "and fov_y_deg in (0, 180)",
+        c.position.x, c.position.y, c.position.z, c.target.x, c.target.y, c.target.z, c.up.x,
+        c.up.y, c.up.z, c.fov_y_deg));
+  }
+}
+
+}  // namespace
+
+Picture World::render(std::uint32_t width, std::uint32_t height,
+                      const std::optional<SceneCamera>& camera) const {
+  const Impl& w = need(impl_, "render");
+  constexpr std::uint32_t kMaxSide = 16384;
+  if (width == 0 || height == 0 || width > kMaxSide || height > kMaxSide) {
+    throw Error(
+        fmt::format("render: {}x{} pixels: each side must be in 1..{}", width, height, kMaxSide));
+  }
+  const SceneCamera c = camera ? *camera : this->camera();
+  check_camera(c);
+  return guarded([&] {
+    if (!w.ctx && !w.draw_ctx) w.draw_ctx = vk::Context::create(w.context_options());
+    const vk::Context& ctx = w.ctx ? *w.ctx : *w.draw_ctx;
+    if (!w.renderer || w.renderer->width() != width || w.renderer->height() != height) {
+      w.renderer.reset();
+      w.renderer = std::make_unique<gpu::Renderer>(ctx, width, height);
+    }
+    gpu::Image img = w.renderer->draw(io::surface_mesh(w.scene, w.state, true),
+                                      {c.position, c.target, c.up, glm::radians(c.fov_y_deg)});
+    return Picture{img.width, img.height, std::move(img.rgba), ctx.info().name};
+  });
+}
+
 std::uint32_t World::validation_errors() const {
   const Impl& w = need(impl_, "validation_errors");
   return w.ctx ? w.ctx->validation_errors() : 0u;
@@ -358,13 +472,17 @@ const StepStats& WorldInternals::stats(const World& world) {
   return need(world.impl_, "stats").backend->stats();
 }
 
-void WorldInternals::step_traced(World& world, StepTrace& trace) {
-  World::Impl& w = need(world.impl_, "step");
-  w.usable("step");
-  guarded([&] {
-    w.step_once(&trace);
-    w.refresh();
-  });
+const StepTrace* WorldInternals::trace(const World& world) {
+  const World::Impl& w = need(world.impl_, "trace");
+  return w.traced ? &w.trace : nullptr;
+}
+
+std::uint64_t WorldInternals::held_step(const World& world) {
+  return need(world.impl_, "held_step").held;
+}
+
+bool WorldInternals::records_contacts(const World& world) {
+  return need(world.impl_, "records_contacts").options.record_contacts;
 }
 
 const vk::Context* WorldInternals::gpu_context(const World& world) {

@@ -1,6 +1,7 @@
-// What vkphys's own tools need of a World beyond the public API (private to the library and
-// tools/): the state as the output writers take it, the backend's step statistics and a step
-// that also records its trace.
+// What the library's own parts (the Recorder, host/api/recorder.cpp) and the tests need of a
+// World beyond the public API: the state as the output writers take it, the backend's step
+// statistics, the last step's contact lists and the GPU context. Not for tools/, which use the
+// public API alone.
 #pragma once
 
 #include "host/sim/backend.h"
@@ -12,8 +13,13 @@ namespace vkphys {
 struct WorldInternals {
   static const WorldState& state(const World& world);
   static const StepStats& stats(const World& world);
-  // World::step(1) that fills `trace` with the step's intermediate buffers.
-  static void step_traced(World& world, StepTrace& trace);
+  // The contact lists of the step that led to the held state (WorldOptions::record_contacts),
+  // or null when the World does not record them or no step of it made that state (an empty
+  // trace for the first state: nothing touched yet).
+  static const StepTrace* trace(const World& world);
+  // The step whose state the host copy holds (World::steps() but after a failed step).
+  static std::uint64_t held_step(const World& world);
+  static bool records_contacts(const World& world);
   // The GPU backend's Vulkan context (null on the CPU backend), for fault injection in tests.
   static const vk::Context* gpu_context(const World& world);
 };

@@ -34,6 +34,8 @@ class Renderer {
   Renderer& operator=(const Renderer&) = delete;
 
   Image draw(const io::SurfaceMesh& mesh, const Camera& camera) const;
+  std::uint32_t width() const { return width_; }
+  std::uint32_t height() const { return height_; }
   // Where a world point lands in the picture [pixels, origin top left].
   glm::vec2 project(const Camera& camera, glm::vec3 world) const {
     return gpu::project(camera, width_, height_, world);

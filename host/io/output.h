@@ -39,6 +39,7 @@
 #include "host/io/vtk_output.h"
 #include "host/sim/backend.h"
 #include "host/sim/metrics.h"
+#include "vkphys/recorder.h"  // kCheckpointFile, kRunPlanFile, kPictureFile
 #include "vkphys/scene.h"
 
 namespace vkphys::io {
@@ -52,12 +53,6 @@ enum class Durability { buffered, synced };
 // file under `path`); throws std::runtime_error naming the path if it cannot.
 void write_text_file(const std::filesystem::path& path, const std::string& text,
                      Durability durability = Durability::buffered);
-
-// The checkpoint and the run plan in a run folder (tools/run.cpp writes them).
-inline constexpr const char* kCheckpointFile = "checkpoint.snapshot";
-inline constexpr const char* kRunPlanFile = "run.json";
-// `vkphys run --png`: a picture of the last state (tools/run.cpp).
-inline constexpr const char* kPictureFile = "last.png";
 
 // metrics.csv's first line.
 extern const char* const kMetricsHeader;

@@ -19,12 +19,7 @@
 
 namespace vkphys {
 
-struct Tolerance {
-  double position = 1e-3;          // [m]
-  double rotation = 1e-3;          // orientation difference angle [rad]
-  double velocity = 1e-2;          // [m/s]
-  double angular_velocity = 1e-2;  // [rad/s]
-};
+// (Tolerance is public: vkphys/difference.h.)
 
 // The angle [rad] in [0, pi] of the rotation conj(q_a) q_b that takes orientation a to b.
 // q and -q are the same rotation: the result is 0 for q_b = -q_a. Quaternions are normalised

@@ -48,11 +48,7 @@ Metrics measure(const Scene& scene, const WorldState& state);
 //   mean [m] (a hinge's axis alignment is not counted);
 //   spring strain: length / rest - 1 over the scene's springs after the step (host/sim/
 //   spring_strain.h), the largest and the mean (0 without springs).
-struct ConstraintErrors {
-  double max_rigid_penetration = 0.0, mean_rigid_penetration = 0.0;
-  double max_joint_error = 0.0, mean_joint_error = 0.0;
-  double max_spring_strain = 0.0, mean_spring_strain = 0.0;
-};
+// (ConstraintErrors is public: vkphys/metrics.h).
 ConstraintErrors constraint_errors(const Scene& scene, const StepTrace& trace,
                                    const WorldState& state);
 

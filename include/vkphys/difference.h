@@ -1,6 +1,6 @@
 /// \file
-/// How far two states of one scene are apart (World::compare, `vkphys compare`,
-/// host/sim/compare.h).
+/// How far two states of one scene are apart (World::compare, BackendComparison, `vkphys
+/// compare`), and how far they may be.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,14 @@ struct StepError {
   BodyRef worst_pos, worst_rot, worst_vel, worst_omega;
   std::uint32_t points_a = 0, points_b = 0;  ///< contact points reported by each backend
                                              ///< (manifold points + particle contacts)
+};
+
+/// Limits on how far two runs of a scene may be apart (BackendComparison, `vkphys compare`).
+struct Tolerance {
+  double position = 1e-3;          ///< [m]
+  double rotation = 1e-3;          ///< orientation difference angle [rad]
+  double velocity = 1e-2;          ///< [m/s]
+  double angular_velocity = 1e-2;  ///< [rad/s]
 };
 
 }  // namespace vkphys

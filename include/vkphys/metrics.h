@@ -1,7 +1,8 @@
 /// \file
 /// Whole-world diagnostics of one state (World::metrics, `vkphys run`'s metrics.csv): energies,
 /// momenta, top speeds and the deepest particle overlap, summed on the host in double precision
-/// (host/sim/metrics.h computes them).
+/// (host/sim/metrics.h computes them), and the constraint errors a step left
+/// (World::constraint_errors).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,20 @@ struct Metrics {
 
   double kinetic() const { return kinetic_linear + kinetic_rotational; }
   double energy() const { return kinetic() + potential; }
+};
+
+/// How far the last step left the constraints from holding (World::constraint_errors,
+/// metrics.csv's max_rigid_penetration .. mean_spring_strain).
+struct ConstraintErrors {
+  /// Over the manifold points the step's narrowphase found (at the step's start) with a
+  /// negative gap: the deepest and the mean overlap [m] (0 if none).
+  double max_rigid_penetration = 0.0, mean_rigid_penetration = 0.0;
+  /// Per joint after the step: |anchor_a - anchor_b| for ball and hinge joints,
+  /// ||anchor_a - anchor_b| - length| for distance joints; the largest and the mean [m] (a
+  /// hinge's axis alignment is not counted).
+  double max_joint_error = 0.0, mean_joint_error = 0.0;
+  /// length / rest - 1 over the scene's springs after the step, the largest and the mean.
+  double max_spring_strain = 0.0, mean_spring_strain = 0.0;
 };
 
 }  // namespace vkphys

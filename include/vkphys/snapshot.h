@@ -8,6 +8,7 @@
 #include <string>
 
 #include "vkphys/export.h"
+#include "vkphys/scene.h"
 
 namespace vkphys {
 
@@ -29,6 +30,7 @@ class VKPHYS_API Snapshot {
 
   std::uint64_t step() const;   ///< steps the saved World had taken since its scene was loaded
   std::string backend() const;  ///< "cpu" or "gpu"
+  const Scene& scene() const;   ///< the scene the saved World ran
 
   struct Data;  ///< private to the library
 

@@ -7,10 +7,13 @@
 ///   std::span<const glm::vec4> x = world.state(vkphys::Field::body_position);
 ///
 /// Headers: vkphys/scene.h (what a scene holds), vkphys/build.h and vkphys/cloth.h (building one
-/// in code), vkphys/world.h (World), vkphys/snapshot.h (checkpoints), vkphys/metrics.h,
-/// vkphys/difference.h, vkphys/error.h, vkphys/version.h, vkphys/export.h (what the library
-/// exports). GLM types (glm::vec3, glm::vec4) are part of the API: a user compiles with GLM's
-/// headers (find_package(vkphys) brings glm::glm in).
+/// in code), vkphys/scene_file.h (reading and writing scene files), vkphys/world.h (World),
+/// vkphys/snapshot.h (checkpoints), vkphys/metrics.h, vkphys/statistics.h, vkphys/difference.h,
+/// vkphys/picture.h (World::render), vkphys/compare.h (the GPU held to the CPU),
+/// vkphys/devices.h (the Vulkan devices), vkphys/recorder.h (a run written as `vkphys run` writes
+/// it), vkphys/error.h, vkphys/version.h, vkphys/export.h (what the library exports). GLM types
+/// (glm::vec3, glm::vec4) are part of the API: a user compiles with GLM's headers
+/// (find_package(vkphys) brings glm::glm in).
 ///
 /// Errors: every failure throws vkphys::Error with a one-line message (vkphys/error.h).
 ///
@@ -29,11 +32,17 @@
 
 #include "vkphys/build.h"
 #include "vkphys/cloth.h"
+#include "vkphys/compare.h"
+#include "vkphys/devices.h"
 #include "vkphys/difference.h"
 #include "vkphys/error.h"
 #include "vkphys/metrics.h"
+#include "vkphys/picture.h"
+#include "vkphys/recorder.h"
 #include "vkphys/scene.h"
+#include "vkphys/scene_file.h"
 #include "vkphys/snapshot.h"
 #include "vkphys/soft_body.h"
+#include "vkphys/statistics.h"
 #include "vkphys/version.h"
 #include "vkphys/world.h"

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <glm/glm.hpp>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,8 +15,10 @@
 #include "vkphys/difference.h"
 #include "vkphys/export.h"
 #include "vkphys/metrics.h"
+#include "vkphys/picture.h"
 #include "vkphys/scene.h"
 #include "vkphys/snapshot.h"
+#include "vkphys/statistics.h"
 
 namespace vkphys {
 
@@ -31,6 +34,10 @@ struct WorldOptions {
   /// weak barrier between two commands that touch the same memory is a validation error
   /// (SYNC-HAZARD-*). Slower than `validation` alone.
   bool sync_validation = false;
+  /// Keep the contact lists (points, gaps, normals, impulses) of the last step of every step()
+  /// call, for constraint_errors()' rigid penetration and a Recorder's contact files. On the GPU
+  /// backend that reads the lists back after the step: slower.
+  bool record_contacts = false;
 };
 
 /// The state arrays a World exposes. Bodies: the scene's rigid bodies in scene order, then one
@@ -48,8 +55,12 @@ VKPHYS_API const char* field_name(Field f);
 
 /// What the last step found (all zero before the first step).
 struct Contacts {
-  std::uint32_t pairs = 0;              ///< broadphase pairs with a rigid body
-  std::uint32_t manifolds = 0;          ///< pairs with contact points
+  std::uint32_t pairs = 0;      ///< broadphase pairs with a rigid body
+  std::uint32_t manifolds = 0;  ///< pairs with contact points
+  /// Of the manifolds, those kept from the step before without running the pair test again
+  /// (SolverSettings::contact_cache: the bodies moved less than its tolerance); metrics.csv's
+  /// reused_manifolds.
+  std::uint32_t reused_manifolds = 0;
   std::uint32_t points = 0;             ///< contact points of the manifolds
   std::uint32_t particle_contacts = 0;  ///< particle-particle and particle-plane contacts
   std::uint32_t rows = 0;               ///< constraint rows (contacts and joints)
@@ -111,6 +122,14 @@ class VKPHYS_API World {
   void write(Field field, std::span<const glm::vec4> values);
 
   Contacts contacts() const;
+  /// The last step's statistics: stage times, list capacities, colours, integrator counts
+  /// (vkphys/statistics.h).
+  StepStatistics statistics() const;
+  /// How far the last step of this World left its contacts, joints and springs from holding
+  /// (vkphys/metrics.h); all zero before this World's first step. Throws Error for a scene with
+  /// rigid bodies on a World without WorldOptions::record_contacts (their penetration is
+  /// measured on the step's contact points).
+  ConstraintErrors constraint_errors() const;
   /// Energies, momenta and speeds of the current state (vkphys/metrics.h).
   Metrics metrics() const;
   /// The differences of this World's state from `other`'s (the same scene, any backend), with
@@ -120,11 +139,25 @@ class VKPHYS_API World {
   /// A checkpoint of the whole state (vkphys/snapshot.h).
   Snapshot save() const;
 
+  /// The camera pictures of the world use: the scene's (Scene::camera), or else one that frames
+  /// the bodies and particles of the current state (aimed at the centre of their bounding box
+  /// from above and to the side). Keep it to draw later states from the same place.
+  SceneCamera camera() const;
+  /// A picture of the current state, `width` x `height` pixels, through `camera` (none:
+  /// camera()), drawn with the renderer of `vkphys render`: shaded bodies, particles as spheres,
+  /// planes. Draws on the GPU World's device, or for a CPU World on the Vulkan device
+  /// WorldOptions::device picks (lavapipe without a GPU; that device then counts as a GPU World's
+  /// for the rules in vkphys/vkphys.h). Throws Error for a size of 0 or over
+  /// 16384, a camera whose target is its position or whose fov_y_deg is not in (0, 180), or
+  /// without a Vulkan device that can draw.
+  Picture render(std::uint32_t width, std::uint32_t height,
+                 const std::optional<SceneCamera>& camera = std::nullopt) const;
+
   /// The validation layer's error count (WorldOptions::validation, GPU); 0 otherwise.
   std::uint32_t validation_errors() const;
 
  private:
-  friend struct WorldInternals;  ///< host/api/world_internal.h, for vkphys's own tools
+  friend struct WorldInternals;  ///< host/api/world_internal.h: the Recorder and the tests
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -144,3 +144,30 @@ def test_misuse_raises_one_line_errors():
     with pytest.raises(vkphys.Error, match=r"^<dict>: "):
         vkphys.World.from_dict({"format": "vkphys-scene", "version": 2, "bodies": [{"shape": "cube"}]})
     assert w.body_positions[0, 1] == np.float32(2.0)  # refused writes changed nothing
+
+
+def test_sync_validation_checks_the_gpu_step():
+    """sync_validation reaches the World (WorldOptions.sync_validation): the validation layer
+    then checks every command's memory accesses, finds no hazard in the step, and leaves the
+    step's bits alone (the reference also runs under the layer: a process's Vulkan device
+    functions are those of the last device opened, with or without the layer, so Worlds with
+    and without it do not mix). contacts() counts the kept manifolds among the manifolds."""
+    gpu_or_skip()
+    path = os.path.join(SCENES, "stack_5.json")
+    try:
+        checked = vkphys.World.from_file(path, backend="gpu", sync_validation=True)
+    except vkphys.Error as e:
+        if "VK_LAYER_KHRONOS_validation is not installed" in str(e):
+            pytest.skip(str(e))
+        raise
+    plain = vkphys.World.from_file(path, backend="gpu", validation=True)
+    checked.step(40)
+    plain.step(40)
+    assert checked.validation_errors == 0 and plain.validation_errors == 0
+    for f in vkphys.Field.__members__.values():
+        np.testing.assert_array_equal(checked.state(f), plain.state(f))
+    c = checked.contacts()
+    assert c["manifolds"] > 0 and c["manifolds"] >= c["reused_manifolds"]
+    cpu = vkphys.World.from_file(path, sync_validation=True)  # the CPU backend ignores it
+    cpu.step(1)
+    assert cpu.validation_errors == 0

@@ -1,0 +1,41 @@
+/// \file
+/// What a World's last step cost and how its backend's lists stood (World::statistics): the
+/// numbers `vkphys run` writes to metrics.csv and `vkphys bench` and `vkphys soak` report.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace vkphys {
+
+/// One stage of the step (setup, broadphase, narrowphase, coloring, predict, prepare, solve,
+/// integrate; the stage table in ARCHITECTURE.md) and its time in the last step.
+struct StageTime {
+  const char* name = "";  ///< the stage's name, also its label in `vkphys bench`
+  /// [ms]: the CPU backend's wall clock, the GPU backend's device timestamps where the device
+  /// has them (0 where it has none).
+  double ms = 0.0;
+};
+
+/// The last step's statistics beyond its contacts (World::contacts); all zero before the first
+/// step of this World.
+struct StepStatistics {
+  std::uint32_t colors = 0;          ///< colours used before the overflow colour (coloured scheme)
+  std::uint32_t overflow_units = 0;  ///< units in the overflow colour
+  std::uint32_t pair_capacity = 0;   ///< pairs the backend's lists hold before they grow
+  std::uint32_t contact_capacity = 0;  ///< particle contacts the lists hold before they grow
+  std::uint32_t regrows = 0;           ///< times the step was redone after its lists overflowed
+  std::uint32_t dispatches = 0;        ///< compute dispatches per step (GPU)
+  /// Explicit integrators: ODE steps per step or substep, steps redone because their error
+  /// passed solver.adaptive's tolerance and the accepted step's error (0 otherwise).
+  std::uint32_t ode_steps = 0, ode_redos = 0;
+  float ode_error = 0.0f;  ///< see ode_steps
+  /// Implicit integrator: conjugate-gradient iterations (summed over the substeps) and the
+  /// largest final relative residual |r| / |b| of the solves (0 otherwise).
+  std::uint32_t cg_iterations = 0;
+  float cg_residual = 0.0f;        ///< see cg_iterations
+  std::uint64_t device_bytes = 0;  ///< device memory the GPU backend holds (0 on the CPU)
+  std::vector<StageTime> stages;   ///< every stage, in step order
+};
+
+}  // namespace vkphys
