@@ -1,5 +1,6 @@
 // `vkphys export-scene`: the scenes built in code (host/sim/rigid_scenes.h, mixed_scenes.h) as
-// scene files.
+// scene files, written and checked through the public scene-file functions (vkphys/scene_file.h);
+// the builders and the loader's limits (tools/internal.h) are the library's private parts.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,12 +8,12 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "host/io/scene_file.h"
 #include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
 #include "tools/commands.h"
 #include "tools/internal.h"
+#include "vkphys/scene_file.h"
 
 namespace vkphys::tools {
 
@@ -77,9 +78,9 @@ std::vector<std::string> export_scene_names() {
 
 int cmd_export_scene(const Options& opt) {
   const Scene scene = build(opt.scene, opt.size);
-  const std::string text = io::write_scene_json(scene);
+  const std::string text = scene_to_json(scene);
   // Written files must load: check before writing anything.
-  const Scene back = io::parse_scene(text, opt.export_out.empty() ? "<export>" : opt.export_out);
+  const Scene back = scene_from_json(text, opt.export_out.empty() ? "<export>" : opt.export_out);
   if (opt.export_out.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;
@@ -89,7 +90,7 @@ int cmd_export_scene(const Options& opt) {
   out.close();
   if (!out)
     throw std::runtime_error(fmt::format("{}: cannot write the scene file", opt.export_out));
-  std::printf("%s\nwritten to %s\n", io::scene_summary(back).c_str(), opt.export_out.c_str());
+  std::printf("%s\nwritten to %s\n", scene_summary(back).c_str(), opt.export_out.c_str());
   return 0;
 }
 
