@@ -8,6 +8,7 @@ packages=(
   libvulkan-dev libvulkan-volk-dev glslang-tools spirv-tools
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libglm-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
+  libtinyobjloader-dev   # OBJ meshes of mesh cloths (read_obj_mesh, scene key "mesh_cloths")
   # tests that check outputs with independent programs: a browser for the compare report,
   # Pillow for its screenshot, VTK's own reader for the --vtk frames
   python3 chromium python3-pil python3-vtk9

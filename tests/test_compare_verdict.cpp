@@ -51,6 +51,7 @@ const std::map<std::string, std::uint32_t>& scene_steps() {
       {"rope_box", 120},
       {"stack_5", 60},
       {"stack_intersecting", 60},
+      {"tablecloth", 60},
       {"trampoline", 60},
       {"wall", 40},
   };

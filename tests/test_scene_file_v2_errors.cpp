@@ -318,8 +318,8 @@ TEST(SceneFileV2Errors, ImpulseTargetsOutOfRange) {
 }
 
 TEST(SceneFileV2Errors, Contents) {
-  // A version-2 scene still needs particles, bodies, cloths or soft bodies, and lists given must
-  // not be empty.
+  // A version-2 scene still needs particles, bodies, cloths, soft bodies or mesh cloths, and
+  // lists given must not be empty.
   json j = mixed();
   j.erase("particles");
   j.erase("bodies");
@@ -327,7 +327,7 @@ TEST(SceneFileV2Errors, Contents) {
   j.erase("impulses");
   EXPECT_EQ(error_of(j),
             "<test>: particles: required field is missing (a scene needs \"particles\", "
-            "\"bodies\", \"cloths\" or \"soft_bodies\")");
+            "\"bodies\", \"cloths\", \"soft_bodies\" or \"mesh_cloths\")");
 
   j = mixed();
   j["particles"] = json::array();

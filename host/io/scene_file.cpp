@@ -43,7 +43,8 @@ Scene SceneParser::run() {
       Field(source_, doc_, ""),
       {"format", "version", "name", "description", "gravity", "time_step", "drag", "contact_margin",
        "cell_size", "solver", "materials", "planes", "box", "particles", "bodies", "joints"},
-      {"forces", "impulses", "cloths", "soft_bodies", "springs", "triangles", "camera"});
+      {"forces", "impulses", "cloths", "soft_bodies", "mesh_cloths", "springs", "triangles",
+       "camera"});
   if (auto f = top.get("name")) {
     scene_.name = f->as_string();
     f->check(!scene_.name.empty(), "must not be empty");
@@ -68,6 +69,7 @@ void SceneParser::read_contents(const Object& top) {
   auto joints = top.get("joints");
   auto cloths = top.get("cloths");
   auto soft = top.get("soft_bodies");
+  auto meshes = top.get("mesh_cloths");
   auto springs = top.get("springs");
   auto triangles = top.get("triangles");
   if (joints && !bodies) joints->fail("joints join rigid bodies: the scene needs \"bodies\"");
@@ -76,11 +78,11 @@ void SceneParser::read_contents(const Object& top) {
         "a scene has particles or rigid bodies, not both (this one also has "
         "\"particles\")");
   }
-  if (!particles && !bodies && !cloths && !soft) {
+  if (!particles && !bodies && !cloths && !soft && !meshes) {
     fail_at(source_, "particles",
             version_ < 2 ? "required field is missing (a scene needs \"particles\" or \"bodies\")"
                          : "required field is missing (a scene needs \"particles\", \"bodies\", "
-                           "\"cloths\" or \"soft_bodies\")");
+                           "\"cloths\", \"soft_bodies\" or \"mesh_cloths\")");
   }
   if (bodies) {
     read_bodies(*bodies);
@@ -91,9 +93,10 @@ void SceneParser::read_contents(const Object& top) {
   // a cloth checks its own vertices against the planes).
   if (cloths) read_cloths(*cloths);
   if (soft) read_soft_bodies(*soft);
+  if (meshes) read_mesh_cloths(*meshes);
   if (springs) read_springs(*springs);
   if (triangles) read_triangles(*triangles);
-  if (particles || cloths || soft) check_cell_size();
+  if (particles || cloths || soft || meshes) check_cell_size();
 }
 
 void SceneParser::read_particles(const Field& particles) {
@@ -157,11 +160,12 @@ void SceneParser::check_header() {
 
 }  // namespace scene_reader
 
-Scene parse_scene(std::string_view json_text, std::string_view source_name) {
+Scene parse_scene(std::string_view json_text, std::string_view source_name,
+                  const std::filesystem::path& base_dir) {
   const std::string source =
       source_name.empty() ? std::string("<scene>") : std::string(source_name);
   scene_json::Json doc = scene_json::parse_json(json_text, source);
-  return scene_reader::SceneParser(source, doc).run();
+  return scene_reader::SceneParser(source, doc, base_dir).run();
 }
 
 Scene load_scene(const std::filesystem::path& path) {
@@ -185,7 +189,7 @@ Scene load_scene(const std::filesystem::path& path) {
   }
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw SceneError(fmt::format("{}: cannot read scene file: read error", source));
-  return parse_scene(text, source);
+  return parse_scene(text, source, path.parent_path());
 }
 
 std::string scene_summary(const Scene& scene) {

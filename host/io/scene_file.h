@@ -38,6 +38,7 @@ inline constexpr std::uint32_t kMaxJoints = 1u << 22;  // joints, and springs (w
 // soft box gives fewer than two per particle of its own (a cloth 2 (nu-1)(nv-1) < 2 nu nv; a
 // box 4 ((nx-1)(ny-1) + (ny-1)(nz-1) + (nz-1)(nx-1)) < 2 nx ny nz for every side >= 2), so only
 // "triangles" can pass the limit, and its reader checks it.
+// A mesh cloth's triangles are its file's, so its reader checks the limit too.
 inline constexpr std::uint32_t kMaxTriangles = 2 * kMaxParticles;
 inline constexpr std::uint32_t kMaxGroup = (1u << 24) - 1;  // a particle's collision group
 
@@ -50,7 +51,10 @@ struct SceneError : std::runtime_error {
 Scene load_scene(const std::filesystem::path& path);
 
 // Parses scene JSON text; source_name names it in error messages (a path, or e.g. "<test>").
-Scene parse_scene(std::string_view json_text, std::string_view source_name);
+// Files the scene names (mesh cloths' "mesh") are relative to base_dir (empty: the current
+// directory); load_scene passes the scene file's folder.
+Scene parse_scene(std::string_view json_text, std::string_view source_name,
+                  const std::filesystem::path& base_dir = {});
 
 // One line: name, bodies (static ones) and joints and/or particles (static ones), planes,
 // materials, time step, solver iterations.

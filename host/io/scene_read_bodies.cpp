@@ -19,8 +19,6 @@ namespace vkphys::io::scene_reader {
 
 using namespace scene_json;
 
-namespace {
-
 glm::vec4 read_orientation(const Field& f) {
   if (f.json().is_object()) {
     Object o(f, {"axis", "angle_deg"});
@@ -37,8 +35,6 @@ glm::vec4 read_orientation(const Field& f) {
   f.check(glm::length(glm::dvec4(q)) > 0.0, "must be non-zero (it is normalised)");
   return unit_or_normalised(q);
 }
-
-}  // namespace
 
 void SceneParser::read_bodies(const Field& list) {
   std::size_t n = list.array_size();

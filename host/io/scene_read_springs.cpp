@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -84,31 +85,16 @@ void SceneParser::read_cloths(const Field& list) {
     if (auto f = k.get("bend")) spec.k_bend = f->non_negative();
     read_spring_model(k, spec.model, spec.d, spec.c);
     spec.material = material_of(o);
-    // A pin is [i, j] (held where it starts) or {"at": [i, j], "kinematic": PATH} (moved on a
-    // path; the path's target is set once the vertices have their indices).
-    std::vector<std::pair<std::uint32_t, KinematicPath>> pin_paths;  // (vertex in the cloth, path)
-    if (auto pins = o.get("pins")) {
-      for (std::size_t p = 0; p < pins->array_size(); ++p) {
-        Field pin = pins->at(p);
-        std::optional<Object> moving;
-        if (pin.json().is_object())
-          moving.emplace(pin, std::initializer_list<std::string_view>{"at", "kinematic"});
-        Field at = moving ? moving->require("at") : pin;
-        at.check(at.json().is_array() && at.json().size() == 2,
-                 "must be [i, j], a vertex's index along u and along v, or {\"at\": [i, j], "
-                 "\"kinematic\": {...}}");
-        const auto i = static_cast<std::uint32_t>(at.at(0).as_uint(0, spec.nu - 1u));
-        const auto j = static_cast<std::uint32_t>(at.at(1).as_uint(0, spec.nv - 1u));
-        spec.pins.emplace_back(i, j);
-        if (!moving) continue;
-        const std::uint32_t vertex = j * spec.nu + i;
-        for (const auto& [other, path] : pin_paths) {
-          if (other == vertex) {
-            pin.fail(fmt::format("vertex [{}, {}] already has a path: a vertex follows one", i, j));
-          }
-        }
-        pin_paths.emplace_back(vertex, read_kinematic(moving->require("kinematic"), {true, 0}));
-      }
+    PinPaths pin_paths;
+    for (std::uint32_t vertex : read_pins(o, pin_paths, [&](const Field& at) {
+           at.check(at.json().is_array() && at.json().size() == 2,
+                    "must be [i, j], a vertex's index along u and along v, or {\"at\": [i, j], "
+                    "\"kinematic\": {...}}");
+           const auto i = static_cast<std::uint32_t>(at.at(0).as_uint(0, spec.nu - 1u));
+           const auto j = static_cast<std::uint32_t>(at.at(1).as_uint(0, spec.nv - 1u));
+           return j * spec.nu + i;
+         })) {
+      spec.pins.emplace_back(vertex % spec.nu, vertex / spec.nu);
     }
     check_generated_counts(res, "cloth", "vertices", std::uint64_t{spec.nu} * spec.nv,
                            cloth_spring_count(spec));
@@ -119,14 +105,45 @@ void SceneParser::read_cloths(const Field& list) {
       o.field().fail(e.what());
     }
     place_generated(o, first, "vertex", "a cloth");
-    // Paths are listed in target order (docs/scene-format.md, kinematic): the cloth's vertices
-    // follow every particle read before them.
-    std::sort(pin_paths.begin(), pin_paths.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [vertex, path] : pin_paths) {
-      path.target.index = static_cast<std::uint32_t>(first) + vertex;
-      scene_.kinematic.push_back(path);
+    add_pin_paths(std::move(pin_paths), first);
+  }
+}
+
+std::vector<std::uint32_t> SceneParser::read_pins(
+    const Object& o, PinPaths& paths,
+    const std::function<std::uint32_t(const Field&)>& vertex) const {
+  std::vector<std::uint32_t> pinned;
+  auto pins = o.get("pins");
+  if (!pins) return pinned;
+  for (std::size_t p = 0; p < pins->array_size(); ++p) {
+    Field pin = pins->at(p);
+    std::optional<Object> moving;
+    if (pin.json().is_object()) {
+      moving.emplace(pin, std::initializer_list<std::string_view>{"at", "kinematic"});
     }
+    const Field at = moving ? moving->require("at") : pin;
+    const std::uint32_t v = vertex(at);
+    pinned.push_back(v);
+    if (!moving) continue;
+    for (const auto& [other, path] : paths) {
+      if (other == v) {
+        pin.fail(
+            fmt::format("vertex {} already has a path: a vertex follows one", at.json().dump()));
+      }
+    }
+    paths.emplace_back(v, read_kinematic(moving->require("kinematic"), {true, 0}));
+  }
+  return pinned;
+}
+
+void SceneParser::add_pin_paths(PinPaths paths, std::size_t first) {
+  // Paths are listed in target order (docs/scene-format.md, kinematic): the cloth's vertices
+  // follow every particle read before them.
+  std::sort(paths.begin(), paths.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [vertex, path] : paths) {
+    path.target.index = static_cast<std::uint32_t>(first) + vertex;
+    scene_.kinematic.push_back(path);
   }
 }
 

@@ -11,12 +11,15 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <glm/glm.hpp>
 #include <initializer_list>
 #include <numbers>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "host/io/scene_file.h"
@@ -160,6 +163,10 @@ std::uint32_t choice(const Field& f, const std::array<std::string_view, N>& name
 // name (scene_read_springs.cpp).
 void read_spring_model(const Object& o, SpringModel& model, float& d, float& c);
 
+// A body's (or a mesh cloth's) "orientation": a quaternion [x, y, z, w], normalised, or
+// {"axis": [x, y, z], "angle_deg": a} (scene_read_bodies.cpp).
+glm::vec4 read_orientation(const Field& f);
+
 // Reads an index below `count` from f. One that is not (or is no non-negative integer) fails
 // with "<noun> index out of range: <listing> (indices 0 to count - 1)"; listing says what
 // there is, e.g. "\"bodies\" lists 5 bodies" (with count 0, e.g. "the scene has no \"bodies\"").
@@ -176,7 +183,9 @@ inline std::uint32_t index_below(const Field& f, std::uint64_t count, std::strin
 
 class SceneParser {
  public:
-  SceneParser(const std::string& source, const Json& doc) : source_(source), doc_(doc) {}
+  // `base`: the folder that files the scene names (mesh cloths' meshes) are relative to.
+  SceneParser(const std::string& source, const Json& doc, std::filesystem::path base)
+      : source_(source), doc_(doc), base_(std::move(base)) {}
 
   // scene_file.cpp: the header, the top-level keys and the order of the sections.
   Scene run();
@@ -229,9 +238,21 @@ class SceneParser {
 
   // scene_read_springs.cpp
   void read_cloths(const Field& list);
+  // A cloth's "pins": each a vertex that `vertex` reads from the pin (checking its form and
+  // range), held where it starts, or {"at": VERTEX, "kinematic": PATH}, moved on a path (at most
+  // one per vertex). Returns the pinned vertices in the cloth's numbering; the paths wait in
+  // `paths` until add_pin_paths knows the cloth's first particle.
+  using PinPaths = std::vector<std::pair<std::uint32_t, KinematicPath>>;
+  std::vector<std::uint32_t> read_pins(
+      const Object& o, PinPaths& paths,
+      const std::function<std::uint32_t(const Field&)>& vertex) const;
+  void add_pin_paths(PinPaths paths, std::size_t first);
   void read_springs(const Field& list);
   glm::dvec3 read_body_end(const Object& o, Spring& spring);
   void read_triangles(const Field& list);
+
+  // scene_read_mesh_cloths.cpp
+  void read_mesh_cloths(const Field& list);
 
   // scene_read_soft_bodies.cpp
   void read_soft_bodies(const Field& list);
@@ -264,6 +285,7 @@ class SceneParser {
 
   const std::string& source_;
   const Json& doc_;
+  std::filesystem::path base_;
   Scene scene_;
   int version_ = kSceneFormatVersion;  // the file's "version"
   bool scheme_given_ = false;          // solver.scheme was in the file

@@ -72,14 +72,8 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
   const glm::vec3 dv = c.v / static_cast<float>(c.nv - 1);
   const float spacing = std::min(glm::length(du), glm::length(dv));
   const float radius = generated_radius(c.radius, spacing, "cloth", "vertex");
-  if (c.thickness != 0.0f) {
-    const float limit = nearest_unjoined(c, du, dv);
-    require(std::isfinite(c.thickness) && c.thickness >= 2.0f * radius && c.thickness < limit,
-            "thickness " + std::to_string(c.thickness) + " m must be 0 (no self-collision) or " +
-                "at least the vertex diameter " + std::to_string(2.0f * radius) + " m and below " +
-                std::to_string(limit) +
-                " m, the rest distance of the nearest two vertices no spring joins");
-  }
+  if (c.thickness != 0.0f)
+    check_thickness(c.thickness, radius, nearest_unjoined(c, du, dv), "cloth");
   Particles& p = scene.particles;
   const auto first = static_cast<std::uint32_t>(p.size());
   const std::uint32_t group = next_particle_group(p);
@@ -87,11 +81,7 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
   for (std::uint32_t j = 0; j < c.nv; ++j) {
     for (std::uint32_t i = 0; i < c.nu; ++i) {
       const glm::vec3 x = c.origin + static_cast<float>(i) * du + static_cast<float>(j) * dv;
-      add_grouped_particle(p, x, radius, mass, c.material, group);
-      if (c.thickness > 0.0f) {
-        p.thickness.resize(p.size(), 0.0f);  // add() keeps the list only once it is in use
-        p.thickness.back() = c.thickness;
-      }
+      add_grouped_particle(p, x, radius, mass, c.material, group, c.thickness);
     }
   }
   for (const auto& [i, j] : c.pins) {
@@ -102,8 +92,7 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
   }
   auto vertex = [&](std::uint32_t i, std::uint32_t j) { return first + j * c.nu + i; };
   auto spring = [&](std::uint32_t a, std::uint32_t b, float k) {
-    const float rest = glm::length(glm::vec3(p.pos_radius[b]) - glm::vec3(p.pos_radius[a]));
-    scene.springs.push_back(Spring{a, b, rest, k, c.d, c.model, c.c});
+    add_rest_spring(scene, a, b, k, c.d, c.model, c.c);
   };
   for (std::uint32_t j = 0; j < c.nv; ++j) {
     for (std::uint32_t i = 0; i < c.nu; ++i) {

@@ -64,9 +64,7 @@ std::uint32_t add_soft_box(Scene& scene, const SoftBoxSpec& b) {
   auto index = [&](glm::uvec3 q) { return first + (q.z * n.y + q.y) * n.x + q.x; };
   auto spring = [&](glm::uvec3 qa, glm::uvec3 qb, float k) {
     if (k <= 0.0f) return;
-    const std::uint32_t a = index(qa), bb = index(qb);
-    const float rest = glm::length(glm::vec3(p.pos_radius[bb]) - glm::vec3(p.pos_radius[a]));
-    scene.springs.push_back(Spring{a, bb, rest, k, b.d, b.model, b.c});
+    add_rest_spring(scene, index(qa), index(qb), k, b.d, b.model, b.c);
   };
   // Every lattice point q links to the points in the +x, +y, +z directions: the 3 edges, the 6
   // face diagonals of the 3 faces at its + sides (2 per face), and the 4 body diagonals of the
