@@ -25,6 +25,7 @@
 
 #include "host/io/scene_file.h"
 #include "host/sim/compare.h"
+#include "host/sim/mixed_scenes.h"
 #include "tests/backends.h"
 #include "tests/cloth_measures.h"
 #include "tests/scene_compare.h"
@@ -361,24 +362,12 @@ TEST(MeshCloth, ThicknessStaysBelowTheNearestUnjoinedPair) {
   EXPECT_EQ(s.particles.thickness[0], spec.thickness);
 }
 
-// The shipped tablecloth (scenes/tablecloth.json) as a builder makes it: the mesh read from the
-// file's folder, placed at its origin, its springs and triangles in the mesh's order.
-Scene tablecloth_in_code() {
-  Scene s;
-  MeshClothSpec spec;
-  spec.mesh = read_obj_mesh(kScenes / "meshes" / "disc.obj");
-  spec.origin = {0.0f, 0.7f, 0.0f};
-  spec.density = 0.1f;
-  spec.k_structural = 1000.0f;
-  spec.k_bend = 10.0f;
-  spec.d = 4.0f;
-  add_mesh_cloth(s, spec);
-  return s;
-}
-
+// The shipped tablecloth (scenes/tablecloth.json) as its builder makes it (tablecloth_scene,
+// host/sim/mixed_scenes.h; tests/test_rigid_scenes.cpp compares the whole scene): the mesh read
+// from the file's folder, placed at its origin, its springs and triangles in the mesh's order.
 TEST(MeshClothScene, TableclothIsTheBuildersCloth) {
   const Scene file = io::load_scene(kScenes / "tablecloth.json");
-  const Scene code = tablecloth_in_code();
+  const Scene code = tablecloth_scene(read_obj_mesh(kScenes / "meshes" / "disc.obj"));
   ASSERT_EQ(file.particles.size(), 331u);
   VKPHYS_EXPECT_SAME(file.particles.pos_radius, code.particles.pos_radius);
   VKPHYS_EXPECT_SAME(file.particles.vel_invmass, code.particles.vel_invmass);
@@ -500,33 +489,46 @@ TEST(MeshClothScene, BadValuesNameTheirPath) {
 }
 
 // The shipped tablecloth on the CPU: it falls 0.2 m onto the ball and drapes over it. No vertex
-// ends up inside the ball by more than 5 mm (the grid cloth's bound, tests/test_cloth.cpp), and
-// the cloth comes to rest: after 10 s its kinetic energy is a small part of its peak.
+// ends up inside the ball by more than 5 mm (the grid cloth's bound, tests/test_cloth.cpp;
+// measured 1.7 mm sequential, 3.2 mm coloured). Its rim hangs at the ball's equator: the disc's
+// radius, 0.8 m, is about a quarter of the ball's circumference, so a cloth lying on the ball
+// (radius 0.5 m plus the vertex radius, 2 cm) would end at y = 0.52 cos(0.8 / 0.52) = 0.017 m;
+// the folds a disc must make on a sphere hold it a little higher (measured 0.021 to 0.037 m).
+// And it comes to rest: its kinetic energy falls from the landing's peak to below 1e-4 of it
+// between 15 and 20 s, and keeps falling (measured peak 0.31 J; the largest value from 5 to
+// 10 s 1.4e-5 J and from 15 to 20 s 2.8e-6 J sequential, 2e-8 and 1e-12 J coloured). At the
+// grid cloth's 4 substeps of 2 iterations this cloth (6 springs a vertex on an irregular mesh)
+// does not come to rest: it keeps a flutter of 1e-4 to 2e-3 J (a few cm/s) for 40 s on both
+// schemes; 8 substeps (the scene's) or 4 iterations settle it.
 class MeshClothDrape : public WorldTest {};
 
 TEST_P(MeshClothDrape, StaysOutsideTheBallAndComesToRest) {
   const Scene s = io::load_scene(kScenes / "tablecloth.json");
   load(s);
-  double deepest = 0.0, peak = 0.0;
+  double deepest = 0.0, peak = 0.0, early = 0.0, late = 0.0;
   WorldState st;
-  for (int k = 0; k < 40; ++k) {
+  for (int k = 0; k < 80; ++k) {  // 20 s in quarter seconds
     st = run(15);
-    peak = std::max(peak, kinetic_energy(st));
+    const double e = kinetic_energy(st);
+    peak = std::max(peak, e);
+    if (k >= 20 && k < 40) early = std::max(early, e);
+    if (k >= 60) late = std::max(late, e);
     for (std::uint32_t i = 0; i < st.particles.size(); ++i) {
       const glm::vec4 x = st.particles.pos_radius[i];
       deepest = std::max(deepest, double(0.5f + x.w - glm::length(glm::vec3(x))));
     }
   }
-  const double end = kinetic_energy(st);  // at 10 s
   float lowest = 1e30f;
   for (const glm::vec4& x : st.particles.pos_radius) lowest = std::min(lowest, x.y);
   std::printf(
-      "%s: deepest vertex %.4f m inside the ball; kinetic energy peak %.4f J, at 10 s "
-      "%.3e J; lowest vertex y %.4f m\n",
-      scheme_name(GetParam().scheme), deepest, peak, end, double(lowest));
+      "%s: deepest vertex %.4f m inside the ball; kinetic energy peak %.3e J, largest "
+      "from 5 to 10 s %.3e J, from 15 to 20 s %.3e J; lowest vertex y %.4f m\n",
+      scheme_name(GetParam().scheme), deepest, peak, early, late, double(lowest));
   EXPECT_LT(deepest, 0.005);
-  EXPECT_LT(end, 2e-3 * peak);
-  EXPECT_LT(lowest, 0.0f);  // draped: the rim hangs below the ball's equator
+  EXPECT_LT(late, 1e-4 * peak);
+  EXPECT_LT(late, early);
+  EXPECT_GT(lowest, 0.0f);
+  EXPECT_LT(lowest, 0.08f);
 }
 
 INSTANTIATE_TEST_SUITE_P(World, MeshClothDrape,
@@ -534,14 +536,27 @@ INSTANTIATE_TEST_SUITE_P(World, MeshClothDrape,
                                            Case{"cpu", SolverScheme::colored}),
                          case_name);
 
-// GPU against CPU on the tablecloth: positions within 1 mm and velocities within 1 cm/s at every
-// step of 60 (the grid cloth's tolerances, tests/test_cloth.cpp).
-TEST(MeshClothGpuVsCpu, TableclothOver60Steps) {
+// GPU against CPU: the disc hanging from two opposite rim vertices (ring 10's first, vertex 271,
+// and the one half way round, 301) at the grid cloth's budget, 100 steps without contacts:
+// positions within 1 mm and velocities within 1 cm/s at every step, the grid cloth's tolerances
+// (tests/test_cloth.cpp). The tablecloth on its ball is compare's shipped-scene case
+// (tests/test_compare_verdict.cpp), with the rounding envelope its contacts need.
+TEST(MeshClothGpuVsCpu, HangingDiscOver100Steps) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
-  const Scene s = io::load_scene(kScenes / "tablecloth.json");
-  const CompareResult r = gpu_against_cpu(ctx, s, 60, 1e-3, 1e-2);
+  Scene s;
+  s.settings.gravity = {0.0f, -10.0f, 0.0f};
+  s.settings.drag = 0.001f;
+  s.settings.solver.substeps = 4;
+  s.settings.solver.iterations = 2;
+  MeshClothSpec spec;
+  spec.mesh = read_obj_mesh(kScenes / "meshes" / "disc.obj");
+  spec.origin = {0.0f, 2.0f, 0.0f};
+  spec.density = 0.1f;
+  spec.pins = {271, 301};
+  add_mesh_cloth(s, spec);
+  const CompareResult r = gpu_against_cpu(ctx, s, 100, 1e-3, 1e-2);
   EXPECT_FALSE(r.divergence.has_value()) << r.verdict;
-  std::printf("tablecloth (%s), step 60: max |dx| %.3g m, max |dv| %.3g m/s\n",
+  std::printf("hanging disc (%s), step 100: max |dx| %.3g m, max |dv| %.3g m/s\n",
               scheme_name(s.settings.solver.scheme), r.steps.back().max_pos,
               r.steps.back().max_vel);
 }

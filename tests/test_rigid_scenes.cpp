@@ -886,6 +886,11 @@ TEST(RigidSceneFile, SceneFilesMatchTheirBuilders) {
       {"rope_box.json", [] { return vkphys::rope_box_scene(); }},
       {"trampoline.json", [] { return vkphys::trampoline_scene(); }},
       {"flag.json", [] { return vkphys::flag_scene(); }},
+      {"tablecloth.json",
+       [] {
+         return vkphys::tablecloth_scene(
+             vkphys::read_obj_mesh(kSourceDir / "scenes" / "meshes" / "disc.obj"));
+       }},
   };
   for (const auto& [file, build] : files) {
     SCOPED_TRACE(file);

@@ -85,12 +85,11 @@ TEST(SceneFileV2Errors, NewFieldsNeedVersion2) {
 TEST(SceneFileV2Errors, UnknownKeys) {
   json j = mixed();
   j["gravityy"] = 1;
-  EXPECT_EQ(
-      error_of(j),
-      "<test>: gravityy = 1: unknown key; allowed keys here: format, version, name, "
-      "description, gravity, time_step, drag, contact_margin, cell_size, solver, materials, "
-      "planes, box, particles, bodies, joints, forces, impulses, cloths, soft_bodies, springs, "
-      "triangles, camera");
+  EXPECT_EQ(error_of(j),
+            "<test>: gravityy = 1: unknown key; allowed keys here: format, version, name, "
+            "description, gravity, time_step, drag, contact_margin, cell_size, solver, materials, "
+            "planes, box, particles, bodies, joints, forces, impulses, cloths, soft_bodies, "
+            "mesh_cloths, springs, triangles, camera");
 
   j = mixed();
   j["forces"]["linear_drag"] = 1;

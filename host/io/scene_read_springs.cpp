@@ -39,6 +39,14 @@ glm::vec3 edge(const Field& f) {
   return e;
 }
 
+// A pin's vertex as the file writes it, arrays with ", " between their numbers: "[3, 4]", "17".
+std::string written(const Field& at) {
+  if (!at.json().is_array()) return at.json().dump();
+  std::string out;
+  for (const Json& v : at.json()) out += (out.empty() ? "[" : ", ") + v.dump();
+  return out + "]";
+}
+
 }  // namespace
 
 void read_spring_model(const Object& o, SpringModel& model, float& d, float& c) {
@@ -127,8 +135,7 @@ std::vector<std::uint32_t> SceneParser::read_pins(
     if (!moving) continue;
     for (const auto& [other, path] : paths) {
       if (other == v) {
-        pin.fail(
-            fmt::format("vertex {} already has a path: a vertex follows one", at.json().dump()));
+        pin.fail(fmt::format("vertex {} already has a path: a vertex follows one", written(at)));
       }
     }
     paths.emplace_back(v, read_kinematic(moving->require("kinematic"), {true, 0}));

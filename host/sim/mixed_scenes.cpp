@@ -112,13 +112,17 @@ Scene paddle_scene(std::uint32_t count) {
   return s;
 }
 
-Scene cloth_drape_scene(std::uint32_t n, bool self_collision) {
+namespace {
+
+// cloth_drape's and the tablecloth's stage: a fixed ball of radius 0.5 m at the origin over the
+// ground at y = -0.6, g = 10, drag 0.001 kg/s, 2 iterations a substep, no contact-stiffness cap.
+Scene drape_stage(std::string name, std::uint32_t substeps) {
   Scene s;
-  s.name = "cloth_drape";
+  s.name = std::move(name);
   s.settings.gravity = {0.0f, -10.0f, 0.0f};
   s.settings.drag = 0.001f;
   s.settings.contact_margin = -1.0f;  // automatic, as a scene file leaves it
-  s.settings.solver.substeps = 4;
+  s.settings.solver.substeps = substeps;
   s.settings.solver.iterations = 2;
   s.settings.solver.contact_hertz = 0.0f;
   s.materials[0].name = "cloth";
@@ -129,6 +133,13 @@ Scene cloth_drape_scene(std::uint32_t n, bool self_collision) {
   ball.radius = 0.5f;
   ball.mass = 0.0f;
   s.bodies.push_back(ball);
+  return s;
+}
+
+}  // namespace
+
+Scene cloth_drape_scene(std::uint32_t n, bool self_collision) {
+  Scene s = drape_stage("cloth_drape", 4);
   ClothSpec c;
   c.origin = {-0.75f, 0.7f, -0.75f};
   c.u = {1.5f, 0.0f, 0.0f};
@@ -139,6 +150,18 @@ Scene cloth_drape_scene(std::uint32_t n, bool self_collision) {
   c.k_bend = 10.0f;
   if (self_collision) c.thickness = 0.75f * 1.5f / static_cast<float>(n - 1);
   add_cloth(s, c);
+  return s;
+}
+
+Scene tablecloth_scene(const TriangleMesh& disc) {
+  Scene s = drape_stage("tablecloth", 8);
+  MeshClothSpec c;
+  c.mesh = disc;
+  c.origin = {0.0f, 0.7f, 0.0f};
+  c.density = 0.1f;
+  c.k_structural = 1000.0f;
+  c.k_bend = 10.0f;
+  add_mesh_cloth(s, c);
   return s;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "vkphys/cloth.h"
 #include "vkphys/scene.h"
 
 namespace vkphys {
@@ -33,6 +34,12 @@ Scene paddle_scene(std::uint32_t count = 3000);
 // `self_collision`: the cloth has a thickness of 0.75 spacings (vkphys/cloth.h; the bench's
 // cloth_self workload).
 Scene cloth_drape_scene(std::uint32_t n = 32, bool self_collision = false);
+
+// scenes/tablecloth.json: the mesh `disc` (scenes/meshes/disc.obj, read_obj_mesh: a disc of
+// radius 0.8 m in the x-z plane) as a mesh cloth (0.1 kg/m^2; edge springs 1000 N/m, bend
+// springs 10 N/m, d 4) centred 0.7 m above cloth_drape's ball, on its stage; 8 substeps of 2
+// iterations (at 4 the irregular mesh keeps fluttering: tests/test_mesh_cloth.cpp).
+Scene tablecloth_scene(const TriangleMesh& disc);
 
 // Bullet's cloth bench (../shared/peers/bullet_bench.cpp, `cloth`) in vkphys: a 10 m square
 // cloth of n x n vertices, 1 kg in all, horizontal at y = 20 m, pinned at its corners (0, 0)
