@@ -90,9 +90,9 @@ struct TriangleMesh {
 /// indices may be absolute (1-based) or relative (negative); normals, texture coordinates,
 /// groups and materials are ignored; nothing is merged: each "v" line is one vertex. Throws
 /// std::invalid_argument naming the file and line for what it cannot take: a parse error,
-/// tinyobjloader's warnings, a face index out of range, a face of fewer than 3
-/// corners, lines or points ("l", "p"). The
-/// geometry (empty, degenerate, non-manifold) is checked by add_mesh_cloth.
+/// tinyobjloader's warnings, a face index out of range, a face of fewer than 3 corners, lines
+/// or points ("l", "p"). The geometry (empty, degenerate, non-manifold) is checked by
+/// add_mesh_cloth.
 VKPHYS_API TriangleMesh read_obj_mesh(const std::filesystem::path& path);
 
 /// A cloth over a triangle mesh: every vertex a particle, every unique mesh edge a structural
