@@ -353,6 +353,8 @@ StepStatistics World::statistics() const {
                      .ode_error = s.ode_error,
                      .cg_iterations = s.cg_iterations,
                      .cg_residual = s.cg_residual,
+                     .solver_residual = s.solver_residual,
+                     .solver_residual_angular = s.solver_residual_angular,
                      .device_bytes = s.device_bytes,
                      .stages = {}};
   for (std::size_t k = 0; k < kStageCount; ++k) {

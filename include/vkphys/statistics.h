@@ -33,9 +33,14 @@ struct StepStatistics {
   /// Implicit integrator: conjugate-gradient iterations (summed over the substeps) and the
   /// largest final relative residual |r| / |b| of the solves (0 otherwise).
   std::uint32_t cg_iterations = 0;
-  float cg_residual = 0.0f;        ///< see cg_iterations
-  std::uint64_t device_bytes = 0;  ///< device memory the GPU backend holds (0 on the CPU)
-  std::vector<StageTime> stages;   ///< every stage, in step order
+  float cg_residual = 0.0f;  ///< see cg_iterations
+  /// The solver residual: the largest change of a body's velocity [m/s] and of a rigid body's
+  /// angular velocity [rad/s] in the step's last sweep; 0 where a further sweep would change
+  /// nothing (ARCHITECTURE.md, "The solver residual").
+  float solver_residual = 0.0f;
+  float solver_residual_angular = 0.0f;  ///< see solver_residual
+  std::uint64_t device_bytes = 0;        ///< device memory the GPU backend holds (0 on the CPU)
+  std::vector<StageTime> stages;         ///< every stage, in step order
 };
 
 }  // namespace vkphys

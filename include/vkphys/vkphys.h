@@ -24,9 +24,10 @@
 /// * Different Worlds share no state and may be stepped from different threads at once, with one
 ///   exception on the GPU backend: Vulkan's function table (volk) is process-global. Create and
 ///   destroy GPU Worlds from one thread at a time (a GPU World opens its own Vulkan instance and
-///   device, loading the table), and use devices of one Vulkan driver in one process: the device
-///   functions are those of the driver of the last device opened. Stepping GPU Worlds on one
-///   driver from several threads is fine (each has its own queue and command buffers).
+///   device, loading the table). Every call goes through the Vulkan loader to its own device's
+///   chain, so GPU Worlds on different devices, with and without the validation layer, live in
+///   one process; stepping them from several threads is fine (each has its own queue and
+///   command buffers).
 /// * A Snapshot is immutable and may be shared between threads.
 #pragma once
 
