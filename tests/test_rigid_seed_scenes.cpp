@@ -235,11 +235,13 @@ TEST_P(RigidRagdoll, DropComesToRestWithPinsAndLimitsHeld) {
 }
 
 // Seed 004's own settings for its rag-doll (digest: 30 Hz, one pass, two constraint iterations),
-// as 1 x 2 and 2 x 1 (substeps x iterations), 5 s. Measured worst pin gap / limit excess:
-// sequential 5.4 cm / 0.48 rad and 5.6 cm / 0.31 rad, coloured 3.4 cm / 0.12 rad and 6.1 cm /
-// 0.13 rad; Jacobi 13-15 cm and parts sink into the floor (skipped). The issue asks that the pins
-// hold; the 2 cm the 60 Hz, 40-iteration test holds is NOT met here: the bounds below are the
-// measured state, kept so that it cannot get worse unnoticed.
+// as 1 x 2 and 2 x 1 (substeps x iterations), 5 s. Measured worst pin gap / limit excess with the
+// joint trees (solver.joint_trees, kernels/joint_trees.inl): sequential 2.16 cm / 0.49 rad and
+// 1.32 cm / 0.29 rad, coloured 2.16 cm / 0.18 rad and 1.35 cm / 0.12 rad, lavapipe the same
+// (swept row by row: 5.4, 5.6, 3.4 and 6.1 cm); Jacobi 13-15 cm and parts sink into the floor
+// (skipped). The issue asks that the pins hold: the 2 cm the 60 Hz test holds is met at 2 x 1
+// and missed by 0.16 cm at 1 x 2. The bounds below are the measured state, kept so that it
+// cannot get worse unnoticed.
 TEST_P(RigidRagdoll, PinsAtSeed004Settings) {
   if (GetParam().scheme == SolverScheme::jacobi) GTEST_SKIP() << "Jacobi: see above";
   for (std::uint32_t substeps : {1u, 2u}) {
@@ -255,7 +257,7 @@ TEST_P(RigidRagdoll, PinsAtSeed004Settings) {
         "final max speed %.3f m/s\n",
         substeps, 2 / substeps, scheme_name(GetParam().scheme), double(worst_gap),
         double(worst_excess), double(lowest), double(fastest));
-    EXPECT_LT(worst_gap, 0.07f);
+    EXPECT_LT(worst_gap, 0.025f);
     EXPECT_LT(worst_excess, 0.55f);
     EXPECT_GT(lowest, 0.0f);
   }
