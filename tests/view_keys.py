@@ -29,9 +29,17 @@ BLUE = (0.25, 0.5, 0.95)  # particles
 W, H = 320, 240
 
 
-def xdotool(*args):
-    return subprocess.run(["xdotool"] + [str(a) for a in args], capture_output=True, text=True,
-                          timeout=60, check=True).stdout.strip()
+def xdotool(*args, tries=1):
+    """Runs xdotool; a command that fails is tried again (`tries` times in all, 0.5 s apart):
+    under load xdotool has returned 1 with no message for a key sent to a live window."""
+    for attempt in range(tries):
+        run = subprocess.run(["xdotool"] + [str(a) for a in args], capture_output=True,
+                             text=True, timeout=60)
+        if run.returncode == 0:
+            return run.stdout.strip()
+        time.sleep(0.5)
+    raise AssertionError(f"xdotool {' '.join(map(str, args))}: status {run.returncode} "
+                         f"{tries} times: {run.stderr}")
 
 
 class View:
@@ -43,7 +51,9 @@ class View:
                                       "--frames", "100000", "--width", str(W), "--height", str(H),
                                       "--screenshot", str(shot)],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.window = xdotool("search", "--sync", "--onlyvisible", "--name", "vkphys|test_")
+        # By the scene's own name, which its window's title holds from the start: the window of
+        # the View before may linger a moment after its process exits.
+        self.window = xdotool("search", "--sync", "--onlyvisible", "--name", Path(scene).stem)
         self.window = self.window.split()[0]
         self.wait(lambda t: self.step(t) is not None, "a status line")
 
@@ -70,8 +80,8 @@ class View:
         time.sleep(0.8)
         return self.title()
 
-    def key(self, name):
-        xdotool("key", "--window", self.window, name)
+    def key(self, name, tries=1):
+        xdotool("key", "--window", self.window, name, tries=tries)
 
     def drag(self, x0, y0, x1, y1):
         xdotool("mousemove", "--window", self.window, x0, y0)
@@ -85,7 +95,8 @@ class View:
         xdotool("mouseup", 1)
 
     def quit(self):
-        self.key("q")
+        assert self.proc.poll() is None, self.proc.communicate()
+        self.key("q", tries=5)  # quitting twice is quitting: a retry cannot change what is tested
         out, err = self.proc.communicate(timeout=120)
         assert self.proc.returncode == 0, out + err
         from PIL import Image
