@@ -58,7 +58,7 @@ class View:
         self.wait(lambda t: self.step(t) is not None, "a status line")
 
     def title(self):
-        return xdotool("getwindowname", self.window)
+        return xdotool("getwindowname", self.window, tries=3)
 
     @staticmethod
     def step(title):
@@ -84,12 +84,12 @@ class View:
         xdotool("key", "--window", self.window, name, tries=tries)
 
     def drag(self, x0, y0, x1, y1):
-        xdotool("mousemove", "--window", self.window, x0, y0)
+        xdotool("mousemove", "--window", self.window, x0, y0, tries=3)
         time.sleep(0.3)
         xdotool("mousedown", 1)
         for k in range(1, 11):
             xdotool("mousemove", "--window", self.window, x0 + (x1 - x0) * k // 10,
-                    y0 + (y1 - y0) * k // 10)
+                    y0 + (y1 - y0) * k // 10, tries=3)  # to a place: a retry is harmless
             time.sleep(0.05)
         time.sleep(1.0)  # held: a grab keeps pulling
         xdotool("mouseup", 1)
