@@ -214,14 +214,8 @@ void tree_joint_rhs(uvec4 node, uint kind, KOUT(vec3) top, KOUT(vec3) bottom) {
   top = vec3(0.0f);
   bottom = vec3(0.0f);
   for (uint r = 0u; r < node.w; ++r) {
-    uint base = joint_row_base(j, r);
-    vec4 r0 = joint_rows[base];
-    vec4 r1 = joint_rows[base + 1u];
-    vec4 r3 = joint_rows[base + 3u];
-    float target = kind == KIND_VELOCITY ? r3.w : r0.w;
-    float u = row_velocity(vec3(r0), vec3(r1), vec3(joint_rows[base + 2u]), vec3(r3), a, b);
     float lam = r < 4u ? lam0[int(r)] : lam1[int(r - 4u)];
-    float rhs = -(target - u - r1.w * lam);
+    float rhs = -joint_row_error(j, r, kind, lam, a, b);
     if (r < 3u) {
       top[int(r)] = rhs;
     } else {

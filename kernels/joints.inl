@@ -229,6 +229,19 @@ void joint_warm_start(uint j) {
   joint_lambda[2u * j + 1u] *= params.solver.w;
 }
 
+// Row r of joint j in a sweep of `kind` with accumulated impulse lam: the SPOOK row's error
+// T - G v - eps lambda, the numerator of seed 001's row update (row_update), which the 3x3 block
+// below and a joint tree's direct solve (kernels/joint_trees.inl) take for all their rows at once.
+float joint_row_error(uint j, uint r, uint kind, float lam, BodyState a, BodyState b) {
+  uint base = joint_row_base(j, r);
+  vec4 r0 = joint_rows[base];
+  vec4 r1 = joint_rows[base + 1u];
+  vec4 r3 = joint_rows[base + 3u];
+  float target = kind == KIND_VELOCITY ? r3.w : r0.w;
+  return target - row_velocity(vec3(r0), vec3(r1), vec3(joint_rows[base + 2u]), vec3(r3), a, b) -
+         r1.w * lam;
+}
+
 // A ball joint's three point rows (rows 0-2) as one 3x3 block: they share the
 // anchors and eps, and solved one after the other each row undoes part of the last through the
 // bodies' rotation. With A the rows' Jacobian (3 x 12), K = A M^-1 A^T and the update is
@@ -255,8 +268,7 @@ vec3 point_block_update(uint j, uint kind, vec3 lam, BodyState a, BodyState b) {
     lb[r] = vec3(joint_rows[base + 2u]);
     ab[r] = vec3(r3);
     eps = r1.w;
-    float target = kind == KIND_VELOCITY ? r3.w : r0.w;
-    rhs[int(r)] = target - row_velocity(la[r], aa[r], lb[r], ab[r], a, b) - eps * lam[int(r)];
+    rhs[int(r)] = joint_row_error(j, r, kind, lam[int(r)], a, b);
   }
   mat3 k;
   for (uint c = 0u; c < 3u; ++c) {

@@ -7,11 +7,6 @@ namespace vkphys {
 
 namespace {
 
-std::uint32_t root_of(std::vector<std::uint32_t>& parent, std::uint32_t i) {
-  while (parent[i] != i) i = parent[i] = parent[parent[i]];
-  return i;
-}
-
 // A node of the traversal: a body (index < R) or a joint (R + joint index); its parent's
 // traversal index (kNone for the root) and the end of the edge's joint the body is (0 a, 1 b).
 struct Visit {
@@ -54,7 +49,7 @@ void build_joint_trees(const Scene& scene, WorldArrays& w) {
       if (da || db) pins.push_back(k);
       continue;
     }
-    const std::uint32_t ra = root_of(loop, info.x), rb = root_of(loop, info.y);
+    const std::uint32_t ra = union_find_root(loop, info.x), rb = union_find_root(loop, info.y);
     if (ra == rb) continue;  // a loop: this joint stays with the sweep
     loop[ra] = rb;
     body_joints[info.x].push_back(k);
@@ -64,7 +59,7 @@ void build_joint_trees(const Scene& scene, WorldArrays& w) {
   std::vector<std::uint32_t> root_pin(r, kNone);  // per tree (its union-find root)
   for (std::uint32_t k : pins) {
     const glm::uvec4 info = w.joint_info[k];
-    const std::uint32_t tree = root_of(loop, dynamic(info.x) ? info.x : info.y);
+    const std::uint32_t tree = union_find_root(loop, dynamic(info.x) ? info.x : info.y);
     if (root_pin[tree] != kNone) continue;
     root_pin[tree] = k;
     w.joint_info[k].w |= VKPHYS_JOINT_IN_TREE;
@@ -73,7 +68,7 @@ void build_joint_trees(const Scene& scene, WorldArrays& w) {
   std::vector<Visit> visits;
   std::vector<Visit> stack;
   for (std::uint32_t body = 0; body < r; ++body) {
-    const std::uint32_t tree = dynamic(body) ? root_of(loop, body) : kNone;
+    const std::uint32_t tree = dynamic(body) ? union_find_root(loop, body) : kNone;
     const bool pinned = tree != kNone && root_pin[tree] != kNone;
     if (seen[body] || (body_joints[body].empty() && !pinned)) continue;
     // Pre-order from the tree's pin, or else from this body: a node is listed before its

@@ -33,11 +33,6 @@ glm::vec4 rotation_from_y(glm::vec3 n) {
   return q / glm::length(q);
 }
 
-std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t i) {
-  while (parent[i] != i) i = parent[i] = parent[parent[i]];
-  return i;
-}
-
 // Joint j between world bodies a and b: its info, its frames (kernels/world_layout.h) and its
 // row count.
 void pack_joint(const Joint& j, std::uint32_t a, std::uint32_t b, WorldArrays& w) {
@@ -229,6 +224,11 @@ void check_finite(bool ok, const std::string& what) {
 
 }  // namespace
 
+std::uint32_t union_find_root(std::vector<std::uint32_t>& parent, std::uint32_t i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
 WorldArrays build_world(const Scene& scene) {
   WorldArrays w;
   if (scene.planes.size() > VKPHYS_MAX_PLANES) {
@@ -356,7 +356,7 @@ WorldArrays build_world(const Scene& scene) {
     }
     if (j.body_a == j.body_b) throw std::invalid_argument(name + " joins a body to itself");
     if (scene.bodies[j.body_a].mass > 0.0f && scene.bodies[j.body_b].mass > 0.0f) {
-      parent[find_root(parent, j.body_a)] = find_root(parent, j.body_b);
+      parent[union_find_root(parent, j.body_a)] = union_find_root(parent, j.body_b);
     }
     pack_joint(j, j.body_a, j.body_b, w);
   }
@@ -366,7 +366,7 @@ WorldArrays build_world(const Scene& scene) {
   check_triangles(scene);
   add_wind_triangles(scene, w);
   for (std::uint32_t i = 0; i < scene.bodies.size(); ++i) {
-    w.info[i].z = find_root(parent, i) + 1u;
+    w.info[i].z = union_find_root(parent, i) + 1u;
   }
   // A group only matters when it has two or more members: singletons get group 0.
   std::vector<std::uint32_t> members(w.rigid, 0u);

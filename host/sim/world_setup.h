@@ -66,6 +66,10 @@ struct WorldArrays {
 // and are not pushed.
 WorldArrays build_world(const Scene& scene);
 
+// The set element i belongs to in a union-find forest `parent` (path halving): the collision
+// groups of jointed bodies and the joint trees' loop check.
+std::uint32_t union_find_root(std::vector<std::uint32_t>& parent, std::uint32_t i);
+
 // How far the point p (in body b's frame) lies outside b's shape [m]: 0 on or inside it, and
 // always 0 for a shapeless body. With shape_extent (the shape and its sizes in words) it checks
 // a particle-body spring's anchor in build_world and in the scene reader.
