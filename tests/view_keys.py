@@ -55,6 +55,9 @@ class View:
         # the View before may linger a moment after its process exits.
         self.window = xdotool("search", "--sync", "--onlyvisible", "--name", Path(scene).stem)
         self.window = self.window.split()[0]
+        # With no window focused, xdotool's focus query fails (focus is PointerRoot) and some
+        # of its commands exit 1 after they have done their work: give this window the focus.
+        xdotool("windowfocus", self.window, tries=3)
         self.wait(lambda t: self.step(t) is not None, "a status line")
 
     def title(self):
@@ -80,8 +83,8 @@ class View:
         time.sleep(0.8)
         return self.title()
 
-    def key(self, name, tries=1):
-        xdotool("key", "--window", self.window, name, tries=tries)
+    def key(self, name):
+        xdotool("key", "--window", self.window, name)
 
     def drag(self, x0, y0, x1, y1):
         xdotool("mousemove", "--window", self.window, x0, y0, tries=3)
@@ -96,8 +99,17 @@ class View:
 
     def quit(self):
         assert self.proc.poll() is None, self.proc.communicate()
-        self.key("q", tries=5)  # quitting twice is quitting: a retry cannot change what is tested
-        out, err = self.proc.communicate(timeout=120)
+        # Q until the process exits. xdotool's own status is not the test: it has exited 1 for a
+        # Q that was delivered, and a second Q then finds the window gone (BadWindow). Quitting
+        # twice is quitting, so a retry cannot change what is tested.
+        for attempt in range(5):
+            subprocess.run(["xdotool", "key", "--window", self.window, "q"], capture_output=True,
+                           timeout=60)
+            try:
+                out, err = self.proc.communicate(timeout=120 if attempt == 4 else 15)
+                break
+            except subprocess.TimeoutExpired:
+                continue
         assert self.proc.returncode == 0, out + err
         from PIL import Image
         return Image.open(self.shot).convert("RGB"), out
