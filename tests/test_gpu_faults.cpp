@@ -2,7 +2,8 @@
 // (vk::Context::inject_faults, or VKPHYS_INJECT_FAULT for the command line): an allocation of at
 // least a chosen size fails with VK_ERROR_OUT_OF_DEVICE_MEMORY, or a submit returns
 // VK_ERROR_DEVICE_LOST. Each gives one line saying what happened and what to do; the World keeps
-// the last good step and refuses to go on; a checkpoint taken before continues bit for bit.
+// the last good step and refuses to go on; a checkpoint taken before continues bit for bit. A
+// validation error injected through the layer's messenger is counted and fails the command.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -174,6 +175,51 @@ TEST(GpuFaults, CliRunStopsCleanlyAndResumes) {
   test::expect_cli_refused(
       run + (dir / "oom").string(),
       {"vkphys: out of device memory: could not allocate", "(VK_ERROR_OUT_OF_DEVICE_MEMORY)"});
+  fs::remove_all(dir);
+}
+
+// A validation error, injected at the third submit through the layer's own messenger (as the
+// layer reports a real one), is counted by the World that met it and by the process, and fails
+// a command line that would otherwise have succeeded with its own status, 3. Without the layer
+// there is nothing to report it (and nothing is counted).
+TEST(GpuFaults, ValidationErrorsAreCountedAndFailTheCommand) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  (void)ctx;  // the Worlds and commands open their own contexts
+  ScopedEnv fault("VKPHYS_INJECT_FAULT", "validation-error:3");
+  const std::uint64_t before = validation_errors_reported();
+  {
+    World w = World::from_file(test::scene_file("particle_bed.json"),
+                               {.backend = "gpu", .validation = true});
+    w.step(3);
+    EXPECT_EQ(w.validation_errors(), 1u);
+  }
+  EXPECT_EQ(validation_errors_reported(), before + 1);
+  {
+    World w = World::from_file(test::scene_file("particle_bed.json"), {.backend = "gpu"});
+    w.step(3);
+    EXPECT_EQ(w.validation_errors(), 0u);
+  }
+  EXPECT_EQ(validation_errors_reported(), before + 1);
+
+  const fs::path dir =
+      fs::temp_directory_path() / ("vkphys_test_validation_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string run =
+      "run " + test::scene_file("particle_bed.json") + " --backend gpu --steps 3 --out ";
+  const test::CliResult failed = test::vkphys_cli("--validation " + run + (dir / "a").string());
+  EXPECT_EQ(failed.code, 3) << failed.output;
+  for (const char* part :
+       {"VULKAN VALIDATION ERROR: an error injected by VKPHYS_INJECT_FAULT=validation-error:N\n",
+        "vkphys: the Vulkan validation layer reported 1 error(s) (above)\n"}) {
+    EXPECT_NE(failed.output.find(part), std::string::npos) << part << " in: " << failed.output;
+  }
+  EXPECT_EQ(test::vkphys_cli(run + (dir / "b").string()).code, 0);
+  fs::remove_all(dir);
+  ScopedEnv bad("VKPHYS_INJECT_FAULT", "validation-error:0");
+  test::expect_cli_refused(
+      "--validation " + run + (dir / "c").string(),
+      {"VKPHYS_INJECT_FAULT=validation-error:0: expected oom:BYTES, device-lost:N or "
+       "validation-error:N (a number > 0)"});
   fs::remove_all(dir);
 }
 

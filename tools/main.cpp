@@ -43,15 +43,20 @@
 //
 // --device N|NAME picks the Vulkan device for the GPU backend (default: discrete GPU first,
 // otherwise any Vulkan device, e.g. lavapipe).
+// --validation and --sync-validation run it under the Vulkan validation layer: each error is
+// printed as it happens, and a command that succeeded otherwise exits with status 3 if there
+// were any (1: a check failed, such as compare's verdict; 2: an error stopped the command).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <stdexcept>
 
 #include "tools/commands.h"
+#include "vkphys/devices.h"
 
 namespace {
 
@@ -248,7 +253,8 @@ int main(int argc, char** argv) {
       ->check(kNonEmptyPath);
 
   CLI11_PARSE(app, argc, argv);
-  try {
+  // The chosen command's own status, then the validation layer's verdict on it.
+  const auto command = [&]() -> int {
     if (info->parsed()) return vkphys::tools::cmd_info(opt);
     if (run->parsed()) return vkphys::tools::cmd_run(opt);
     if (soak->parsed()) {
@@ -277,9 +283,21 @@ int main(int argc, char** argv) {
       opt.warmup_given = bench->count("--warmup") > 0;
       return vkphys::tools::cmd_bench(opt);
     }
+    return 0;
+  };
+  int status = 0;
+  try {
+    status = command();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vkphys: %s\n", e.what());
-    return 2;
+    status = 2;
   }
-  return 0;
+  // A command that ran under --validation or --sync-validation fails when the layer found
+  // anything: its errors scroll by on stderr, and a script only sees the status.
+  if (const std::uint64_t errors = vkphys::validation_errors_reported(); errors > 0) {
+    std::fprintf(stderr, "vkphys: the Vulkan validation layer reported %llu error(s) (above)\n",
+                 static_cast<unsigned long long>(errors));
+    if (status == 0) status = 3;
+  }
+  return status;
 }

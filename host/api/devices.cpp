@@ -28,4 +28,8 @@ std::vector<GpuDevice> gpu_devices() {
   });
 }
 
+std::uint64_t validation_errors_reported() {
+  return vk::Context::validation_errors_in_process();
+}
+
 }  // namespace vkphys

@@ -1,6 +1,7 @@
 #include "host/vk/context.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -49,7 +50,8 @@ void check(VkResult result, const char* what) {
 
 namespace {
 
-// VKPHYS_INJECT_FAULT (Context::Faults): "oom:BYTES" or "device-lost:N", BYTES and N > 0.
+// VKPHYS_INJECT_FAULT (Context::Faults): "oom:BYTES", "device-lost:N" or "validation-error:N",
+// BYTES and N > 0.
 Context::Faults faults_from_environment() {
   const char* env = std::getenv("VKPHYS_INJECT_FAULT");
   Context::Faults f;
@@ -67,9 +69,11 @@ Context::Faults faults_from_environment() {
     f.fail_allocations_from = n;
   } else if (n > 0 && kind == "device-lost") {
     f.lose_device_at_submit = n;
+  } else if (n > 0 && kind == "validation-error") {
+    f.validation_error_at_submit = n;
   } else {
     throw Error("VKPHYS_INJECT_FAULT=" + text +
-                ": expected oom:BYTES or device-lost:N (a number > 0)");
+                ": expected oom:BYTES, device-lost:N or validation-error:N (a number > 0)");
   }
   return f;
 }
@@ -281,6 +285,14 @@ std::vector<DeviceInfo> Context::list_devices() {
   return out;
 }
 
+namespace {
+std::atomic<std::uint64_t> process_validation_errors{0};
+}  // namespace
+
+std::uint64_t Context::validation_errors_in_process() {
+  return process_validation_errors.load(std::memory_order_relaxed);
+}
+
 VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                    VkDebugUtilsMessageTypeFlagsEXT,
                                                    const VkDebugUtilsMessengerCallbackDataEXT* data,
@@ -288,6 +300,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Context::on_message(VkDebugUtilsMessageSeverityFl
   if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
     auto* self = static_cast<Context*>(user);
     ++self->validation_errors_;
+    process_validation_errors.fetch_add(1, std::memory_order_relaxed);
     std::fprintf(stderr, "VULKAN VALIDATION ERROR: %s\n", data->pMessage);
     std::fflush(stderr);
   }
@@ -430,12 +443,26 @@ void Context::submit_and_wait(VkCommandBuffer cb) const {
     lost_ = true;
     throw DeviceLost("vkQueueSubmit");
   }
+  if (submits_ == faults_.validation_error_at_submit && messenger_) report_injected_error();
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cb;
   check(vkQueueSubmit(queue_, 1, &submit, fence_), "vkQueueSubmit");
   check(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
   check(vkResetFences(device_, 1, &fence_), "vkResetFences");
+}
+
+// Through the layer's own path: the message reaches on_message as the layer's errors do.
+void Context::report_injected_error() const {
+  auto submit = reinterpret_cast<PFN_vkSubmitDebugUtilsMessageEXT>(
+      vkGetInstanceProcAddr(instance_, "vkSubmitDebugUtilsMessageEXT"));
+  if (!submit) return;
+  VkDebugUtilsMessengerCallbackDataEXT data{
+      VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CALLBACK_DATA_EXT};
+  data.pMessageIdName = "VKPHYS-INJECTED";
+  data.pMessage = "an error injected by VKPHYS_INJECT_FAULT=validation-error:N";
+  submit(instance_, VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+         VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT, &data);
 }
 
 void Context::run_once(const std::function<void(VkCommandBuffer)>& record) const {

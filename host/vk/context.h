@@ -100,6 +100,9 @@ class Context {
   bool validation_enabled() const { return validation_; }
   bool sync_validation_enabled() const { return sync_validation_; }
   std::uint32_t validation_errors() const { return validation_errors_; }
+  // Every Context's validation errors in this process, closed ones included: a command that
+  // opens and closes contexts (bench: one per workload) still answers for all of them at exit.
+  static std::uint64_t validation_errors_in_process();
 
   VkCommandBuffer allocate_command_buffer() const;
   void free_command_buffer(VkCommandBuffer cb) const;
@@ -113,11 +116,14 @@ class Context {
   // or for a whole process (the command line) by VKPHYS_INJECT_FAULT: "oom:BYTES" (every
   // allocation of at least BYTES fails with VK_ERROR_OUT_OF_DEVICE_MEMORY) or "device-lost:N"
   // (the Nth submit from the context's creation returns VK_ERROR_DEVICE_LOST without running,
-  // and every later one too, as after a real loss). Faults{} turns both off and forgets a
-  // simulated loss. Nothing is injected unless asked.
+  // and every later one too, as after a real loss) or "validation-error:N" (the Nth submit has
+  // the validation layer report one error through the debug messenger, as a real one arrives;
+  // nothing without validation, which is what the messenger needs). Faults{} turns them off and
+  // forgets a simulated loss. Nothing is injected unless asked.
   struct Faults {
-    VkDeviceSize fail_allocations_from = 0;   // bytes; 0: no allocation fails
-    std::uint64_t lose_device_at_submit = 0;  // 1 = the next submit; 0: never
+    VkDeviceSize fail_allocations_from = 0;        // bytes; 0: no allocation fails
+    std::uint64_t lose_device_at_submit = 0;       // 1 = the next submit; 0: never
+    std::uint64_t validation_error_at_submit = 0;  // 1 = the next submit; 0: never
   };
   void inject_faults(const Faults& faults) const;
   // VK_ERROR_OUT_OF_DEVICE_MEMORY when an injected fault fails an allocation of `bytes`.
@@ -132,6 +138,7 @@ class Context {
 
  private:
   Context() = default;
+  void report_injected_error() const;
   static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
                                                    VkDebugUtilsMessageTypeFlagsEXT,
                                                    const VkDebugUtilsMessengerCallbackDataEXT*,

@@ -30,4 +30,10 @@ struct GpuDevice {
 /// what is missing, without a Vulkan loader or instance.
 VKPHYS_API std::vector<GpuDevice> gpu_devices();
 
+/// How many errors the Vulkan validation layer has reported in this process so far, over every
+/// World and device opened with WorldOptions::validation or sync_validation (closed ones
+/// included). Each is also printed to stderr as it happens. Zero without the layer. The CLI
+/// exits with status 3 when this is not zero at its end.
+VKPHYS_API std::uint64_t validation_errors_reported();
+
 }  // namespace vkphys
