@@ -85,13 +85,13 @@ void implicit_setup(uint i) {
     for (uint e = fspring_offsets[p]; e < fspring_offsets[p + 1u]; ++e) {
       uint entry = fspring_incident[e];
       SpringJacobian j = cg_jacobian(entry);
-      dfdx_v0 += j.dx * (v0 - vec3(body_vel[cg_other(entry)]));
+      dfdx_v0 += block_times(j.dx, v0 - vec3(body_vel[cg_other(entry)]));
       block += implicit_spring_block(j, h);
     }
     b = h * (m * ode_acceleration(i) + h * dfdx_v0);
     pinv = inverse_symmetric3(block);
   }
-  vec3 z = pinv * b;
+  vec3 z = block_times(pinv, b);
   // Nothing reads the flag in this pass; the last solve (a substep or step before) left it set.
   if (p == 0u) cg_scalar[0].w = 0.0f;
   cg_vec[c + VKPHYS_CG_DV] = vec4(0.0f);
@@ -117,7 +117,7 @@ void cg_matvec(uint i) {
     for (uint e = fspring_offsets[p]; e < fspring_offsets[p + 1u]; ++e) {
       uint entry = fspring_incident[e];
       vec3 po = vec3(cg_vec[cg_base(cg_other(entry)) + VKPHYS_CG_P]);
-      ap += implicit_spring_block(cg_jacobian(entry), h) * (pi - po);
+      ap += block_times(implicit_spring_block(cg_jacobian(entry), h), pi - po);
     }
   }
   cg_vec[c + VKPHYS_CG_AP] = vec4(ap, 0.0f);
@@ -178,7 +178,7 @@ void cg_update(uint i) {
   vec3 r = vec3(cg_vec[c + VKPHYS_CG_R]) - alpha * vec3(cg_vec[c + VKPHYS_CG_AP]);
   cg_vec[c + VKPHYS_CG_DV] += vec4(alpha * vec3(cg_vec[c + VKPHYS_CG_P]), 0.0f);
   cg_vec[c + VKPHYS_CG_R] = vec4(r, 0.0f);
-  cg_vec[c + VKPHYS_CG_Z] = vec4(cg_pinv(c) * r, 0.0f);
+  cg_vec[c + VKPHYS_CG_Z] = vec4(block_times(cg_pinv(c), r), 0.0f);
 }
 
 void cg_beta() {

@@ -21,9 +21,12 @@
 #include <cstddef>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "host/gpu/primitives.h"
 #include "host/sim/ode_control.h"
@@ -65,7 +68,7 @@ enum Binding : std::uint32_t {
 };
 
 // The world shaders' specialization constants: VKPHYS_FAULT (kernels/stages.h), FAULT_NONE unless
-// a test asks for a wrong kernel.
+// a test asks for a wrong kernel (world_ode adds its mode: WorldKernels::ode).
 struct WorldConstants {
   std::array<std::uint32_t, 1> values{kern::FAULT_NONE};
   explicit WorldConstants(std::optional<Stage> fault) {
@@ -88,9 +91,14 @@ static_assert(kern::FAULT_NARROWPHASE == 1u + static_cast<std::uint32_t>(Stage::
 static_assert(kern::FAULT_PREDICT == 1u + static_cast<std::uint32_t>(Stage::predict));
 static_assert(kern::FAULT_SOLVE == 1u + static_cast<std::uint32_t>(Stage::solve));
 
+// world_ode's modes (kernels/stages.h VKPHYS_ODE_MODES).
+#define VKPHYS_COUNT_MODE(name, value) +1
+constexpr std::uint32_t kOdeModes = 0 VKPHYS_ODE_MODES(VKPHYS_COUNT_MODE);
+#undef VKPHYS_COUNT_MODE
+
 struct WorldKernels {
   vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact, fused,
-      ode, tree;
+      tree;
   WorldKernels(const vk::Context& c, std::span<const std::uint32_t> k)
       : body(c, "world_body", words(world_body_spv), kPush, k),
         grid(c, "world_grid", words(world_grid_spv), kPush, k),
@@ -103,12 +111,35 @@ struct WorldKernels {
         drive(c, "world_drive", words(world_drive_spv), kPush, k),
         pcontact(c, "world_pcontact", words(world_pcontact_spv), kPush, k),
         fused(c, "world_fused", words(world_fused_spv), kPush, k),
-        ode(c, "world_ode", words(world_ode_spv), kPush, k),
-        tree(c, "world_tree", words(world_tree_spv), kPush, k) {}
-  std::array<vk::Kernel*, 13> all() {
-    return {&body,   &grid,  &sweep,    &finalize, &narrowphase, &color, &unit,
-            &commit, &drive, &pcontact, &fused,    &ode,         &tree};
+        tree(c, "world_tree", words(world_tree_spv), kPush, k),
+        ctx_(c),
+        constants_(k.begin(), k.end()) {}
+  // world_ode with `mode` as its specialization constant: one pipeline per mode, made at its
+  // first use (a scene records a few of the 15). shaders/world_ode.comp says why the mode is
+  // not a push constant.
+  vk::Kernel& ode(std::uint32_t mode) {
+    std::unique_ptr<vk::Kernel>& k = ode_.at(mode);
+    if (!k) {
+      std::vector<std::uint32_t> c = constants_;
+      c.push_back(mode);  // constant_id 1
+      k = std::make_unique<vk::Kernel>(ctx_, "world_ode mode " + std::to_string(mode),
+                                       words(world_ode_spv), kPush, c);
+    }
+    return *k;
   }
+  std::vector<vk::Kernel*> all() {
+    std::vector<vk::Kernel*> a = {&body, &grid,   &sweep, &finalize, &narrowphase, &color,
+                                  &unit, &commit, &drive, &pcontact, &fused,       &tree};
+    for (const std::unique_ptr<vk::Kernel>& k : ode_) {
+      if (k) a.push_back(k.get());
+    }
+    return a;
+  }
+
+ private:
+  const vk::Context& ctx_;
+  std::vector<std::uint32_t> constants_;  // constant_id 0 on (VKPHYS_FAULT)
+  std::array<std::unique_ptr<vk::Kernel>, kOdeModes> ode_;
 };
 
 class GpuBackend final : public Backend {
@@ -131,17 +162,6 @@ class GpuBackend final : public Backend {
       throw std::invalid_argument(
           "solver.scheme = \"sequential\" runs on the CPU backend only (use colored or jacobi "
           "on the GPU)");
-    }
-    // The shaders hold the same CG passes (kernels/world_implicit.inl) and ran them, but on
-    // lavapipe each recorded CG pass cost about 5 ms and the process grew by about 0.4 MB per
-    // pass per step (11.5 GB over two 100-step runs of an 8 x 8 cloth), and the runs were not
-    // bit-identical to the CPU's (1.4e-4 m apart after 100 steps, different iteration counts):
-    // ARCHITECTURE.md, "Implicit integrator". Refused until that is understood.
-    if (scene.settings.solver.integrator == Integrator::implicit) {
-      throw std::invalid_argument(
-          "solver.integrator = \"implicit\" runs on the CPU backend only for now (the GPU "
-          "solve is not yet bit-identical to it, and lavapipe's memory grows with every CG "
-          "pass); use the CPU backend or an explicit integrator on the GPU");
     }
     scene_ = scene;
     world_ = build_world(scene);
@@ -632,13 +652,13 @@ class GpuBackend final : public Backend {
     auto predict_forces = [&] {
       const bool explicit_ode = sv.integrator != Integrator::symplectic && p_ > 0;
       if (!explicit_ode && world_.particle_forces()) {
-        run(kernels_.ode, particle_groups, kern::ODE_SPRING_FORCE);
+        run(kernels_.ode(kern::ODE_SPRING_FORCE), particle_groups, kern::ODE_SPRING_FORCE);
       }
       run(kernels_.body, body_groups, kern::BODY_PREDICT);
       if (!explicit_ode) return;
       ode_.for_each_pass(sv, scene_params_h_,
                          [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
-                           run(kernels_.ode,
+                           run(kernels_.ode(mode),
                                vk::groups_for(kern::ode_pass_invocations(mode, p_), kGroup), mode,
                                s, std::bit_cast<std::uint32_t>(h), role);
                          });
@@ -704,7 +724,7 @@ class GpuBackend final : public Backend {
     if (world_.drive.max_impulses_per_step() > 0) run(kernels_.drive, 1, kern::DRIVE_IMPULSES);
     if (paths > 0) run(kernels_.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_VELOCITY);
     if (OdeControl::marks_held(sv) && p_ > 0) {
-      run(kernels_.ode, unit_groups, kern::ODE_MARK);
+      run(kernels_.ode(kern::ODE_MARK), unit_groups, kern::ODE_MARK);
     }
     predict_forces();
     // Kept for StepTrace (48 bytes per rigid body, 16 per particle): the solve overwrites v*,
