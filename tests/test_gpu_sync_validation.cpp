@@ -299,6 +299,12 @@ TEST_F(GpuSyncValidation, ForceSpringsRk4) {
   expect_like_cpu(force_springs("rk4"), 4);
 }
 
+// Backward Euler's CG passes (8 iterations recorded, each a pass of its own reading what the
+// one before wrote, and the done flag), with the contact and the compliant spring's rows after.
+TEST_F(GpuSyncValidation, ForceSpringsImplicit) {
+  expect_like_cpu(force_springs("implicit", R"(, "cg_max_iterations": 8)"), 4);
+}
+
 // A tolerance tight enough that the first steps are redone with more ODE steps (each redo
 // restores the step start and re-records), and later ones relax it again.
 TEST_F(GpuSyncValidation, ForceSpringsRk4Adaptive) {
