@@ -1,7 +1,7 @@
-// The compare report (host/io/compare_report.h) and its SVG plots (host/io/svg_plot.h): what the
-// page holds for a run that passes and for one that fails with a GPU fault (the stage named),
-// and the plot's escaping, log axis and points. tests/report_in_browser.py opens a report made
-// by `vkphys compare` in headless Chromium.
+// The compare report (host/io/compare_report.h): what the page holds for a run that passes and
+// for one that fails with a GPU fault (the stage named); its SVG plots (vkphys/plot.h) are
+// tested in tests/test_api_tools.cpp. tests/report_in_browser.py opens a report made by
+// `vkphys compare` in headless Chromium.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -107,26 +107,6 @@ TEST(CompareReport, AFaultNamesItsStepBodyAndStage) {
       << "the one-step check from the start already names the stage";
   EXPECT_NE(html.find("leaves at step " + std::to_string(r.divergence->step)), std::string::npos)
       << "the figures mark the step";
-}
-
-TEST(SvgPlot, EscapesTextDrawsFinitePointsAndMarkers) {
-  io::Plot p;
-  p.title = "a < b & \"c\"";
-  p.log_y = true;
-  p.series.push_back({"s1", {1, 2, 3, 4}, {1e-3, 0.0, 1e-1, std::nan("")}, "#123456", false});
-  p.markers.push_back({2.0, "here", "#654321"});
-  const std::string svg = io::svg_plot(p);
-  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
-  EXPECT_NE(svg.find("a &lt; b &amp; &quot;c&quot;"), std::string::npos);
-  // The NaN is left out; the 0 sits on the log axis' floor (the plot's bottom, y = 258).
-  const std::size_t at = svg.find("stroke=\"#123456\" stroke-width=\"1.5\" points=\"");
-  ASSERT_NE(at, std::string::npos);
-  const std::size_t begin = svg.find("points=\"", at) + 8;
-  const std::string points = svg.substr(begin, svg.find('"', begin) - begin);
-  EXPECT_EQ(count(points, ","), 3u) << points;
-  EXPECT_EQ(count(points, ",258.0 "), 2u) << "1e-3 is the floor, 0 sits on it: " << points;
-  EXPECT_NE(svg.find(">here</text>"), std::string::npos);
-  EXPECT_NE(svg.find("stroke=\"#654321\""), std::string::npos);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Issue 13: the soak's checks (host/sim/soak.h) each fail on the growth they look for and pass
+// Issue 13: the soak's checks (vkphys/soak.h) each fail on the growth they look for and pass
 // on a steady run, and `vkphys soak` runs a scene, checkpoints it and judges it on both backends
 // (a short soak; docs/soak.md has the long one).
 #include <gtest/gtest.h>
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "host/sim/soak.h"
 #include "tests/cli_helpers.h"
 #include "tests/gpu_env.h"
 #include "vkphys/snapshot.h"
+#include "vkphys/soak.h"
 
 namespace vkphys {
 namespace {

@@ -44,8 +44,6 @@
 #include <string>
 #include <vector>
 
-#include "host/io/output.h"
-#include "host/io/svg_plot.h"
 #include "host/sim/backend.h"
 #include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
@@ -55,6 +53,10 @@
 #include "tools/commands.h"
 #include "tools/internal.h"
 #include "tools/progress.h"
+#include "vkphys/builtin_scenes.h"
+#include "vkphys/files.h"
+#include "vkphys/limits.h"
+#include "vkphys/plot.h"
 
 namespace vkphys::tools {
 
@@ -71,16 +73,11 @@ struct Workload {
 
 const std::array<Workload, 9>& workloads() {
   static const std::array<Workload, 9> w{{
-      {"particles",
-       {1000, 10000, 100000},
-       {1000, 10000, 100000},
-       {1000, 10000},
-       30,
-       io::kMaxParticles},
-      {"mixed", {2000, 20000}, {2000, 20000}, {2000}, 120, io::kMaxParticles},
-      {"pyramid", {20, 40}, {20, 40}, {20, 40}, 60, kMaxPyramidBase},
-      {"pyramids", {10}, {10}, {10}, 60, io::kMaxBodies / kPyramidBoxes10},
-      {"boxes", {10000, 100000}, {1000, 10000}, {1000, 4000}, 120, io::kMaxBodies},
+      {"particles", {1000, 10000, 100000}, {1000, 10000, 100000}, {1000, 10000}, 30, kMaxParticles},
+      {"mixed", {2000, 20000}, {2000, 20000}, {2000}, 120, kMaxParticles},
+      {"pyramid", {20, 40}, {20, 40}, {20, 40}, 60, builtin_scene_max_size("pyramid")},
+      {"pyramids", {10}, {10}, {10}, 60, kMaxBodies / kPyramidBoxes10},
+      {"boxes", {10000, 100000}, {1000, 10000}, {1000, 4000}, 120, kMaxBodies},
       {"cloth", {64, 128, 256}, {32, 64}, {32, 64}, 60, kMaxClothSide},
       {"cloth_self", {64, 128, 256}, {32, 64}, {32, 64}, 60, kMaxClothSide},
       {"cloth_hang", {64, 128, 256}, {64}, {64}, 60, kMaxClothSide},
@@ -128,7 +125,7 @@ void plot_bench(const std::filesystem::path& dir, const std::vector<Timed>& rows
   std::map<std::string, std::vector<const Timed*>> groups;
   for (const Timed& r : rows) groups[r.workload + "_" + r.backend + "_" + r.scheme].push_back(&r);
   for (const auto& [key, group] : groups) {
-    io::Plot p;
+    Plot p;
     const Timed& first = *group.front();
     p.title = fmt::format("{}: {} backend, {}{}", first.workload, first.backend, first.scheme,
                           first.backend == "gpu*" ? device_note : "");
@@ -136,7 +133,7 @@ void plot_bench(const std::filesystem::path& dir, const std::vector<Timed>& rows
     p.y_label = "ms/step (log)";
     p.log_x = p.log_y = true;
     auto series = [&](const std::string& label, auto value) {
-      io::PlotSeries s{label, {}, {}, io::plot_color(p.series.size()), label == "wall"};
+      PlotSeries s{label, {}, {}, plot_color(p.series.size()), label == "wall"};
       for (const Timed* r : group) {
         s.x.push_back(r->size);
         s.y.push_back(value(*r));
@@ -152,7 +149,7 @@ void plot_bench(const std::filesystem::path& dir, const std::vector<Timed>& rows
       if (c == '*') c = 's';  // gpu* -> gpus: a CPU Vulkan driver's rows
     }
     const std::filesystem::path out = dir / ("bench_" + file + ".svg");
-    io::write_text_file(out, io::svg_plot(p));
+    write_file_atomic(out, svg_plot(p));
     std::printf("plot: %s\n", out.c_str());
   }
 }

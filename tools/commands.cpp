@@ -1,8 +1,7 @@
 // The `vkphys` subcommands info and compare, and what the others share (run and resume are in
 // tools/run.cpp, bench in tools/bench.cpp, export-scene in tools/export_scene.cpp). info and
 // compare use the public API alone (vkphys/devices.h, vkphys/compare.h); check_size quotes the
-// scene loader's limits (host/io/scene_file.h) and context_options serves the commands that still
-// open a Vulkan context themselves (bench, view).
+// scene loader's limits (vkphys/limits.h).
 #include "tools/commands.h"
 
 #include <fmt/format.h>
@@ -18,6 +17,7 @@
 #include "vkphys/compare.h"
 #include "vkphys/devices.h"
 #include "vkphys/error.h"
+#include "vkphys/limits.h"
 #include "vkphys/scene_file.h"
 
 namespace vkphys::tools {
@@ -143,6 +143,14 @@ int cmd_compare(const Options& opt) {
   r.write_report(report, opt.scene);
   std::printf("report: %s\n", report.c_str());
   return r.passed() ? 0 : 1;
+}
+
+void check_size(const char* flag, std::uint64_t size, const std::string& what, std::uint64_t max) {
+  if (size <= max) return;
+  throw std::runtime_error(
+      fmt::format("{} {}: {} takes at most {} (the scene loader's limits: "
+                  "kMaxBodies = {}, kMaxParticles = {})",
+                  flag, size, what, max, kMaxBodies, kMaxParticles));
 }
 
 }  // namespace vkphys::tools

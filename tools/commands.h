@@ -84,8 +84,11 @@ SolverScheme parse_scheme(const std::string& name);
 void apply_solver_overrides(const Options& opt, SolverSettings& solver);
 
 // `vkphys export-scene NAME [--size N] [--out FILE]` (tools/export_scene.cpp): writes a
-// host/sim/rigid_scenes.h scene as scene JSON. NAME is one of export_scene_names().
+// built-in scene (vkphys/builtin_scenes.h) as scene JSON.
 int cmd_export_scene(const Options& opt);
-std::vector<std::string> export_scene_names();
+
+// Throws std::runtime_error "FLAG N: WHAT takes at most MAX (the scene loader's limits: ...)"
+// when size > max (vkphys/limits.h).
+void check_size(const char* flag, std::uint64_t size, const std::string& what, std::uint64_t max);
 
 }  // namespace vkphys::tools

@@ -56,6 +56,7 @@
 #include <stdexcept>
 
 #include "tools/commands.h"
+#include "vkphys/builtin_scenes.h"
 #include "vkphys/devices.h"
 
 namespace {
@@ -247,7 +248,7 @@ int main(int argc, char** argv) {
   auto* export_cmd = app.add_subcommand("export-scene", "write a built-in scene as JSON");
   export_cmd->add_option("name", opt.scene, "scene name")
       ->required()
-      ->check(CLI::IsMember(vkphys::tools::export_scene_names()));
+      ->check(CLI::IsMember(vkphys::builtin_scene_names()));
   export_cmd->add_option("--size", opt.size, "count or base size, where the scene has one");
   export_cmd->add_option("--out", opt.export_out, "output file (default: standard output)")
       ->check(kNonEmptyPath);

@@ -1,5 +1,7 @@
-// `vkphys plot RUN_DIR`: SVG plots of a run's metrics.csv over time (host/io/svg_plot.h), one
+// `vkphys plot RUN_DIR`: SVG plots of a run's metrics.csv over time (vkphys/plot.h), one
 // file per figure in RUN_DIR/plots/.
+#include "vkphys/plot.h"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -12,9 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "host/io/output.h"
-#include "host/io/svg_plot.h"
 #include "tools/commands.h"
+#include "vkphys/files.h"
 
 namespace vkphys::tools {
 
@@ -121,18 +122,18 @@ int cmd_plot(const Options& opt) {
   const std::vector<double>& t = columns.at("time");
   std::filesystem::create_directories(dir / "plots");
   for (const Figure& f : figures()) {
-    io::Plot p;
+    Plot p;
     p.title = f.title;
     p.x_label = "time [s]";
     p.y_label = f.unit;
     p.log_y = f.log_y;
     for (const char* c : f.columns) {
       if (!columns.count(c)) continue;
-      p.series.push_back({c, t, columns.at(c), io::plot_color(p.series.size()), false});
+      p.series.push_back({c, t, columns.at(c), plot_color(p.series.size()), false});
     }
     if (p.series.empty()) continue;
     const std::filesystem::path out = dir / "plots" / (std::string(f.file) + ".svg");
-    io::write_text_file(out, io::svg_plot(p));
+    write_file_atomic(out, svg_plot(p));
     std::printf("%s\n", out.c_str());
   }
   return 0;

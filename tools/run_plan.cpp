@@ -8,7 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "host/io/output.h"
+#include "vkphys/files.h"
+#include "vkphys/recorder.h"  // kRunPlanFile
 
 namespace vkphys::tools {
 
@@ -22,7 +23,7 @@ void write_run_plan(const std::filesystem::path& dir, const RunPlan& plan) {
                                     {"vtk", plan.vtk},
                                     {"vtk_contacts", plan.vtk_contacts},
                                     {"checkpoint_every", plan.checkpoint_every}};
-  io::write_text_file(dir / kRunPlanFile, j.dump(2) + "\n");
+  write_file_atomic(dir / kRunPlanFile, j.dump(2) + "\n");
 }
 
 RunPlan read_run_plan(const std::filesystem::path& dir) {

@@ -2,10 +2,9 @@
 // records energy, momentum, penetration, the process's resident memory and open files and the
 // GPU's device memory into DIR/soak.csv and writes a checkpoint (DIR/checkpoint.snapshot, whole
 // then renamed); at the end it replays the last stretch from the checkpoint before the last and
-// must land on the same bits. The verdict is one line; the rules are host/sim/soak.h's (a
-// private header of plain arithmetic on the samples: no World internals). The World is the
-// public API's.
-#include "host/sim/soak.h"
+// must land on the same bits. The verdict is one line; the rules are vkphys/soak.h's. The
+// public API alone.
+#include "vkphys/soak.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,5 +1,6 @@
-// The public scene-file functions (vkphys/scene_file.h) and Picture::write_png
-// (vkphys/picture.h): the library's readers and writers (host/io/) behind the error boundary.
+// The public scene-file functions (vkphys/scene_file.h), write_file_atomic (vkphys/files.h) and
+// Picture::write_png (vkphys/picture.h): the library's readers and writers (host/io/) behind the
+// error boundary.
 #include "vkphys/scene_file.h"
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "host/io/png.h"
 #include "host/io/scene_file.h"
 #include "vkphys/error.h"
+#include "vkphys/files.h"
 #include "vkphys/picture.h"
 
 namespace vkphys {
@@ -27,6 +29,11 @@ std::string scene_to_json(const Scene& scene) {
 
 std::string scene_summary(const Scene& scene) {
   return guarded([&] { return io::scene_summary(scene); });
+}
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view bytes,
+                       Durability durability) {
+  guarded([&] { io::write_text_file(path, bytes, durability); });
 }
 
 void Picture::write_png(const std::filesystem::path& path) const {

@@ -126,7 +126,7 @@ void Snapshot::write(const std::filesystem::path& path) const {
   // Written whole under PATH.partial, then renamed over PATH: a process killed mid-write leaves
   // the previous snapshot (or none), never a torn one (`vkphys run --checkpoint-every`). Synced
   // to the disk (file and rename) so that a power cut does not take the checkpoint either.
-  guarded([&] { io::write_text_file(path, w.bytes, io::Durability::synced); });
+  guarded([&] { io::write_text_file(path, w.bytes, Durability::synced); });
 }
 
 Snapshot Snapshot::read(const std::filesystem::path& path) {

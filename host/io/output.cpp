@@ -79,7 +79,7 @@ struct Fd {
 
 }  // namespace
 
-void write_text_file(const std::filesystem::path& path, const std::string& text,
+void write_text_file(const std::filesystem::path& path, std::string_view text,
                      Durability durability) {
   std::filesystem::path partial = path;
   partial += ".partial";

@@ -33,25 +33,23 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "host/io/vtk_output.h"
 #include "host/sim/backend.h"
 #include "host/sim/metrics.h"
+#include "vkphys/files.h"     // Durability
 #include "vkphys/recorder.h"  // kCheckpointFile, kRunPlanFile, kPictureFile
 #include "vkphys/scene.h"
 
 namespace vkphys::io {
 
-// How far a written file must get before write_text_file returns: `buffered` survives the
-// process being killed (the page cache has it); `synced` also survives a power cut or a kernel
-// crash (the file and the rename are flushed to the disk with fsync), at a disk flush's cost.
-enum class Durability { buffered, synced };
-
 // Writes `text` to `path` (through `path`.partial and a rename, so a reader never sees a torn
-// file under `path`); throws std::runtime_error naming the path if it cannot.
-void write_text_file(const std::filesystem::path& path, const std::string& text,
+// file under `path`); throws std::runtime_error naming the path if it cannot. The public
+// write_file_atomic (vkphys/files.h) is this behind the API's error boundary.
+void write_text_file(const std::filesystem::path& path, std::string_view text,
                      Durability durability = Durability::buffered);
 
 // metrics.csv's first line.

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "vkphys/limits.h"
 #include "vkphys/scene.h"
 
 namespace vkphys::io {
@@ -26,14 +27,10 @@ namespace vkphys::io {
 inline constexpr int kOldestSceneFormatVersion = 1;
 inline constexpr int kSceneFormatVersion = 2;
 
-// Most particles a scene may generate. Checked before anything is allocated. A resting pile
-// owns about 3 contacts per particle and a step holds fewer than 2^24 contacts
-// (host/sim/world_setup.h, grown_capacities), so more particles could not run anyway.
-inline constexpr std::uint32_t kMaxParticles = 1u << 22;
-
-// Most rigid bodies and joints a scene may list. Checked before anything is allocated.
-inline constexpr std::uint32_t kMaxBodies = 1u << 22;
-inline constexpr std::uint32_t kMaxJoints = 1u << 22;  // joints, and springs (with the cloths')
+// The loader's size limits are public (vkphys/limits.h): kMaxParticles, kMaxBodies, kMaxJoints.
+using vkphys::kMaxBodies;
+using vkphys::kMaxJoints;
+using vkphys::kMaxParticles;
 // Surface triangles, the generators' and "triangles"' together: two per particle. A cloth or a
 // soft box gives fewer than two per particle of its own (a cloth 2 (nu-1)(nv-1) < 2 nu nv; a
 // box 4 ((nx-1)(ny-1) + (ny-1)(nz-1) + (nz-1)(nx-1)) < 2 nx ny nz for every side >= 2), so only

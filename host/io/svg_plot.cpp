@@ -1,3 +1,4 @@
+// The public SVG plots (vkphys/plot.h) and the private xml_escape (host/io/svg_plot.h).
 #include "host/io/svg_plot.h"
 
 #include <fmt/format.h>
@@ -31,6 +32,10 @@ std::string xml_escape(const std::string& text) {
   }
   return out;
 }
+
+}  // namespace vkphys::io
+
+namespace vkphys {
 
 const char* plot_color(std::size_t i) {
   static const char* palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
@@ -134,7 +139,7 @@ std::string svg_plot(const Plot& plot) {
       "font-family=\"sans-serif\" font-size=\"11\">\n"
       "<rect width=\"{}\" height=\"{}\" fill=\"white\"/>\n"
       "<text x=\"{}\" y=\"16\" text-anchor=\"middle\" font-size=\"13\">{}</text>\n",
-      w, h, w, h, w, h, w / 2, xml_escape(plot.title));
+      w, h, w, h, w, h, w / 2, io::xml_escape(plot.title));
   out += fmt::format(
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n", left,
       top, w - left - right, h - top - bottom);
@@ -153,17 +158,17 @@ std::string svg_plot(const Plot& plot) {
         left, py, w - right, left - 4, py + 4, tick_label(t, ay));
   }
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                     (left + w - right) / 2, h - 8, xml_escape(plot.x_label));
+                     (left + w - right) / 2, h - 8, io::xml_escape(plot.x_label));
   out += fmt::format(
       "<text x=\"14\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 14 "
       "{0})\">{1}</text>\n",
-      (top + h - bottom) / 2, xml_escape(plot.y_label));
+      (top + h - bottom) / 2, io::xml_escape(plot.y_label));
   for (const PlotMarker& m : plot.markers) {
     const double px = ax.map(m.x);
     out += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"{3}\" "
         "stroke-dasharray=\"2,2\"/><text x=\"{4:.1f}\" y=\"{5}\" fill=\"{3}\">{6}</text>\n",
-        px, top, h - bottom, m.color, px + 3, h - bottom - 4, xml_escape(m.label));
+        px, top, h - bottom, m.color, px + 3, h - bottom - 4, io::xml_escape(m.label));
   }
   for (std::size_t i = 0; i < plot.series.size(); ++i) {
     const PlotSeries& s = plot.series[i];
@@ -181,10 +186,10 @@ std::string svg_plot(const Plot& plot) {
         "<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>"
         "<text x=\"{5}\" y=\"{6}\">{7}</text>\n",
         left + 8, ly - 4, left + 28, s.color, s.dashed ? " stroke-dasharray=\"5,3\"" : "",
-        left + 32, ly, xml_escape(s.label));
+        left + 32, ly, io::xml_escape(s.label));
   }
   out += "</svg>\n";
   return out;
 }
 
-}  // namespace vkphys::io
+}  // namespace vkphys

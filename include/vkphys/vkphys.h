@@ -11,9 +11,11 @@
 /// vkphys/snapshot.h (checkpoints), vkphys/metrics.h, vkphys/statistics.h, vkphys/difference.h,
 /// vkphys/picture.h (World::render), vkphys/compare.h (the GPU held to the CPU),
 /// vkphys/devices.h (the Vulkan devices), vkphys/recorder.h (a run written as `vkphys run` writes
-/// it), vkphys/error.h, vkphys/version.h, vkphys/export.h (what the library exports). GLM types
-/// (glm::vec3, glm::vec4) are part of the API: a user compiles with GLM's headers
-/// (find_package(vkphys) brings glm::glm in).
+/// it), vkphys/builtin_scenes.h (the scenes built in code), vkphys/limits.h (the scene loader's
+/// size limits), vkphys/files.h (whole-or-nothing file writes), vkphys/plot.h (SVG line plots),
+/// vkphys/soak.h (a long run's checks), vkphys/error.h, vkphys/version.h, vkphys/export.h (what the
+/// library exports). GLM types (glm::vec3, glm::vec4) are part of the API: a user compiles with
+/// GLM's headers (find_package(vkphys) brings glm::glm in).
 ///
 /// Errors: every failure throws vkphys::Error with a one-line message (vkphys/error.h).
 ///
@@ -32,17 +34,22 @@
 #pragma once
 
 #include "vkphys/build.h"
+#include "vkphys/builtin_scenes.h"
 #include "vkphys/cloth.h"
 #include "vkphys/compare.h"
 #include "vkphys/devices.h"
 #include "vkphys/difference.h"
 #include "vkphys/error.h"
+#include "vkphys/files.h"
+#include "vkphys/limits.h"
 #include "vkphys/metrics.h"
 #include "vkphys/picture.h"
+#include "vkphys/plot.h"
 #include "vkphys/recorder.h"
 #include "vkphys/scene.h"
 #include "vkphys/scene_file.h"
 #include "vkphys/snapshot.h"
+#include "vkphys/soak.h"
 #include "vkphys/soft_body.h"
 #include "vkphys/statistics.h"
 #include "vkphys/version.h"

@@ -1,4 +1,5 @@
-#include "host/sim/soak.h"
+// The soak rules (vkphys/soak.h).
+#include "vkphys/soak.h"
 
 #include <fmt/format.h>
 
