@@ -32,21 +32,31 @@ class Snapshot:
 Array = npt.NDArray[np.float32]
 """An (n, 4) float32 array."""
 
+Picture = npt.NDArray[np.uint8]
+"""A (height, width, 4) uint8 RGBA array, rows top to bottom."""
+
+Camera = dict[str, Any]
+"""position, target, up: 3-tuples [m]; fov_y_deg: float in (0, 180)."""
+
 class World:
     """One simulated world: a scene on a backend ("cpu" or "gpu")."""
     def __init__(self) -> None: ...
     @staticmethod
     def from_file(path: str, backend: str = "cpu", device: str = "",
-                  validation: bool = False, sync_validation: bool = False) -> World: ...
+                  validation: bool = False, sync_validation: bool = False,
+                  record_contacts: bool = False) -> World: ...
     @staticmethod
     def from_json(json: str, backend: str = "cpu", device: str = "",
-                  validation: bool = False, sync_validation: bool = False) -> World: ...
+                  validation: bool = False, sync_validation: bool = False,
+                  record_contacts: bool = False) -> World: ...
     @staticmethod
     def from_dict(scene: dict[str, Any], backend: str = "cpu", device: str = "",
-                  validation: bool = False, sync_validation: bool = False) -> World: ...
+                  validation: bool = False, sync_validation: bool = False,
+                  record_contacts: bool = False) -> World: ...
     @staticmethod
     def load(snapshot: Snapshot, backend: str = "", device: str = "",
-             validation: bool = False, sync_validation: bool = False) -> World: ...
+             validation: bool = False, sync_validation: bool = False,
+             record_contacts: bool = False) -> World: ...
     def step(self, n: int = 1) -> None: ...
     @property
     def steps(self) -> int: ...
@@ -65,6 +75,17 @@ class World:
     def contacts(self) -> dict[str, int]: ...
     def metrics(self) -> dict[str, Any]: ...
     def compare(self, other: World) -> dict[str, float | int]: ...
+    def statistics(self) -> dict[str, Any]:
+        """The last step's statistics (all zero before the first step); "stages" maps each
+        stage's name to its time [ms], in step order."""
+    def constraint_errors(self) -> dict[str, float]:
+        """max/mean_rigid_penetration [m], max/mean_joint_error [m], max/mean_spring_strain
+        after the last step; a scene with rigid bodies needs record_contacts=True."""
+    def camera(self) -> Camera:
+        """The camera render uses by default (the scene's, or one framing the state)."""
+    def render(self, width: int, height: int, camera: Camera | None = None,
+               path: str | os.PathLike[str] | None = None) -> Picture:
+        """The current state drawn on a Vulkan device; with path, also written as a PNG."""
     def save(self) -> Snapshot: ...
     @property
     def validation_errors(self) -> int:

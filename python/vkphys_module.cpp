@@ -5,7 +5,10 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <array>
+#include <filesystem>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -18,8 +21,8 @@ using vkphys::World;
 namespace {
 
 vkphys::WorldOptions options(const std::string& backend, const std::string& device, bool validation,
-                             bool sync_validation) {
-  return {backend, device, validation, sync_validation};
+                             bool sync_validation, bool record_contacts) {
+  return {backend, device, validation, sync_validation, record_contacts};
 }
 
 // A read-only (n, 4) float32 view of one of the World's state arrays: no copy. Its base keeps
@@ -105,6 +108,92 @@ py::dict to_dict(const vkphys::StepError& e) {
   return d;
 }
 
+py::dict to_dict(const vkphys::ConstraintErrors& e) {
+  using E = vkphys::ConstraintErrors;
+  py::dict d;
+  put<E, double>(d, e,
+                 {{"max_rigid_penetration", &E::max_rigid_penetration},
+                  {"mean_rigid_penetration", &E::mean_rigid_penetration},
+                  {"max_joint_error", &E::max_joint_error},
+                  {"mean_joint_error", &E::mean_joint_error},
+                  {"max_spring_strain", &E::max_spring_strain},
+                  {"mean_spring_strain", &E::mean_spring_strain}});
+  return d;
+}
+
+py::dict to_dict(const vkphys::StepStatistics& st) {
+  using S = vkphys::StepStatistics;
+  py::dict d;
+  put<S, std::uint32_t>(d, st,
+                        {{"colors", &S::colors},
+                         {"overflow_units", &S::overflow_units},
+                         {"pair_capacity", &S::pair_capacity},
+                         {"contact_capacity", &S::contact_capacity},
+                         {"regrows", &S::regrows},
+                         {"dispatches", &S::dispatches},
+                         {"ode_steps", &S::ode_steps},
+                         {"ode_redos", &S::ode_redos},
+                         {"cg_iterations", &S::cg_iterations}});
+  put<S, float>(d, st,
+                {{"ode_error", &S::ode_error},
+                 {"cg_residual", &S::cg_residual},
+                 {"solver_residual", &S::solver_residual},
+                 {"solver_residual_angular", &S::solver_residual_angular}});
+  d["device_bytes"] = st.device_bytes;
+  py::dict stages;  // in step order (a dict keeps its insertion order)
+  for (const vkphys::StageTime& t : st.stages) stages[t.name] = t.ms;
+  d["stages"] = stages;
+  return d;
+}
+
+py::tuple xyz(const glm::vec3& v) {
+  return py::make_tuple(v.x, v.y, v.z);
+}
+
+py::dict to_dict(const vkphys::SceneCamera& c) {
+  py::dict d;
+  d["position"] = xyz(c.position);
+  d["target"] = xyz(c.target);
+  d["up"] = xyz(c.up);
+  d["fov_y_deg"] = c.fov_y_deg;
+  return d;
+}
+
+// A camera from a dict with the keys World.camera() gives; a key left out keeps SceneCamera's
+// default. An unknown key is an error (a misspelt "fov" would otherwise be ignored).
+vkphys::SceneCamera camera_of(const py::dict& d) {
+  vkphys::SceneCamera c;
+  auto vec = [](py::handle h) {
+    const auto v = h.cast<std::array<float, 3>>();
+    return glm::vec3(v[0], v[1], v[2]);
+  };
+  for (const auto& [k, v] : d) {
+    const std::string key = py::str(k);
+    if (key == "position")
+      c.position = vec(v);
+    else if (key == "target")
+      c.target = vec(v);
+    else if (key == "up")
+      c.up = vec(v);
+    else if (key == "fov_y_deg")
+      c.fov_y_deg = v.cast<float>();
+    else
+      throw vkphys::Error("render: camera." + key +
+                          ": unknown key (position, target, up, fov_y_deg)");
+  }
+  return c;
+}
+
+// The picture as an (height, width, 4) uint8 RGBA array that owns the picture's pixels (moved,
+// not copied).
+py::array pixels(vkphys::Picture&& p) {
+  auto* rgba = new std::vector<std::uint8_t>(std::move(p.rgba));
+  py::capsule owner(rgba, [](void* v) { delete static_cast<std::vector<std::uint8_t>*>(v); });
+  return py::array_t<std::uint8_t>(
+      {static_cast<py::ssize_t>(p.height), static_cast<py::ssize_t>(p.width), py::ssize_t{4}},
+      rgba->data(), owner);
+}
+
 // The state arrays as properties: (Python name, field, docstring).
 struct StateProperty {
   const char* name;
@@ -157,46 +246,53 @@ PYBIND11_MODULE(vkphys, m) {
 
 World() has no scene: everything but construction raises vkphys.Error. Build one with
 World.from_file, World.from_dict or World.from_json. backend is "cpu" or "gpu"; device picks
-the Vulkan device ("" the best, "N" an index, or part of its name).)");
+the Vulkan device ("" the best, "N" an index, or part of its name); record_contacts keeps the last
+step's contact lists (constraint_errors needs them for a scene with rigid bodies).)");
   world.def(py::init<>())
       .def_static(
           "from_file",
           [](const std::string& path, const std::string& backend, const std::string& device,
-             bool validation, bool sync_validation) {
-            return World::from_file(path, options(backend, device, validation, sync_validation));
+             bool validation, bool sync_validation, bool record_contacts) {
+            return World::from_file(
+                path, options(backend, device, validation, sync_validation, record_contacts));
           },
           py::arg("path"), py::arg("backend") = "cpu", py::arg("device") = "",
           py::arg("validation") = false, py::arg("sync_validation") = false,
-          "A World from a scene file (docs/scene-format.md).")
+          py::arg("record_contacts") = false, "A World from a scene file (docs/scene-format.md).")
       .def_static(
           "from_json",
           [](const std::string& json, const std::string& backend, const std::string& device,
-             bool validation, bool sync_validation) {
-            return World::from_json(json, options(backend, device, validation, sync_validation),
-                                    "<json>");
+             bool validation, bool sync_validation, bool record_contacts) {
+            return World::from_json(
+                json, options(backend, device, validation, sync_validation, record_contacts),
+                "<json>");
           },
           py::arg("json"), py::arg("backend") = "cpu", py::arg("device") = "",
           py::arg("validation") = false, py::arg("sync_validation") = false,
-          "A World from scene JSON text.")
+          py::arg("record_contacts") = false, "A World from scene JSON text.")
       .def_static(
           "from_dict",
           [](const py::dict& scene, const std::string& backend, const std::string& device,
-             bool validation, bool sync_validation) {
+             bool validation, bool sync_validation, bool record_contacts) {
             const std::string json = py::str(py::module_::import("json").attr("dumps")(scene));
-            return World::from_json(json, options(backend, device, validation, sync_validation),
-                                    "<dict>");
+            return World::from_json(
+                json, options(backend, device, validation, sync_validation, record_contacts),
+                "<dict>");
           },
           py::arg("scene"), py::arg("backend") = "cpu", py::arg("device") = "",
           py::arg("validation") = false, py::arg("sync_validation") = false,
+          py::arg("record_contacts") = false,
           "A World from a scene as a dict (the scene file's JSON, as Python objects).")
       .def_static(
           "load",
           [](const vkphys::Snapshot& s, const std::string& backend, const std::string& device,
-             bool validation, bool sync_validation) {
-            return World::load(s, options(backend, device, validation, sync_validation));
+             bool validation, bool sync_validation, bool record_contacts) {
+            return World::load(
+                s, options(backend, device, validation, sync_validation, record_contacts));
           },
           py::arg("snapshot"), py::arg("backend") = "", py::arg("device") = "",
           py::arg("validation") = false, py::arg("sync_validation") = false,
+          py::arg("record_contacts") = false,
           "A World continued from a snapshot (backend \"\": the one that saved it).")
       .def("step", &World::step, py::arg("n") = 1, py::call_guard<py::gil_scoped_release>(),
            "Takes n steps; raises vkphys.Error if the state becomes NaN or infinite.")
@@ -233,6 +329,43 @@ the Vulkan device ("" the best, "N" an index, or part of its name).)");
           py::arg("other"),
           "The largest and mean differences of position [m], orientation [rad], velocity [m/s] "
           "and angular velocity [rad/s] from another World of the same scene.")
+      .def(
+          "statistics", [](const World& w) { return to_dict(w.statistics()); },
+          "The last step's statistics (all zero before the first step): colors, "
+          "overflow_units, pair_capacity, contact_capacity, regrows, dispatches, ode_steps, "
+          "ode_redos, ode_error, cg_iterations, cg_residual, solver_residual, "
+          "solver_residual_angular, device_bytes, and stages: each stage's name to its time "
+          "[ms] in the last step, in step order.")
+      .def(
+          "constraint_errors", [](const World& w) { return to_dict(w.constraint_errors()); },
+          "How far the last step left contacts, joints and springs from holding: "
+          "max/mean_rigid_penetration [m], max/mean_joint_error [m], max/mean_spring_strain. "
+          "A scene with rigid bodies needs record_contacts=True.")
+      .def(
+          "camera", [](const World& w) { return to_dict(w.camera()); },
+          "The camera render uses by default: a dict of position, target, up (3-tuples [m]) "
+          "and fov_y_deg.")
+      .def(
+          "render",
+          [](const World& w, std::uint32_t width, std::uint32_t height,
+             const std::optional<py::dict>& camera,
+             const std::optional<std::filesystem::path>& path) {
+            std::optional<vkphys::SceneCamera> cam;
+            if (camera) cam = camera_of(*camera);
+            vkphys::Picture p;
+            {
+              py::gil_scoped_release free;
+              p = w.render(width, height, cam);
+              if (path) p.write_png(*path);
+            }
+            return pixels(std::move(p));
+          },
+          py::arg("width"), py::arg("height"), py::arg("camera") = py::none(),
+          py::arg("path") = py::none(),
+          "A picture of the current state as a (height, width, 4) uint8 RGBA array, rows top "
+          "to bottom, drawn by the renderer of `vkphys render` on a Vulkan device (the GPU "
+          "World's, or the one `device` picks for a CPU World). camera: a dict as camera() "
+          "gives (None: camera()). path: also write it there as a PNG file.")
       .def("save", &World::save, "A checkpoint (Snapshot) of the whole state.");
   for (const StateProperty& p : kState) {
     const Field f = p.field;
