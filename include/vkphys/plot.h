@@ -41,7 +41,7 @@ struct Plot {
   int width = 640, height = 300;        ///< [pixels]
 };
 
-/// The plot as an <svg> element with its own xmlns, so it is also a valid .svg file. Labels are
+/// The plot as an `<svg>` element with its own xmlns, so it is also a valid .svg file. Labels are
 /// escaped for XML.
 VKPHYS_API std::string svg_plot(const Plot& plot);
 
