@@ -11,6 +11,10 @@ __version__: str
 class Error(RuntimeError):
     """Every failure: one line, the same the vkphys CLI prints."""
 
+def builtin_scene_names() -> list[str]: ...
+def builtin_scene(name: str, size: int = 0) -> dict[str, Any]:
+    """A built-in scene as a dict for World.from_dict (size 0: its default)."""
+
 class Field(enum.Enum):
     body_position = ...
     body_orientation = ...

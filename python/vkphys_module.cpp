@@ -226,6 +226,19 @@ PYBIND11_MODULE(vkphys, m) {
   m.attr("__version__") = vkphys::version();
   py::register_exception<vkphys::Error>(m, "Error", PyExc_RuntimeError);
 
+  m.def("builtin_scene_names", &vkphys::builtin_scene_names,
+        "The scenes builtin_scene builds (those `vkphys export-scene` writes).");
+  m.def(
+      "builtin_scene",
+      [](const std::string& name, std::uint32_t size) {
+        const std::string json = vkphys::scene_to_json(vkphys::builtin_scene(name, size));
+        return py::module_::import("json").attr("loads")(json);
+      },
+      py::arg("name"), py::arg("size") = 0,
+      "A built-in scene as a dict (the scene file's JSON, for World.from_dict). size: its count "
+      "or base (bodies of a stack, base of the pyramid, ...), 0 for its default; raises "
+      "vkphys.Error for an unknown name or a size past the scene loader's limits.");
+
   py::enum_<Field>(m, "Field", "The state arrays of a World (see World.state).")
       .value("body_position", Field::body_position)
       .value("body_orientation", Field::body_orientation)

@@ -1,6 +1,7 @@
-"""World.statistics, World.constraint_errors and World.render from Python: the numbers are the
-ones `vkphys run` writes to metrics.csv for the same scene and steps, and the picture is the
-one `vkphys render` draws, pixel for pixel.
+"""World.statistics, World.constraint_errors, World.render and the built-in scenes from Python:
+the numbers are the ones `vkphys run` writes to metrics.csv for the same scene and steps, the
+picture is the one `vkphys render` draws, pixel for pixel, and a built-in scene is the one
+`vkphys export-scene` writes.
 
 Environment as test_vkphys.py's (tests/CMakeLists.txt sets it).
 """
@@ -110,3 +111,17 @@ def test_render_camera():
         w.render(48, 32, camera={"fov": 30.0})
     with pytest.raises(vkphys.Error):
         w.render(0, 32)
+
+
+def test_builtin_scene_is_what_export_scene_writes(tmp_path):
+    assert "pyramid" in vkphys.builtin_scene_names()
+    scene = vkphys.builtin_scene("pyramid", 4)
+    out = tmp_path / "pyramid.json"
+    subprocess.run([TOOL, "export-scene", "pyramid", "--size", "4", "--out", str(out)],
+                   check=True, capture_output=True)
+    import json
+    assert json.loads(out.read_text()) == scene
+    w = vkphys.World.from_dict(scene)
+    assert w.body_count == 4 + 3 + 2 + 1 + 1  # the boxes and the plane's static body
+    with pytest.raises(vkphys.Error, match=r"^size 2049: wall takes at most 2048$"):
+        vkphys.builtin_scene("wall", 2049)
