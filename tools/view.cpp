@@ -27,14 +27,14 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "host/gpu/swapchain.h"
-#include "host/io/output.h"
-#include "host/io/png.h"
-#include "host/io/scene_file.h"
 #include "host/sim/mouse_spring.h"
 #include "tools/commands.h"
 #include "tools/internal.h"
+#include "vkphys/picture.h"
+#include "vkphys/scene_file.h"
 
 namespace vkphys::tools {
 
@@ -118,7 +118,7 @@ std::string status_line(const Scene& scene, const Backend& backend, std::uint64_
 }  // namespace
 
 int cmd_view(const Options& opt) {
-  Scene scene = io::load_scene(opt.scene);
+  Scene scene = read_scene_file(opt.scene);
   SolverSettings& solver = scene.settings.solver;
   if (!opt.scheme.empty()) solver.scheme = parse_scheme(opt.scheme);
   if (opt.backend == "gpu" && solver.scheme == SolverScheme::sequential) {
@@ -170,7 +170,7 @@ int cmd_view(const Options& opt) {
   std::printf(
       "%s\nbackend: %s on %s; space pause, S or right arrow step, R restart, left drag "
       "orbit or grab, wheel zoom, Esc or Q quit\n",
-      io::scene_summary(scene).c_str(), backend->name().c_str(), ctx->info().name.c_str());
+      scene_summary(scene).c_str(), backend->name().c_str(), ctx->info().name.c_str());
   std::fflush(stdout);
 
   Input input;
@@ -266,8 +266,8 @@ int cmd_view(const Options& opt) {
   std::printf("%s\n", status_line(scene, *backend, steps, ms_per_step, paused).c_str());
   if (!opt.screenshot.empty()) {
     if (last_frame.rgba.empty()) throw std::runtime_error("--screenshot: no frame was presented");
-    io::write_text_file(opt.screenshot,
-                        io::png_bytes(last_frame.width, last_frame.height, last_frame.rgba));
+    const Picture shot{last_frame.width, last_frame.height, std::move(last_frame.rgba), {}};
+    shot.write_png(opt.screenshot);
     std::printf("screenshot: %s (%ux%u, frame %u)\n", opt.screenshot.c_str(), last_frame.width,
                 last_frame.height, frames);
   }
