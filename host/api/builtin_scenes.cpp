@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "host/api/guarded.h"
 #include "host/sim/mixed_scenes.h"
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
@@ -63,23 +64,26 @@ Scene builtin_scene(std::string_view name, std::uint32_t size) {
   const std::uint32_t max = builtin_scene_max_size(name);
   if (max == 0 && size != 0) throw Error(fmt::format("size does not apply to {}", name));
   if (size > max) throw Error(fmt::format("size {}: {} takes at most {}", size, name, max));
-  auto or_default = [size](std::uint32_t fallback) { return size ? size : fallback; };
-  if (name == "stack") return stack_scene(or_default(5), false);
-  if (name == "stack-intersecting") return stack_scene(or_default(5), true);
-  if (name == "pendulum-wave") return pendulum_wave_scene(or_default(50));
-  if (name == "pendulum-grid") return pendulum_grid_scene(or_default(5));
-  if (name == "pendulum-grid-push") return pendulum_grid_scene(or_default(5), true);
-  if (name == "ramp") return ramp_scene(or_default(2000));
-  if (name == "particle-bed") return particle_bed_scene(or_default(4));
-  if (name == "paddle") return paddle_scene(or_default(3000));
-  if (name == "pyramid") return pyramid_scene(or_default(20));
-  if (name == "wall") return wall_scene(or_default(10), or_default(10));
-  if (name == "chain") return chain_scene(or_default(20));
-  if (name == "box-rain") return box_rain_scene(or_default(1000));
-  if (name == "particle-box") return particle_box_scene(or_default(2400));
-  if (name == "funnel") return funnel_scene();
-  if (name == "ragdoll") return ragdoll_scene();
-  return rope_box_scene();
+  // Behind the error boundary: a builder's own failure leaves as Error too.
+  return guarded([&]() -> Scene {
+    auto or_default = [size](std::uint32_t fallback) { return size ? size : fallback; };
+    if (name == "stack") return stack_scene(or_default(5), false);
+    if (name == "stack-intersecting") return stack_scene(or_default(5), true);
+    if (name == "pendulum-wave") return pendulum_wave_scene(or_default(50));
+    if (name == "pendulum-grid") return pendulum_grid_scene(or_default(5));
+    if (name == "pendulum-grid-push") return pendulum_grid_scene(or_default(5), true);
+    if (name == "ramp") return ramp_scene(or_default(2000));
+    if (name == "particle-bed") return particle_bed_scene(or_default(4));
+    if (name == "paddle") return paddle_scene(or_default(3000));
+    if (name == "pyramid") return pyramid_scene(or_default(20));
+    if (name == "wall") return wall_scene(or_default(10), or_default(10));
+    if (name == "chain") return chain_scene(or_default(20));
+    if (name == "box-rain") return box_rain_scene(or_default(1000));
+    if (name == "particle-box") return particle_box_scene(or_default(2400));
+    if (name == "funnel") return funnel_scene();
+    if (name == "ragdoll") return ragdoll_scene();
+    return rope_box_scene();
+  });
 }
 
 }  // namespace vkphys
