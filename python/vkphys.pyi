@@ -15,6 +15,13 @@ def builtin_scene_names() -> list[str]: ...
 def builtin_scene(name: str, size: int = 0) -> dict[str, Any]:
     """A built-in scene as a dict for World.from_dict (size 0: its default)."""
 
+def gpu_devices() -> list[dict[str, Any]]:
+    """The Vulkan devices with a compute queue: index, name, type, driver, api_version,
+    device_local_bytes, max_storage_buffer_range, max_workgroup_invocations,
+    max_compute_shared_memory, subgroup_size, timestamps."""
+def validation_errors_reported() -> int:
+    """The validation layer's errors in this process so far, over every World."""
+
 class Field(enum.Enum):
     body_position = ...
     body_orientation = ...

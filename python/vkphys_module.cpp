@@ -239,6 +239,34 @@ PYBIND11_MODULE(vkphys, m) {
       "or base (bodies of a stack, base of the pyramid, ...), 0 for its default; raises "
       "vkphys.Error for an unknown name or a size past the scene loader's limits.");
 
+  m.def(
+      "gpu_devices",
+      [] {
+        py::list out;
+        for (const vkphys::GpuDevice& d : vkphys::gpu_devices()) {
+          py::dict e;
+          e["index"] = d.index;
+          e["name"] = d.name;
+          e["type"] = d.type;
+          e["driver"] = d.driver;
+          e["api_version"] = py::make_tuple(d.api_major, d.api_minor, d.api_patch);
+          e["device_local_bytes"] = d.device_local_bytes;
+          e["max_storage_buffer_range"] = d.max_storage_buffer_range;
+          e["max_workgroup_invocations"] = d.max_workgroup_invocations;
+          e["max_compute_shared_memory"] = d.max_compute_shared_memory;
+          e["subgroup_size"] = d.subgroup_size;
+          e["timestamps"] = d.timestamps;
+          out.append(e);
+        }
+        return out;
+      },
+      "The Vulkan devices with a compute queue, as dicts, in the order device=\"N\" counts them "
+      "(`vkphys info`); type is \"discrete\", \"integrated\", \"virtual\", \"cpu\" (a CPU "
+      "driver such as lavapipe) or \"other\". Raises vkphys.Error without a Vulkan loader.");
+  m.def("validation_errors_reported", &vkphys::validation_errors_reported,
+        "The Vulkan validation layer's errors in this process so far, over every World opened "
+        "with validation or sync_validation (closed ones included); 0 without the layer.");
+
   py::enum_<Field>(m, "Field", "The state arrays of a World (see World.state).")
       .value("body_position", Field::body_position)
       .value("body_orientation", Field::body_orientation)

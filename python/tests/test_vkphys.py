@@ -149,11 +149,12 @@ def test_misuse_raises_one_line_errors():
 def test_sync_validation_checks_the_gpu_step():
     """sync_validation reaches the World (WorldOptions.sync_validation): the validation layer
     then checks every command's memory accesses, finds no hazard in the step, and leaves the
-    step's bits alone (the reference also runs under the layer: a process's Vulkan device
-    functions are those of the last device opened, with or without the layer, so Worlds with
-    and without it do not mix). contacts() counts the kept manifolds among the manifolds."""
+    step's bits alone (the reference runs under the plain layer). contacts() counts the kept
+    manifolds among the manifolds. The process-wide count (validation_errors_reported) stays
+    where it was."""
     gpu_or_skip()
     path = os.path.join(SCENES, "stack_5.json")
+    before = vkphys.validation_errors_reported()
     try:
         checked = vkphys.World.from_file(path, backend="gpu", sync_validation=True)
     except vkphys.Error as e:
@@ -164,6 +165,7 @@ def test_sync_validation_checks_the_gpu_step():
     checked.step(40)
     plain.step(40)
     assert checked.validation_errors == 0 and plain.validation_errors == 0
+    assert vkphys.validation_errors_reported() == before
     for f in vkphys.Field.__members__.values():
         np.testing.assert_array_equal(checked.state(f), plain.state(f))
     c = checked.contacts()
@@ -171,3 +173,20 @@ def test_sync_validation_checks_the_gpu_step():
     cpu = vkphys.World.from_file(path, sync_validation=True)  # the CPU backend ignores it
     cpu.step(1)
     assert cpu.validation_errors == 0
+
+
+def test_gpu_devices_name_the_device_a_gpu_world_runs_on():
+    """gpu_devices lists what `vkphys info` lists; the first (the default pick) is the one a GPU
+    World without device= runs on, and device="0" picks it by index."""
+    gpu_or_skip()
+    devices = vkphys.gpu_devices()
+    assert [d["index"] for d in devices] == list(range(len(devices)))
+    first = devices[0]
+    assert first["type"] in ("discrete", "integrated", "virtual", "cpu", "other")
+    assert first["api_version"] >= (1, 1, 0) and first["max_workgroup_invocations"] >= 64
+    info = subprocess.run([TOOL, "info"], capture_output=True, text=True, check=True).stdout
+    assert all(d["name"] in info for d in devices)
+    path = os.path.join(SCENES, "bounce.json")
+    for world in (vkphys.World.from_file(path, backend="gpu"),
+                  vkphys.World.from_file(path, backend="gpu", device="0")):
+        assert world.backend_name == f"gpu ({first['name']})"
