@@ -121,6 +121,22 @@ py::dict to_dict(const vkphys::ConstraintErrors& e) {
   return d;
 }
 
+py::dict to_dict(const vkphys::GpuDevice& g) {
+  using G = vkphys::GpuDevice;
+  py::dict d;
+  put<G, std::string>(d, g, {{"name", &G::name}, {"type", &G::type}, {"driver", &G::driver}});
+  put<G, std::uint32_t>(d, g,
+                        {{"index", &G::index},
+                         {"max_storage_buffer_range", &G::max_storage_buffer_range},
+                         {"max_workgroup_invocations", &G::max_workgroup_invocations},
+                         {"max_compute_shared_memory", &G::max_compute_shared_memory},
+                         {"subgroup_size", &G::subgroup_size}});
+  d["api_version"] = py::make_tuple(g.api_major, g.api_minor, g.api_patch);
+  d["device_local_bytes"] = g.device_local_bytes;
+  d["timestamps"] = g.timestamps;
+  return d;
+}
+
 py::dict to_dict(const vkphys::StepStatistics& st) {
   using S = vkphys::StepStatistics;
   py::dict d;
@@ -243,21 +259,7 @@ PYBIND11_MODULE(vkphys, m) {
       "gpu_devices",
       [] {
         py::list out;
-        for (const vkphys::GpuDevice& d : vkphys::gpu_devices()) {
-          py::dict e;
-          e["index"] = d.index;
-          e["name"] = d.name;
-          e["type"] = d.type;
-          e["driver"] = d.driver;
-          e["api_version"] = py::make_tuple(d.api_major, d.api_minor, d.api_patch);
-          e["device_local_bytes"] = d.device_local_bytes;
-          e["max_storage_buffer_range"] = d.max_storage_buffer_range;
-          e["max_workgroup_invocations"] = d.max_workgroup_invocations;
-          e["max_compute_shared_memory"] = d.max_compute_shared_memory;
-          e["subgroup_size"] = d.subgroup_size;
-          e["timestamps"] = d.timestamps;
-          out.append(e);
-        }
+        for (const vkphys::GpuDevice& d : vkphys::gpu_devices()) out.append(to_dict(d));
         return out;
       },
       "The Vulkan devices with a compute queue, as dicts, in the order device=\"N\" counts them "

@@ -29,34 +29,16 @@
 #include <vector>
 
 #include "host/gpu/primitives.h"
+#include "host/gpu/world_kernels.h"
 #include "host/sim/ode_control.h"
 #include "host/sim/world_setup.h"
 #include "host/vk/kernel.h"
 #include "kernels/stages.h"
-#include "world_body.spv.h"
-#include "world_color.spv.h"
-#include "world_commit.spv.h"
-#include "world_drive.spv.h"
-#include "world_finalize.spv.h"
-#include "world_fused.spv.h"
-#include "world_grid.spv.h"
-#include "world_narrowphase.spv.h"
-#include "world_ode.spv.h"
-#include "world_pcontact.spv.h"
-#include "world_sweep.spv.h"
-#include "world_tree.spv.h"
-#include "world_unit.spv.h"
 
 namespace vkphys {
 namespace {
 
-template <std::size_t N>
-std::span<const std::uint32_t> words(const std::uint32_t (&spv)[N]) {
-  return {spv, N};
-}
-
 constexpr std::uint32_t kGroup = VKPHYS_GROUP_SIZE;
-constexpr std::uint32_t kPush = 16;
 
 // Binding numbers by buffer name: b_body_pos, b_rigid_rot, ...
 enum Binding : std::uint32_t {
@@ -65,81 +47,6 @@ enum Binding : std::uint32_t {
 #define VKPHYS_BINDING_NAME(b, T, name) b_##name = b,
   VKPHYS_WORLD_BUFFERS(VKPHYS_BINDING_NAME)
 #undef VKPHYS_BINDING_NAME
-};
-
-// The world shaders' specialization constants: VKPHYS_FAULT (kernels/stages.h), FAULT_NONE unless
-// a test asks for a wrong kernel (world_ode adds its mode: WorldKernels::ode).
-struct WorldConstants {
-  std::array<std::uint32_t, 1> values{kern::FAULT_NONE};
-  explicit WorldConstants(std::optional<Stage> fault) {
-    if (!fault) return;
-    const std::uint32_t v = 1u + static_cast<std::uint32_t>(*fault);
-    bool known = false;
-#define VKPHYS_KNOWN_FAULT(name, value) known = known || (v == (value) && (value) != 0u);
-    VKPHYS_FAULTS(VKPHYS_KNOWN_FAULT)
-#undef VKPHYS_KNOWN_FAULT
-    if (!known) {
-      throw std::invalid_argument(std::string("make_gpu_backend: fault stage \"") +
-                                  stage_name(*fault) +
-                                  "\" has no fault (broadphase, narrowphase, predict, solve do)");
-    }
-    values[0] = v;
-  }
-};
-static_assert(kern::FAULT_BROADPHASE == 1u + static_cast<std::uint32_t>(Stage::broadphase));
-static_assert(kern::FAULT_NARROWPHASE == 1u + static_cast<std::uint32_t>(Stage::narrowphase));
-static_assert(kern::FAULT_PREDICT == 1u + static_cast<std::uint32_t>(Stage::predict));
-static_assert(kern::FAULT_SOLVE == 1u + static_cast<std::uint32_t>(Stage::solve));
-
-// world_ode's modes (kernels/stages.h VKPHYS_ODE_MODES).
-#define VKPHYS_COUNT_MODE(name, value) +1
-constexpr std::uint32_t kOdeModes = 0 VKPHYS_ODE_MODES(VKPHYS_COUNT_MODE);
-#undef VKPHYS_COUNT_MODE
-
-struct WorldKernels {
-  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact, fused,
-      tree;
-  WorldKernels(const vk::Context& c, std::span<const std::uint32_t> k)
-      : body(c, "world_body", words(world_body_spv), kPush, k),
-        grid(c, "world_grid", words(world_grid_spv), kPush, k),
-        sweep(c, "world_sweep", words(world_sweep_spv), kPush, k),
-        finalize(c, "world_finalize", words(world_finalize_spv), kPush, k),
-        narrowphase(c, "world_narrowphase", words(world_narrowphase_spv), kPush, k),
-        color(c, "world_color", words(world_color_spv), kPush, k),
-        unit(c, "world_unit", words(world_unit_spv), kPush, k),
-        commit(c, "world_commit", words(world_commit_spv), kPush, k),
-        drive(c, "world_drive", words(world_drive_spv), kPush, k),
-        pcontact(c, "world_pcontact", words(world_pcontact_spv), kPush, k),
-        fused(c, "world_fused", words(world_fused_spv), kPush, k),
-        tree(c, "world_tree", words(world_tree_spv), kPush, k),
-        ctx_(c),
-        constants_(k.begin(), k.end()) {}
-  // world_ode with `mode` as its specialization constant: one pipeline per mode, made at its
-  // first use (a scene records a few of the 15). shaders/world_ode.comp says why the mode is
-  // not a push constant.
-  vk::Kernel& ode(std::uint32_t mode) {
-    std::unique_ptr<vk::Kernel>& k = ode_.at(mode);
-    if (!k) {
-      std::vector<std::uint32_t> c = constants_;
-      c.push_back(mode);  // constant_id 1
-      k = std::make_unique<vk::Kernel>(ctx_, "world_ode mode " + std::to_string(mode),
-                                       words(world_ode_spv), kPush, c);
-    }
-    return *k;
-  }
-  std::vector<vk::Kernel*> all() {
-    std::vector<vk::Kernel*> a = {&body, &grid,   &sweep, &finalize, &narrowphase, &color,
-                                  &unit, &commit, &drive, &pcontact, &fused,       &tree};
-    for (const std::unique_ptr<vk::Kernel>& k : ode_) {
-      if (k) a.push_back(k.get());
-    }
-    return a;
-  }
-
- private:
-  const vk::Context& ctx_;
-  std::vector<std::uint32_t> constants_;  // constant_id 0 on (VKPHYS_FAULT)
-  std::array<std::unique_ptr<vk::Kernel>, kOdeModes> ode_;
 };
 
 class GpuBackend final : public Backend {

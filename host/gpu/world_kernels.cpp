@@ -1,0 +1,86 @@
+// The world step's compute pipelines (host/gpu/world_kernels.h).
+#include "host/gpu/world_kernels.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "world_body.spv.h"
+#include "world_color.spv.h"
+#include "world_commit.spv.h"
+#include "world_drive.spv.h"
+#include "world_finalize.spv.h"
+#include "world_fused.spv.h"
+#include "world_grid.spv.h"
+#include "world_narrowphase.spv.h"
+#include "world_ode.spv.h"
+#include "world_pcontact.spv.h"
+#include "world_sweep.spv.h"
+#include "world_tree.spv.h"
+#include "world_unit.spv.h"
+
+namespace vkphys {
+namespace {
+
+template <std::size_t N>
+std::span<const std::uint32_t> words(const std::uint32_t (&spv)[N]) {
+  return {spv, N};
+}
+
+}  // namespace
+
+WorldConstants::WorldConstants(std::optional<Stage> fault) {
+  if (!fault) return;
+  const std::uint32_t v = 1u + static_cast<std::uint32_t>(*fault);
+  bool known = false;
+#define VKPHYS_KNOWN_FAULT(name, value) known = known || (v == (value) && (value) != 0u);
+  VKPHYS_FAULTS(VKPHYS_KNOWN_FAULT)
+#undef VKPHYS_KNOWN_FAULT
+  if (!known) {
+    throw std::invalid_argument(std::string("make_gpu_backend: fault stage \"") +
+                                stage_name(*fault) +
+                                "\" has no fault (broadphase, narrowphase, predict, solve do)");
+  }
+  values[0] = v;
+}
+static_assert(kern::FAULT_BROADPHASE == 1u + static_cast<std::uint32_t>(Stage::broadphase));
+static_assert(kern::FAULT_NARROWPHASE == 1u + static_cast<std::uint32_t>(Stage::narrowphase));
+static_assert(kern::FAULT_PREDICT == 1u + static_cast<std::uint32_t>(Stage::predict));
+static_assert(kern::FAULT_SOLVE == 1u + static_cast<std::uint32_t>(Stage::solve));
+
+WorldKernels::WorldKernels(const vk::Context& c, std::span<const std::uint32_t> k)
+    : body(c, "world_body", words(world_body_spv), kWorldPush, k),
+      grid(c, "world_grid", words(world_grid_spv), kWorldPush, k),
+      sweep(c, "world_sweep", words(world_sweep_spv), kWorldPush, k),
+      finalize(c, "world_finalize", words(world_finalize_spv), kWorldPush, k),
+      narrowphase(c, "world_narrowphase", words(world_narrowphase_spv), kWorldPush, k),
+      color(c, "world_color", words(world_color_spv), kWorldPush, k),
+      unit(c, "world_unit", words(world_unit_spv), kWorldPush, k),
+      commit(c, "world_commit", words(world_commit_spv), kWorldPush, k),
+      drive(c, "world_drive", words(world_drive_spv), kWorldPush, k),
+      pcontact(c, "world_pcontact", words(world_pcontact_spv), kWorldPush, k),
+      fused(c, "world_fused", words(world_fused_spv), kWorldPush, k),
+      tree(c, "world_tree", words(world_tree_spv), kWorldPush, k),
+      ctx_(c),
+      constants_(k.begin(), k.end()) {}
+
+vk::Kernel& WorldKernels::ode(std::uint32_t mode) {
+  std::unique_ptr<vk::Kernel>& k = ode_.at(mode);
+  if (!k) {
+    std::vector<std::uint32_t> c = constants_;
+    c.push_back(mode);  // constant_id 1
+    k = std::make_unique<vk::Kernel>(ctx_, "world_ode mode " + std::to_string(mode),
+                                     words(world_ode_spv), kWorldPush, c);
+  }
+  return *k;
+}
+
+std::vector<vk::Kernel*> WorldKernels::all() {
+  std::vector<vk::Kernel*> a = {&body, &grid,   &sweep, &finalize, &narrowphase, &color,
+                                &unit, &commit, &drive, &pcontact, &fused,       &tree};
+  for (const std::unique_ptr<vk::Kernel>& k : ode_) {
+    if (k) a.push_back(k.get());
+  }
+  return a;
+}
+
+}  // namespace vkphys
