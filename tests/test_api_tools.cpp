@@ -28,7 +28,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 // size-less ones have max size 0.
 TEST(ApiBuiltinScenes, EveryNameBuildsAndRoundTrips) {
   const auto names = builtin_scene_names();
-  ASSERT_EQ(names.size(), 16u);
+  ASSERT_EQ(names.size(), 21u);
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
     const Scene s = builtin_scene(name);
@@ -47,6 +47,25 @@ TEST(ApiBuiltinScenes, SizeIsTheCountOrBase) {
   EXPECT_EQ(builtin_scene("stack", 8).bodies.size(), 8u);
   EXPECT_EQ(builtin_scene("wall", 4).bodies.size(), 16u);
   EXPECT_EQ(builtin_scene("stack").bodies.size(), 5u) << "0 takes the default";
+  EXPECT_EQ(builtin_scene("pyramids", 3).bodies.size(), 3u * 55u) << "copies of base 10";
+  EXPECT_EQ(builtin_scene("cloth-hang", 8).particles.size(), 64u) << "8 x 8 vertices";
+  EXPECT_EQ(builtin_scene("cloth-drape", 8).particles.size(), 64u);
+  EXPECT_EQ(builtin_scene("flag", 9).particles.size(), 9u * 6u) << "9 x ceil(2 x 9 / 3)";
+  const Scene self = builtin_scene("cloth-drape-self", 8);
+  EXPECT_EQ(self.particles.size(), 64u);
+  ASSERT_EQ(self.particles.thickness.size(), 64u) << "self-collision on";
+  EXPECT_GT(self.particles.thickness[0], 0.0f);
+}
+
+// particle-box's seed picks its jitter: 0 is seed 1, another seed moves the particles.
+TEST(ApiBuiltinScenes, SeedPicksParticleBoxJitter) {
+  const std::string one = scene_to_json(builtin_scene("particle-box", 100, 1));
+  EXPECT_EQ(scene_to_json(builtin_scene("particle-box", 100)), one);
+  const Scene seven = builtin_scene("particle-box", 100, 7);
+  EXPECT_NE(scene_to_json(seven), one);
+  EXPECT_EQ(seven.particles.size(), 100u);
+  EXPECT_EQ(error_of([] { builtin_scene("stack", 3, 7); }),
+            "seed 7: stack is not random (only particle-box takes a seed)");
 }
 
 // The largest size keeps the scene within the loader's limits and one more would not: the
@@ -60,6 +79,13 @@ TEST(ApiBuiltinScenes, MaxSizeIsTheLoadersLimit) {
   EXPECT_EQ(builtin_scene_max_size("particle-box"), kMaxParticles);
   EXPECT_EQ(builtin_scene_max_size("particle-bed"), kMaxParticles / 144u);
   EXPECT_EQ(builtin_scene_max_size("box-rain"), kMaxBodies - 1u);
+  EXPECT_EQ(builtin_scene_max_size("pyramids"), kMaxBodies / 55u) << "55 boxes a copy";
+  // A cloth of side n has about 6 n^2 springs (structural, shear and bend), within kMaxJoints.
+  for (const char* cloth : {"cloth-drape", "cloth-drape-self", "cloth-hang", "flag"}) {
+    const std::uint64_t n = builtin_scene_max_size(cloth);
+    EXPECT_EQ(n, 800u) << cloth;
+    EXPECT_LE(6u * n * n, kMaxJoints) << cloth;
+  }
 }
 
 TEST(ApiBuiltinScenes, BadNameOrSizeIsAnError) {

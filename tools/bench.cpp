@@ -32,6 +32,10 @@
 // Markdown tables for docs/benchmarks.md;
 // progress goes to stderr. --plot DIR also writes DIR/bench_WORKLOAD_BACKEND_SCHEME.svg: ms/step
 // of every stage and of the whole step against size, log axes (backend gpus: gpu* rows).
+//
+// Public API only: every workload is a World on one SharedDevice, built from a built-in scene,
+// that reads its state back only when the springs table asks (ReadBack::on_demand), so a timed
+// step is the backend's step alone.
 #include <fmt/format.h>
 
 #include <array>
@@ -44,19 +48,15 @@
 #include <string>
 #include <vector>
 
-#include "host/sim/backend.h"
-#include "host/sim/mixed_scenes.h"
-#include "host/sim/rigid_scenes.h"
-#include "host/sim/scene_builders.h"
-#include "host/sim/spring_strain.h"
-#include "host/vk/context.h"
 #include "tools/commands.h"
-#include "tools/internal.h"
 #include "tools/progress.h"
 #include "vkphys/builtin_scenes.h"
+#include "vkphys/devices.h"
+#include "vkphys/error.h"
 #include "vkphys/files.h"
 #include "vkphys/limits.h"
 #include "vkphys/plot.h"
+#include "vkphys/world.h"
 
 namespace vkphys::tools {
 
@@ -64,38 +64,36 @@ namespace {
 
 struct Workload {
   const char* name;
+  const char* scene;                            // its built-in scene (vkphys/builtin_scenes.h)
   std::vector<std::uint32_t> gpu_sizes;         // default sizes on a GPU
   std::vector<std::uint32_t> cpu_sizes;         // ... on the CPU backend
   std::vector<std::uint32_t> cpu_driver_sizes;  // ... on a CPU Vulkan driver (lavapipe)
   std::uint32_t warmup;
-  std::uint32_t max_size;  // largest --sizes entry (the scene loader's limits)
 };
 
 const std::array<Workload, 9>& workloads() {
   static const std::array<Workload, 9> w{{
-      {"particles", {1000, 10000, 100000}, {1000, 10000, 100000}, {1000, 10000}, 30, kMaxParticles},
-      {"mixed", {2000, 20000}, {2000, 20000}, {2000}, 120, kMaxParticles},
-      {"pyramid", {20, 40}, {20, 40}, {20, 40}, 60, builtin_scene_max_size("pyramid")},
-      {"pyramids", {10}, {10}, {10}, 60, kMaxBodies / kPyramidBoxes10},
-      {"boxes", {10000, 100000}, {1000, 10000}, {1000, 4000}, 120, kMaxBodies},
-      {"cloth", {64, 128, 256}, {32, 64}, {32, 64}, 60, kMaxClothSide},
-      {"cloth_self", {64, 128, 256}, {32, 64}, {32, 64}, 60, kMaxClothSide},
-      {"cloth_hang", {64, 128, 256}, {64}, {64}, 60, kMaxClothSide},
-      {"flag", {64, 128, 256}, {64}, {64}, 60, kMaxClothSide},
+      {"particles",
+       "particle-box",
+       {1000, 10000, 100000},
+       {1000, 10000, 100000},
+       {1000, 10000},
+       30},
+      {"mixed", "ramp", {2000, 20000}, {2000, 20000}, {2000}, 120},
+      {"pyramid", "pyramid", {20, 40}, {20, 40}, {20, 40}, 60},
+      {"pyramids", "pyramids", {10}, {10}, {10}, 60},
+      {"boxes", "box-rain", {10000, 100000}, {1000, 10000}, {1000, 4000}, 120},
+      {"cloth", "cloth-drape", {64, 128, 256}, {32, 64}, {32, 64}, 60},
+      {"cloth_self", "cloth-drape-self", {64, 128, 256}, {32, 64}, {32, 64}, 60},
+      {"cloth_hang", "cloth-hang", {64, 128, 256}, {64}, {64}, 60},
+      {"flag", "flag", {64, 128, 256}, {64}, {64}, 60},
   }};
   return w;
 }
 
-Scene build(const std::string& workload, std::uint32_t size) {
-  if (workload == "particles") return particle_box_scene(size, 7);
-  if (workload == "mixed") return ramp_scene(size);
-  if (workload == "pyramid") return pyramid_scene(size, 1);
-  if (workload == "pyramids") return pyramid_scene(10, size);
-  if (workload == "cloth") return cloth_drape_scene(size);
-  if (workload == "cloth_self") return cloth_drape_scene(size, true);
-  if (workload == "cloth_hang") return cloth_hang_scene(size);
-  if (workload == "flag") return flag_scene(size);
-  return box_rain_scene(size);
+// The particles fall with seed 7's jitter, as the published figures (docs/benchmarks.md) did.
+Scene build(const Workload& w, std::uint32_t size) {
+  return builtin_scene(w.scene, size, std::string_view(w.scene) == "particle-box" ? 7 : 0);
 }
 
 // 12345 -> "12,345".
@@ -113,7 +111,7 @@ std::string thousands(std::uint64_t v) {
 struct Timed {
   std::string workload, backend, scheme;
   double size = 0;
-  std::array<double, kStageCount> stage_ms{};
+  std::vector<double> stage_ms;  // per stage, in step_stage_names()'s order
   double wall_ms = 0;
 };
 
@@ -140,8 +138,9 @@ void plot_bench(const std::filesystem::path& dir, const std::vector<Timed>& rows
       }
       p.series.push_back(std::move(s));
     };
-    for (std::size_t s = 0; s < kStageCount; ++s) {
-      series(stage_name(static_cast<Stage>(s)), [s](const Timed& r) { return r.stage_ms[s]; });
+    const std::vector<const char*> stages = step_stage_names();
+    for (std::size_t s = 0; s < stages.size(); ++s) {
+      series(stages[s], [s](const Timed& r) { return r.stage_ms[s]; });
     }
     series("wall", [](const Timed& r) { return r.wall_ms; });
     std::string file = key;
@@ -160,37 +159,35 @@ bool chosen_by(const std::string& asked, const std::string& workload) {
          (workload == "pyramid" || workload == "pyramids" || workload == "boxes");
 }
 
-}  // namespace
-
-std::vector<std::string> open_bench_backends(const Options& opt, std::unique_ptr<vk::Context>& ctx,
-                                             const char* rows_marked) {
+// The backends `--backend cpu|gpu|both` asks for, in that order. Opens the device into `gpu` for
+// "gpu" (a device that cannot be opened prints one line and drops "gpu") and prints the device
+// line, saying so when it is a CPU Vulkan driver (its rows are marked gpu*).
+std::vector<std::string> open_backends(const Options& opt, SharedDevice& gpu) {
   std::vector<std::string> backends;
   if (opt.backend == "cpu" || opt.backend == "both") backends.push_back("cpu");
   if (opt.backend == "gpu" || opt.backend == "both") {
     try {
-      ctx = vk::Context::create(context_options(opt));
+      gpu = SharedDevice::open(opt.device, opt.validation, opt.sync_validation);
       backends.push_back("gpu");
-    } catch (const vk::Unavailable& e) {
+    } catch (const Error& e) {
       std::printf("GPU backend skipped: %s\n", e.what());
     }
   }
-  if (ctx) {
-    const vk::DeviceInfo& d = ctx->info();
-    const std::string note =
-        std::string("  -- a CPU Vulkan driver: NOT GPU timings") +
-        (*rows_marked ? std::string(" (rows marked ") + rows_marked + ")" : "");
-    std::printf("device: %s (%s), driver %s%s\n", d.name.c_str(), d.type.c_str(), d.driver.c_str(),
-                d.type == "cpu" ? note.c_str() : "");
+  if (gpu.is_open()) {
+    const GpuDevice d = gpu.info();
+    std::printf(
+        "device: %s (%s), driver %s%s\n", d.name.c_str(), d.type.c_str(), d.driver.c_str(),
+        d.type == "cpu" ? "  -- a CPU Vulkan driver: NOT GPU timings (rows marked gpu*)" : "");
   }
   return backends;
 }
 
-namespace {
-FusedPolicy fused_policy(const std::string& name) {
-  return name == "never"    ? FusedPolicy::never
-         : name == "always" ? FusedPolicy::always
-                            : FusedPolicy::automatic;
+FusedSolve fused_solve(const std::string& name) {
+  return name == "never"    ? FusedSolve::never
+         : name == "always" ? FusedSolve::always
+                            : FusedSolve::automatic;
 }
+
 }  // namespace
 
 int cmd_bench(const Options& opt) {
@@ -213,21 +210,23 @@ int cmd_bench(const Options& opt) {
     chosen.push_back(&w);
     if (!opt.sizes_given) continue;
     for (std::uint32_t size : opt.sizes) {
-      check_size("--sizes", size, fmt::format("the {} workload", w.name), w.max_size);
+      check_size("--sizes", size, fmt::format("the {} workload", w.name),
+                 builtin_scene_max_size(w.scene));
     }
   }
 
-  std::unique_ptr<vk::Context> ctx;
-  const std::vector<std::string> backends = open_bench_backends(opt, ctx, "gpu*");
-  const bool cpu_driver = ctx && ctx->info().type == "cpu";
+  SharedDevice gpu;
+  const std::vector<std::string> backends = open_backends(opt, gpu);
+  const std::string cpu_driver_name =
+      gpu.is_open() && gpu.info().type == "cpu" ? gpu.info().name : "";
+  const bool cpu_driver = !cpu_driver_name.empty();
+  const std::vector<const char*> stages = step_stage_names();
   std::printf(
       "\n| workload | size | bodies | particles | backend | scheme | pairs | points | particle "
       "contacts | rows | colours | overflow | dispatches | device MiB | ");
-  for (std::size_t s = 0; s < kStageCount; ++s) {
-    std::printf("%s | ", stage_name(static_cast<Stage>(s)));
-  }
+  for (const char* stage : stages) std::printf("%s | ", stage);
   std::printf("stages sum | wall ms/step | steps/s |\n|");
-  for (std::size_t s = 0; s < kStageCount + 17; ++s) std::printf("---|");
+  for (std::size_t s = 0; s < stages.size() + 17; ++s) std::printf("---|");
   std::printf("\n");
   std::fflush(stdout);
 
@@ -242,7 +241,7 @@ int cmd_bench(const Options& opt) {
                                                 : cpu_driver     ? w->cpu_driver_sizes
                                                                  : w->gpu_sizes;
       for (std::uint32_t size : sizes) {
-        Scene scene = build(w->name, size);
+        Scene scene = build(*w, size);
         const auto bodies = static_cast<std::uint32_t>(scene.bodies.size());
         const auto particles = static_cast<std::uint32_t>(scene.particles.size());
         const auto joints = static_cast<std::uint32_t>(scene.joints.size());
@@ -253,20 +252,22 @@ int cmd_bench(const Options& opt) {
           }
           scene.settings.solver.scheme = scheme;
           apply_solver_overrides(opt, scene.settings.solver);
-          std::unique_ptr<Backend> backend =
-              which == "cpu" ? make_cpu_backend()
-                             : make_gpu_backend(*ctx, std::nullopt, fused_policy(opt.fused));
+          WorldOptions options{.backend = which, .read_back = ReadBack::on_demand};
+          if (which == "gpu") {
+            options.fused = fused_solve(opt.fused);
+            options.shared_device = gpu;
+          }
           std::fprintf(stderr,
                        "%s %u (%u bodies, %u particles), %s, %s: %u warm-up + %u timed steps\n",
                        w->name, size, bodies, particles, which.c_str(), scheme_name(scheme), warmup,
                        opt.steps);
-          backend->load(scene);
+          World world(scene, options);
           Progress progress(std::uint64_t{warmup} + opt.steps);
           for (std::uint32_t k = 0; k < warmup; ++k) {
-            backend->step();
+            world.step();
             progress.update(k + 1u);
           }
-          std::array<double, kStageCount> stage_sum{};
+          std::vector<double> stage_sum(stages.size());
           double wall = 0.0;
           std::uint32_t regrows = 0;
           // A swinging cloth's strain at one instant depends on the swing's phase (the hanging
@@ -277,24 +278,23 @@ int cmd_bench(const Options& opt) {
           std::uint32_t strain_samples = 0;
           for (std::uint32_t k = 0; k < opt.steps; ++k) {
             const auto t0 = std::chrono::steady_clock::now();
-            backend->step();
+            world.step();
             wall += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
-            const StepStats& st = backend->stats();
-            for (std::size_t s = 0; s < kStageCount; ++s) stage_sum[s] += st.stage_ms[s];
+            const StepStatistics st = world.statistics();
+            for (std::size_t s = 0; s < stages.size(); ++s) stage_sum[s] += st.stages[s].ms;
             regrows += st.regrows;
             if (!scene.springs.empty() && (k + 1) % kStrainEvery == 0) {
-              WorldState state;
-              backend->read(state);
-              strain_sum += spring_strain(scene, state).mean;
+              strain_sum += world.spring_strain().mean;
               ++strain_samples;
             }
             progress.update(std::uint64_t{warmup} + k + 1u);
           }
           progress.finish();
-          const StepStats& st = backend->stats();
+          const StepStatistics st = world.statistics();
+          const Contacts ct = world.contacts();
           const double steps = opt.steps;
-          const std::uint32_t units = joints + st.manifolds + st.particle_contacts;
+          const std::uint32_t units = joints + ct.manifolds + ct.particle_contacts;
           const bool colored = scheme == SolverScheme::colored;
           std::string colours = colored ? std::to_string(st.colors) : "—";
           std::string overflow =
@@ -307,8 +307,8 @@ int cmd_bench(const Options& opt) {
                       w->name, thousands(size).c_str(), thousands(bodies).c_str(),
                       thousands(particles).c_str(),
                       which == "gpu" ? (cpu_driver ? "gpu*" : "gpu") : "cpu", scheme_name(scheme),
-                      thousands(st.pairs).c_str(), thousands(st.points).c_str(),
-                      thousands(st.particle_contacts).c_str(), thousands(st.rows).c_str(),
+                      thousands(ct.pairs).c_str(), thousands(ct.points).c_str(),
+                      thousands(ct.particle_contacts).c_str(), thousands(ct.rows).c_str(),
                       colours.c_str(), overflow.c_str(), dispatches.c_str(), mib.c_str());
           double total = 0.0;
           for (double ms : stage_sum) {
@@ -322,12 +322,10 @@ int cmd_bench(const Options& opt) {
                   double(size),
                   {},
                   wall / steps};
-          for (std::size_t s = 0; s < kStageCount; ++s) t.stage_ms[s] = stage_sum[s] / steps;
+          for (double ms : stage_sum) t.stage_ms.push_back(ms / steps);
           timed.push_back(t);
           if (!scene.springs.empty()) {
-            WorldState state;
-            backend->read(state);
-            const SpringStrain strain = spring_strain(scene, state);
+            const SpringStrain strain = world.spring_strain();
             const std::string sampled =
                 strain_samples
                     ? fmt::format("{:.5f} ({})", strain_sum / strain_samples, strain_samples)
@@ -359,11 +357,11 @@ int cmd_bench(const Options& opt) {
   }
   if (cpu_driver) {
     std::printf("\ngpu*: the GPU backend on %s, a CPU Vulkan driver: not GPU timings\n",
-                ctx->info().name.c_str());
+                cpu_driver_name.c_str());
   }
   if (!opt.plot.empty()) {
     plot_bench(opt.plot, timed,
-               cpu_driver ? " (" + ctx->info().name + ": a CPU Vulkan driver, not GPU timings)"
+               cpu_driver ? " (" + cpu_driver_name + ": a CPU Vulkan driver, not GPU timings)"
                           : std::string());
   }
   return 0;

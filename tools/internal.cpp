@@ -1,4 +1,4 @@
-// The helpers of tools/internal.h: what bench and view share beyond the public API.
+// The helper of tools/internal.h: what view needs beyond the public API.
 #include "tools/internal.h"
 
 namespace vkphys::tools {

@@ -17,6 +17,9 @@ namespace vkphys {
 
 namespace {
 
+// The largest cloth side: a cloth's about 6 n^2 springs stay within kMaxJoints.
+constexpr std::uint32_t kMaxClothSide = 800;
+
 // The largest n with count(n) <= limit (count grows with n).
 template <class Count>
 std::uint64_t largest_within(std::uint64_t limit, Count count) {
@@ -28,14 +31,27 @@ std::uint64_t largest_within(std::uint64_t limit, Count count) {
 }  // namespace
 
 std::vector<std::string> builtin_scene_names() {
-  return {"stack",         "stack-intersecting",
-          "funnel",        "pendulum-wave",
-          "pendulum-grid", "pendulum-grid-push",
-          "ragdoll",       "pyramid",
-          "wall",          "chain",
-          "box-rain",      "ramp",
-          "particle-bed",  "paddle",
-          "particle-box",  "rope-box"};
+  return {"stack",
+          "stack-intersecting",
+          "funnel",
+          "pendulum-wave",
+          "pendulum-grid",
+          "pendulum-grid-push",
+          "ragdoll",
+          "pyramid",
+          "wall",
+          "chain",
+          "box-rain",
+          "ramp",
+          "particle-bed",
+          "paddle",
+          "particle-box",
+          "rope-box",
+          "pyramids",
+          "cloth-drape",
+          "cloth-drape-self",
+          "cloth-hang",
+          "flag"};
 }
 
 std::uint32_t builtin_scene_max_size(std::string_view name) {
@@ -55,15 +71,23 @@ std::uint32_t builtin_scene_max_size(std::string_view name) {
     max = kMaxParticles / (kParticleBedSide * kParticleBedSide);
   else if (name == "pendulum-wave")
     max = std::min(kMaxBodies, kMaxJoints);
+  else if (name == "pyramids")  // copies of the base-10 pyramid's 55 boxes
+    max = kMaxBodies / 55u;
+  else if (name.starts_with("cloth-") || name == "flag")
+    max = kMaxClothSide;
   else if (name == "funnel" || name == "ragdoll" || name == "rope-box")
     max = 0;
   return static_cast<std::uint32_t>(max);
 }
 
-Scene builtin_scene(std::string_view name, std::uint32_t size) {
+Scene builtin_scene(std::string_view name, std::uint32_t size, std::uint64_t seed) {
   const std::uint32_t max = builtin_scene_max_size(name);
   if (max == 0 && size != 0) throw Error(fmt::format("size does not apply to {}", name));
   if (size > max) throw Error(fmt::format("size {}: {} takes at most {}", size, name, max));
+  if (seed != 0 && name != "particle-box") {
+    throw Error(
+        fmt::format("seed {}: {} is not random (only particle-box takes a seed)", seed, name));
+  }
   // Behind the error boundary: a builder's own failure leaves as Error too.
   return guarded([&]() -> Scene {
     auto or_default = [size](std::uint32_t fallback) { return size ? size : fallback; };
@@ -79,7 +103,12 @@ Scene builtin_scene(std::string_view name, std::uint32_t size) {
     if (name == "wall") return wall_scene(or_default(10), or_default(10));
     if (name == "chain") return chain_scene(or_default(20));
     if (name == "box-rain") return box_rain_scene(or_default(1000));
-    if (name == "particle-box") return particle_box_scene(or_default(2400));
+    if (name == "particle-box") return particle_box_scene(or_default(2400), seed ? seed : 1);
+    if (name == "pyramids") return pyramid_scene(10, or_default(10));
+    if (name == "cloth-drape") return cloth_drape_scene(or_default(32));
+    if (name == "cloth-drape-self") return cloth_drape_scene(or_default(32), true);
+    if (name == "cloth-hang") return cloth_hang_scene(or_default(64));
+    if (name == "flag") return flag_scene(or_default(25));
     if (name == "funnel") return funnel_scene();
     if (name == "ragdoll") return ragdoll_scene();
     return rope_box_scene();

@@ -16,6 +16,7 @@
 #include "host/io/surface_mesh.h"
 #include "host/sim/compare.h"
 #include "host/sim/metrics.h"
+#include "host/sim/spring_strain.h"
 #include "host/vk/context.h"
 #include "vkphys/error.h"
 
@@ -23,8 +24,9 @@ namespace vkphys {
 
 struct World::Impl {
   Scene scene;
-  std::string kind;                  // "cpu" or "gpu"
-  std::unique_ptr<vk::Context> ctx;  // GPU only; outlives the backend (declared first)
+  std::string kind;  // "cpu" or "gpu"
+  // GPU only; outlives the backend (declared first). Its own, or a SharedDevice's.
+  std::shared_ptr<vk::Context> ctx;
   std::unique_ptr<Backend> backend;
   MassTable masses;
   WorldState state;  // the host copy state() views: sizes, and so addresses, never change
@@ -33,15 +35,18 @@ struct World::Impl {
   // buffers are then no longer trusted, so only state() (the last good step) stays usable.
   std::string failed;
   std::uint64_t held = 0;  // the step whose state the host copy holds
+  // ReadBack::on_demand: the last step whose state a read tried to bring in (a read that found
+  // NaN leaves `held` behind and is not tried again for that step).
+  std::uint64_t read_tried = 0;
   WorldOptions options;
   // The contact lists of the step that led to the held state (WorldOptions::record_contacts),
   // when `traced`; a World that has taken no step holds an empty one (nothing touched yet).
   StepTrace trace;
   bool traced = false;
   bool stepped = false;  // this World has taken a step (constraint_errors is zero before)
-  // render(): a CPU World's own Vulkan context, and the renderer of the last picture's size
-  // (declared last: it goes before the contexts it draws with).
-  mutable std::unique_ptr<vk::Context> draw_ctx;
+  // render(): a CPU World's own Vulkan context (or a SharedDevice's), and the renderer of the last
+  // picture's size (declared last: it goes before the contexts it draws with).
+  mutable std::shared_ptr<vk::Context> draw_ctx;
   mutable std::unique_ptr<gpu::Renderer> renderer;
 
   Impl(Scene s, const WorldOptions& opts, const std::string& default_kind)
@@ -49,16 +54,40 @@ struct World::Impl {
         kind(opts.backend.empty() ? default_kind : opts.backend),
         options(opts),
         traced(opts.record_contacts) {
-    if (kind == "cpu") {
-      backend = make_cpu_backend();
-    } else if (kind == "gpu") {
-      ctx = vk::Context::create(context_options());
-      backend = make_gpu_backend(*ctx);
-    } else {
+    if (kind != "cpu" && kind != "gpu") {
       throw Error(fmt::format("backend \"{}\": expected cpu or gpu", kind));
     }
+    constexpr FusedPolicy kPolicy[] = {FusedPolicy::automatic, FusedPolicy::never,
+                                       FusedPolicy::always};
+    const auto fused = static_cast<std::size_t>(opts.fused);
+    if (fused >= std::size(kPolicy)) {
+      throw Error(
+          fmt::format("WorldOptions::fused = {}: expected automatic, never or always", fused));
+    }
+    if (opts.read_back != ReadBack::every_step && opts.read_back != ReadBack::on_demand) {
+      throw Error(fmt::format("WorldOptions::read_back = {}: expected every_step or on_demand",
+                              static_cast<std::uint32_t>(opts.read_back)));
+    }
+    if (opts.shared_device.is_open()) {
+      // The shared device was picked and its layers set when it was opened.
+      if (!opts.device.empty() || opts.validation || opts.sync_validation) {
+        throw Error(
+            fmt::format("WorldOptions: device \"{}\", validation {} and sync_validation {} with a "
+                        "shared_device: set them on SharedDevice::open instead",
+                        opts.device, opts.validation, opts.sync_validation));
+      }
+      (kind == "gpu" ? ctx : draw_ctx) = SharedDeviceInternals::context_ptr(opts.shared_device);
+    }
+    if (kind == "cpu") {
+      backend = make_cpu_backend();
+    } else {
+      if (!ctx) ctx = vk::Context::create(context_options());
+      backend = make_gpu_backend(*ctx, std::nullopt, kPolicy[fused]);
+    }
     masses = mass_table(scene);
-    backend->check_stages(true);  // the CPU backend names the stage that made a NaN
+    // The CPU backend names the stage that made a NaN; on demand the check waits for the read,
+    // so that step() runs the steps alone.
+    backend->check_stages(opts.read_back == ReadBack::every_step);
   }
 
   vk::ContextOptions context_options() const {
@@ -69,7 +98,7 @@ struct World::Impl {
 
   // After a load or a restore: the first state, which must be finite.
   void start() {
-    held = steps;
+    held = read_tried = steps;
     backend->read(state);
     if (std::string bad = nonfinite(state); !bad.empty()) {
       throw Error(fmt::format("step {}: {} starts with a NaN or infinite value", steps, bad));
@@ -148,6 +177,13 @@ struct World::Impl {
   }
 
   // The host copy's array of `f`, in Field's order.
+  // Brings the held state up to the last step (ReadBack::on_demand), once per step.
+  void sync() {
+    if (held == steps || read_tried == steps || !failed.empty()) return;
+    read_tried = steps;
+    guarded([&] { refresh(); });
+  }
+
   std::vector<glm::vec4>& array(Field f) {
     std::vector<glm::vec4>* const arrays[] = {&state.pos,
                                               &state.rot,
@@ -279,7 +315,10 @@ void World::step(std::uint32_t n) {
   w.usable("step");
   guarded([&] {
     for (std::uint32_t k = 0; k < n; ++k) w.step_once(k + 1 == n && w.options.record_contacts);
-    w.refresh();
+    if (w.options.read_back == ReadBack::every_step) {
+      w.read_tried = w.steps;
+      w.refresh();
+    }
   });
 }
 
@@ -301,12 +340,15 @@ std::size_t World::particle_count() const {
 }
 
 std::span<const glm::vec4> World::state(Field field) const {
-  return need(impl_, "state").array(field);
+  World::Impl& w = need(impl_, "state");
+  w.sync();
+  return w.array(field);
 }
 
 void World::write(Field field, std::size_t index, glm::vec4 value) {
   Impl& w = need(impl_, "write");
   w.usable("write");
+  w.sync();
   guarded([&] {
     w.check_write(field, index, value);
     w.put(field, index, value);
@@ -317,6 +359,7 @@ void World::write(Field field, std::size_t index, glm::vec4 value) {
 void World::write(Field field, std::span<const glm::vec4> values) {
   Impl& w = need(impl_, "write");
   w.usable("write");
+  w.sync();
   guarded([&] {
     const std::size_t size = w.array(field).size();
     if (values.size() != size) {
@@ -357,20 +400,26 @@ StepStatistics World::statistics() const {
                      .solver_residual_angular = s.solver_residual_angular,
                      .device_bytes = s.device_bytes,
                      .stages = {}};
-  for (std::size_t k = 0; k < kStageCount; ++k) {
-    out.stages.push_back({stage_name(static_cast<Stage>(k)), s.stage_ms[k]});
-  }
+  const std::vector<const char*> names = step_stage_names();
+  for (std::size_t k = 0; k < kStageCount; ++k) out.stages.push_back({names[k], s.stage_ms[k]});
   return out;
 }
 
+std::vector<const char*> step_stage_names() {
+  std::vector<const char*> names;
+  for (std::size_t k = 0; k < kStageCount; ++k) names.push_back(stage_name(static_cast<Stage>(k)));
+  return names;
+}
+
 ConstraintErrors World::constraint_errors() const {
-  const Impl& w = need(impl_, "constraint_errors");
+  Impl& w = need(impl_, "constraint_errors");
   if (!w.scene.bodies.empty() && !w.options.record_contacts) {
     throw Error(
         "constraint_errors: the scene has rigid bodies, whose penetration is measured on the "
         "step's contact points: make the World with WorldOptions::record_contacts");
   }
   if (!w.stepped) return {};
+  w.sync();
   // A World that records contacts but whose held state no step of it made (a failed step):
   // its joints and springs are measured, its contacts are none.
   static const StepTrace kNone;
@@ -379,13 +428,22 @@ ConstraintErrors World::constraint_errors() const {
 }
 
 Metrics World::metrics() const {
-  const Impl& w = need(impl_, "metrics");
+  Impl& w = need(impl_, "metrics");
+  w.sync();
   return measure(w.masses, w.scene, w.state);
 }
 
+SpringStrain World::spring_strain() const {
+  Impl& w = need(impl_, "spring_strain");
+  w.sync();
+  return guarded([&] { return vkphys::spring_strain(w.scene, w.state); });
+}
+
 StepError World::compare(const World& other) const {
-  const Impl& a = need(impl_, "compare");
-  const Impl& b = need(other.impl_, "compare (the other World)");
+  Impl& a = need(impl_, "compare");
+  Impl& b = need(other.impl_, "compare (the other World)");
+  a.sync();
+  b.sync();
   return guarded([&] {
     StepError e = state_error(a.state, b.state);
     e.points_a = a.backend->stats().points + a.backend->stats().particle_contacts;
@@ -408,8 +466,9 @@ Snapshot World::save() const {
 }
 
 SceneCamera World::camera() const {
-  const Impl& w = need(impl_, "camera");
+  Impl& w = need(impl_, "camera");
   if (w.scene.camera) return *w.scene.camera;
+  w.sync();
   const gpu::Camera c = gpu::framing_camera(w.scene, w.state);
   return {c.eye, c.target, c.up, glm::degrees(c.fov_y)};
 }
@@ -440,7 +499,7 @@ void check_camera(const SceneCamera& c) {
 
 Picture World::render(std::uint32_t width, std::uint32_t height,
                       const std::optional<SceneCamera>& camera) const {
-  const Impl& w = need(impl_, "render");
+  Impl& w = need(impl_, "render");
   constexpr std::uint32_t kMaxSide = 16384;
   if (width == 0 || height == 0 || width > kMaxSide || height > kMaxSide) {
     throw Error(
@@ -448,6 +507,7 @@ Picture World::render(std::uint32_t width, std::uint32_t height,
   }
   const SceneCamera c = camera ? *camera : this->camera();
   check_camera(c);
+  w.sync();
   return guarded([&] {
     if (!w.ctx && !w.draw_ctx) w.draw_ctx = vk::Context::create(w.context_options());
     const vk::Context& ctx = w.ctx ? *w.ctx : *w.draw_ctx;
@@ -467,7 +527,9 @@ std::uint32_t World::validation_errors() const {
 }
 
 const WorldState& WorldInternals::state(const World& world) {
-  return need(world.impl_, "state").state;
+  World::Impl& w = need(world.impl_, "state");
+  w.sync();
+  return w.state;
 }
 
 const StepStats& WorldInternals::stats(const World& world) {
@@ -480,7 +542,9 @@ const StepTrace* WorldInternals::trace(const World& world) {
 }
 
 std::uint64_t WorldInternals::held_step(const World& world) {
-  return need(world.impl_, "held_step").held;
+  World::Impl& w = need(world.impl_, "held_step");
+  w.sync();
+  return w.held;
 }
 
 bool WorldInternals::records_contacts(const World& world) {

@@ -4,8 +4,11 @@
 // public API alone.
 #pragma once
 
+#include <memory>
+
 #include "host/sim/backend.h"
 #include "host/vk/context.h"
+#include "vkphys/devices.h"
 #include "vkphys/world.h"
 
 namespace vkphys {
@@ -22,6 +25,13 @@ struct WorldInternals {
   static bool records_contacts(const World& world);
   // The GPU backend's Vulkan context (null on the CPU backend), for fault injection in tests.
   static const vk::Context* gpu_context(const World& world);
+};
+
+// A SharedDevice's Vulkan context, for the Worlds that run on it. Both throw Error for a
+// SharedDevice that holds none; context_ptr keeps the device open while a World holds it.
+struct SharedDeviceInternals {
+  static std::shared_ptr<vk::Context> context_ptr(const SharedDevice& device);
+  static vk::Context& context(const SharedDevice& device);
 };
 
 }  // namespace vkphys

@@ -8,15 +8,10 @@
 #include <optional>
 
 #include "host/sim/backend.h"
+#include "vkphys/metrics.h"
 #include "vkphys/scene.h"
 
 namespace vkphys {
-
-struct SpringStrain {
-  double max_ratio = 0.0;  // largest length / rest length
-  double mean = 0.0;       // mean of length / rest length - 1
-  std::size_t springs = 0;
-};
 
 // Over the scene's springs, or only those of stiffness `only_k`; a spring's body end is its
 // anchor on the body in `state`.

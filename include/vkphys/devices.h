@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vkphys/export.h"
@@ -29,6 +31,34 @@ struct GpuDevice {
 /// Every Vulkan device with a compute queue (none: an empty list). Throws Error, one line saying
 /// what is missing, without a Vulkan loader or instance.
 VKPHYS_API std::vector<GpuDevice> gpu_devices();
+
+/// One opened Vulkan device (its instance, device and queue) that several GPU Worlds share
+/// through WorldOptions::shared_device, instead of each opening its own: `vkphys bench` runs
+/// every workload on one. A copy is another handle to the same device, which stays open while
+/// any handle or World holds it. The Worlds sharing a device take turns on its one queue: use
+/// them from one thread. A default-constructed SharedDevice holds no device.
+class VKPHYS_API SharedDevice {
+ public:
+  SharedDevice();
+  ~SharedDevice();
+  SharedDevice(const SharedDevice&);
+  SharedDevice& operator=(const SharedDevice&);
+  /// Opens the device `device` picks (WorldOptions::device's rules), with the validation layer
+  /// (and its synchronization validation) as WorldOptions asks for them. Throws Error, one line
+  /// saying what is missing, without a Vulkan device.
+  static SharedDevice open(std::string_view device = {}, bool validation = false,
+                           bool sync_validation = false);
+  bool is_open() const;
+  /// The device, as gpu_devices() lists it. Throws Error when none is open.
+  GpuDevice info() const;
+  /// The validation layer's error count on this device, over every World that used it.
+  std::uint32_t validation_errors() const;
+
+ private:
+  friend struct SharedDeviceInternals;  ///< host/api/world_internal.h: the World's backend
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
 
 /// How many errors the Vulkan validation layer has reported in this process so far, over every
 /// World and device opened with WorldOptions::validation or sync_validation (closed ones

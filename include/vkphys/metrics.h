@@ -5,6 +5,7 @@
 /// (World::constraint_errors).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <glm/glm.hpp>
 #include <optional>
@@ -42,6 +43,14 @@ struct ConstraintErrors {
   double max_joint_error = 0.0, mean_joint_error = 0.0;
   /// length / rest - 1 over the scene's springs after the step, the largest and the mean.
   double max_spring_strain = 0.0, mean_spring_strain = 0.0;
+};
+
+/// The springs' stretch in one state (World::spring_strain): `vkphys bench`'s springs table,
+/// the two numbers Bullet's soft-body bench reports for its links.
+struct SpringStrain {
+  double max_ratio = 0.0;  ///< largest length / rest length
+  double mean = 0.0;       ///< mean of length / rest length - 1
+  std::size_t springs = 0;
 };
 
 }  // namespace vkphys

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "vkphys/export.h"
+
 namespace vkphys {
 
 /// One stage of the step (setup, broadphase, narrowphase, coloring, predict, prepare, solve,
@@ -42,5 +44,9 @@ struct StepStatistics {
   std::uint64_t device_bytes = 0;        ///< device memory the GPU backend holds (0 on the CPU)
   std::vector<StageTime> stages;         ///< every stage, in step order
 };
+
+/// The stages' names in step order, as StepStatistics::stages names them (for a table's header
+/// before any World has stepped).
+VKPHYS_API std::vector<const char*> step_stage_names();
 
 }  // namespace vkphys

@@ -21,7 +21,8 @@
 ///
 /// Thread safety:
 /// * A World is not thread-safe: call one World from one thread at a time, its const functions
-///   included (they read the World's host copy of the state, which step() and write rewrite).
+///   included (they read the World's host copy of the state, which step() and write rewrite, and
+///   with ReadBack::on_demand refresh it).
 ///   The spans state() returns are read while nothing steps or writes that World.
 /// * Different Worlds share no state and may be stepped from different threads at once, with one
 ///   exception on the GPU backend: Vulkan's function table (volk) is process-global. Create and

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "vkphys/devices.h"
 #include "vkphys/difference.h"
 #include "vkphys/export.h"
 #include "vkphys/metrics.h"
@@ -21,6 +22,25 @@
 #include "vkphys/statistics.h"
 
 namespace vkphys {
+
+/// GPU: whether the colouring passes and the solver sweeps run in one workgroup (one dispatch
+/// per solve instead of one per colour list). The results are the same bit for bit either way.
+/// automatic fuses what one workgroup covers in about one round on a GPU and nothing on a CPU
+/// Vulkan driver; never and always are for measuring (`vkphys bench --fused`).
+enum class FusedSolve : std::uint32_t { automatic, never, always };
+
+/// When a World copies its backend's state into the host copy that state() views.
+enum class ReadBack : std::uint32_t {
+  /// After every step() call and write: state() is current at no further cost.
+  every_step,
+  /// Only when something reads the state (state(), metrics(), compare(), spring_strain(),
+  /// constraint_errors(), camera(), render(), write(), a Recorder): step() then runs the steps
+  /// alone, as `vkphys bench` times them. The check for NaN and infinity moves with the read
+  /// (on the CPU backend too, which then names no stage): the first read after such a step
+  /// throws NonFiniteError naming the last step taken, later ones show the last finite state.
+  /// A span taken earlier shows a newer step once any call has read the state.
+  on_demand,
+};
 
 struct WorldOptions {
   /// "cpu" (the reference backend) or "gpu" (Vulkan compute). Empty: "cpu", or for World::load
@@ -38,6 +58,13 @@ struct WorldOptions {
   /// call, for constraint_errors()' rigid penetration and a Recorder's contact files. On the GPU
   /// backend that reads the lists back after the step: slower.
   bool record_contacts = false;
+  ReadBack read_back = ReadBack::every_step;
+  FusedSolve fused = FusedSolve::automatic;  ///< GPU only; the CPU backend ignores it
+  /// GPU: run on this already open device (SharedDevice::open) instead of opening one; `device`,
+  /// `validation` and `sync_validation` must then stay at their defaults (the device was picked
+  /// and its layers set when it was opened): Error otherwise. A CPU World draws its pictures
+  /// (render) on it.
+  SharedDevice shared_device;
 };
 
 /// The state arrays a World exposes. Bodies: the scene's rigid bodies in scene order, then one
@@ -132,6 +159,9 @@ class VKPHYS_API World {
   ConstraintErrors constraint_errors() const;
   /// Energies, momenta and speeds of the current state (vkphys/metrics.h).
   Metrics metrics() const;
+  /// The scene's springs' stretch in the current state (all zero without springs). Unlike
+  /// constraint_errors() it needs no contact lists, so any World has it.
+  SpringStrain spring_strain() const;
   /// The differences of this World's state from `other`'s (the same scene, any backend), with
   /// each World's contact points of its last step (manifold points + particle contacts).
   StepError compare(const World& other) const;

@@ -1,0 +1,182 @@
+// What `vkphys bench` needs of the public API (include/vkphys/world.h, devices.h): a World that
+// reads its state back only on demand ends bit-identical to one that reads it every step, Worlds
+// sharing one SharedDevice step as Worlds with their own devices do, the fused solve gives the
+// same bits as the unfused one, the springs' strain is the constraint errors' one, and misuse
+// of the new options names the problem.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "tests/api_helpers.h"
+#include "tests/gpu_env.h"
+#include "vkphys/vkphys.h"
+
+namespace vkphys {
+namespace {
+
+using test::error_of;
+using test::same_bits;
+using test::scene_path;
+
+// Skips the test (or fails it under VKPHYS_REQUIRE_GPU=1) without a Vulkan device.
+#define SKIP_WITHOUT_GPU()      \
+  VKPHYS_GPU_TEST_CONTEXT(ctx); \
+  (void)ctx  // the Worlds open their own devices; this one only decides whether to run
+
+// Steps `a` (every step read back) and `b` (on demand) one step per call, `n` calls, and
+// checks that `b`'s spans show nothing new until a call reads the state, then `a`'s bits.
+void expect_on_demand_matches(World& a, World& b, int n) {
+  const std::span<const glm::vec4> x = b.state(Field::body_position);
+  const glm::vec4 start = x[0];
+  for (int k = 0; k < n; ++k) {
+    a.step();
+    b.step();
+  }
+  EXPECT_EQ(b.steps(), a.steps());
+  EXPECT_EQ(x[0], start) << "on demand: step() reads nothing back";
+  EXPECT_TRUE(same_bits(a, b));  // state() reads the last step
+  EXPECT_NE(x[0], start) << "the read refreshed the span taken before the steps";
+  EXPECT_EQ(a.metrics().energy(), b.metrics().energy());
+  EXPECT_EQ(a.contacts().points, b.contacts().points);
+}
+
+TEST(ApiReadBack, OnDemandEndsWithTheSameBitsOnTheCpu) {
+  const std::string path = scene_path("stack_5.json");
+  World a = World::from_file(path);
+  World b = World::from_file(path, {.read_back = ReadBack::on_demand});
+  expect_on_demand_matches(a, b, 40);
+}
+
+TEST(ApiReadBack, OnDemandEndsWithTheSameBitsOnTheGpu) {
+  SKIP_WITHOUT_GPU();
+  const std::string path = scene_path("stack_5.json");
+  World a = World::from_file(path, {.backend = "gpu"});
+  World b = World::from_file(path, {.backend = "gpu", .read_back = ReadBack::on_demand});
+  expect_on_demand_matches(a, b, 40);
+}
+
+// A light sphere under a force its acceleration cannot hold in a float (3e38 N on 1 g): its
+// first step makes body 1's velocity infinite.
+Scene overforced() {
+  Scene s;
+  for (int k = 0; k < 2; ++k) {
+    Body b;
+    b.shape = Shape::sphere;
+    b.radius = 0.1f;
+    b.mass = 1.0e-3f;
+    b.position = {5.0f * float(1 - k), 0.0f, 0.0f};
+    b.force = {0.0f, k == 1 ? 3.0e38f : 0.0f, 0.0f};
+    s.bodies.push_back(b);
+  }
+  return s;
+}
+
+// Every step: step() throws, naming the stage. On demand: step() runs, the first read throws
+// naming the step, and later reads show the last finite state (the start).
+TEST(ApiReadBack, OnDemandReportsANaNAtTheFirstRead) {
+  World every(overforced());
+  EXPECT_EQ(error_of([&] { every.step(); }),
+            "step 1: the predict stage made body 1 (sphere) NaN or infinite");
+  World lazy(overforced(), {.read_back = ReadBack::on_demand});
+  EXPECT_NO_THROW(lazy.step());
+  try {
+    (void)lazy.state(Field::body_velocity);
+    ADD_FAILURE() << "no NonFiniteError";
+  } catch (const NonFiniteError& e) {
+    EXPECT_EQ(e.step, 1u);
+    EXPECT_EQ(e.where, "body 1 (sphere) has a NaN or infinite position, orientation or velocity");
+  }
+  EXPECT_EQ(lazy.state(Field::body_velocity)[1], glm::vec4(0.0f));  // the start, held
+}
+
+// Two Worlds on one SharedDevice, stepped in turns, end with the bits of the same scenes on
+// Worlds that open their own devices.
+TEST(ApiSharedDevice, WorldsOnOneDeviceStepAsSeparateOnes) {
+  SKIP_WITHOUT_GPU();
+  const SharedDevice gpu = SharedDevice::open("", true);
+  const std::string boxes = scene_path("stack_5.json"), particles = scene_path("particle_bed.json");
+  const WorldOptions shared{.backend = "gpu", .shared_device = gpu};
+  World a = World::from_file(boxes, shared), b = World::from_file(particles, shared);
+  for (int k = 0; k < 30; ++k) {
+    a.step();
+    b.step(2);
+  }
+  World own_a = World::from_file(boxes, {.backend = "gpu"});
+  World own_b = World::from_file(particles, {.backend = "gpu"});
+  own_a.step(30);
+  own_b.step(60);
+  EXPECT_TRUE(same_bits(a, own_a));
+  EXPECT_TRUE(same_bits(b, own_b));
+  EXPECT_EQ(a.backend_name(), "gpu (" + gpu.info().name + ")");
+  EXPECT_EQ(a.device_type(), gpu.info().type);
+  EXPECT_EQ(gpu.validation_errors(), 0u);
+  // The device stays open while a World holds it, after every handle is gone.
+  World held = [&] {
+    const SharedDevice only = SharedDevice::open();
+    return World::from_file(boxes, {.backend = "gpu", .shared_device = only});
+  }();
+  held.step(30);
+  EXPECT_TRUE(same_bits(held, own_a));
+}
+
+// The fused solve (one dispatch per solve) and the unfused one give the same bits.
+TEST(ApiSharedDevice, FusedSolveGivesTheSameBits) {
+  SKIP_WITHOUT_GPU();
+  const SharedDevice gpu = SharedDevice::open();
+  const Scene pyramid = builtin_scene("pyramid", 5);
+  World fused(pyramid, {.backend = "gpu", .fused = FusedSolve::always, .shared_device = gpu});
+  World split(pyramid, {.backend = "gpu", .fused = FusedSolve::never, .shared_device = gpu});
+  fused.step(30);
+  split.step(30);
+  EXPECT_TRUE(same_bits(fused, split));
+  EXPECT_LT(fused.statistics().dispatches, split.statistics().dispatches);
+}
+
+TEST(ApiSharedDevice, MisuseNamesTheProblem) {
+  EXPECT_EQ(error_of([] { (void)SharedDevice().info(); }),
+            "SharedDevice: none is open (make one with SharedDevice::open)");
+  const Scene s = builtin_scene("stack", 2);
+  EXPECT_EQ(error_of([&] { World(s, {.fused = static_cast<FusedSolve>(7)}); }),
+            "WorldOptions::fused = 7: expected automatic, never or always");
+  EXPECT_EQ(error_of([&] { World(s, {.read_back = static_cast<ReadBack>(5)}); }),
+            "WorldOptions::read_back = 5: expected every_step or on_demand");
+  SKIP_WITHOUT_GPU();
+  const SharedDevice gpu = SharedDevice::open();
+  EXPECT_EQ(error_of([&] { World(s, {.backend = "gpu", .device = "0", .shared_device = gpu}); }),
+            "WorldOptions: device \"0\", validation false and sync_validation false with a "
+            "shared_device: set them on SharedDevice::open instead");
+  EXPECT_EQ(error_of([] { (void)SharedDevice::open("99"); }).find("--device 99: only "), 0u);
+}
+
+// World::spring_strain is the constraint errors' spring strain, and a hanging cloth starts at
+// its rest lengths.
+TEST(ApiResults, SpringStrainIsTheConstraintErrorsOne) {
+  const Scene cloth = builtin_scene("cloth-hang", 8);
+  World w(cloth);
+  const SpringStrain rest = w.spring_strain();
+  EXPECT_EQ(rest.springs, cloth.springs.size());
+  EXPECT_NEAR(rest.max_ratio, 1.0, 1e-6);
+  EXPECT_NEAR(rest.mean, 0.0, 1e-6);
+  w.step(20);
+  const SpringStrain s = w.spring_strain();
+  const ConstraintErrors e = w.constraint_errors();
+  EXPECT_GT(s.max_ratio, 1.0);  // the pinned cloth hangs: its springs stretch
+  EXPECT_DOUBLE_EQ(s.max_ratio - 1.0, e.max_spring_strain);
+  EXPECT_EQ(s.mean, e.mean_spring_strain);
+}
+
+// The stage names are StepStatistics::stages' names, in order, before any World.
+TEST(ApiResults, StageNamesAreTheStatisticsOnes) {
+  World w(builtin_scene("stack", 2));
+  w.step();
+  const std::vector<const char*> names = step_stage_names();
+  const StepStatistics st = w.statistics();
+  ASSERT_EQ(names.size(), st.stages.size());
+  for (std::size_t k = 0; k < names.size(); ++k) EXPECT_STREQ(names[k], st.stages[k].name);
+  EXPECT_STREQ(names.front(), "setup");
+  EXPECT_STREQ(names.back(), "integrate");
+}
+
+}  // namespace
+}  // namespace vkphys
