@@ -98,14 +98,14 @@ TEST(ApiSharedDevice, WorldsOnOneDeviceStepAsSeparateOnes) {
   const std::string boxes = scene_path("stack_5.json"), particles = scene_path("particle_bed.json");
   const WorldOptions shared{.backend = "gpu", .shared_device = gpu};
   World a = World::from_file(boxes, shared), b = World::from_file(particles, shared);
-  for (int k = 0; k < 30; ++k) {
+  for (int k = 0; k < 15; ++k) {
     a.step();
     b.step(2);
   }
   World own_a = World::from_file(boxes, {.backend = "gpu"});
   World own_b = World::from_file(particles, {.backend = "gpu"});
-  own_a.step(30);
-  own_b.step(60);
+  own_a.step(15);
+  own_b.step(30);
   EXPECT_TRUE(same_bits(a, own_a));
   EXPECT_TRUE(same_bits(b, own_b));
   EXPECT_EQ(a.backend_name(), "gpu (" + gpu.info().name + ")");
@@ -116,7 +116,7 @@ TEST(ApiSharedDevice, WorldsOnOneDeviceStepAsSeparateOnes) {
     const SharedDevice only = SharedDevice::open();
     return World::from_file(boxes, {.backend = "gpu", .shared_device = only});
   }();
-  held.step(30);
+  held.step(15);
   EXPECT_TRUE(same_bits(held, own_a));
 }
 
