@@ -34,12 +34,7 @@ SharedContext& shared_sync() {
 
 class ReleaseSharedContext : public ::testing::Environment {
  public:
-  void TearDown() override {
-    for (SharedContext* s : {&shared(), &shared_sync()}) {
-      s->ctx.reset();
-      s->error = "the shared Vulkan context was released at the end of the run";
-    }
-  }
+  void TearDown() override { release_gpu_contexts(); }
 };
 
 const ::testing::Environment* const kRelease =
@@ -61,6 +56,13 @@ vk::Context* context_or_null(SharedContext& s, bool sync_validation, std::string
 }
 
 }  // namespace
+
+void release_gpu_contexts() {
+  for (SharedContext* s : {&shared(), &shared_sync()}) {
+    s->ctx.reset();
+    s->error = "the shared Vulkan context was released at the end of the run";
+  }
+}
 
 vk::Context* gpu_context_or_null(std::string* why) {
   const char* sync = std::getenv("VKPHYS_SYNC_VALIDATION");

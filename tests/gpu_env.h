@@ -25,6 +25,11 @@ vk::Context* gpu_context_or_null(std::string* why);
 // program that never asks for it never pays for it).
 vk::Context* sync_context_or_null(std::string* why);
 
+// Destroys the shared contexts, as the end of the test program's run does. A process that leaves
+// through std::exit (a death test's child) must call it first: the contexts' statics would
+// otherwise be destroyed after the NVIDIA driver's own exit-time clean-up (gpu_env.cpp).
+void release_gpu_contexts();
+
 // Whether the shared context runs on lavapipe (llvmpipe), where the world kernels round as the
 // CPU backend does for particles (bit-identical runs) and every run repeats exactly.
 inline bool on_lavapipe() {

@@ -16,8 +16,9 @@ namespace vkphys {
 namespace {
 
 // Steps two GPU Worlds of one scene, one with the layer and one without, opened and closed in
-// interleaved orders; exits 0 when both keep stepping to the same bits, 3 when they differ.
-[[noreturn]] void mix_contexts() {
+// interleaved orders: 0 when both keep stepping to the same bits, 3 when they differ, 4 on a
+// validation error. Every World is closed on return.
+int mix_contexts_status() {
   const std::string scene = test::scene_path("stack_5.json");
   WorldOptions with;
   with.backend = "gpu";
@@ -32,20 +33,26 @@ namespace {
     {
       World c = World::from_file(scene, with);  // a third device, closed before the others
       c.step(10);
-      if (!test::same_bits(c, a)) {
-        std::exit(3);
-      }
+      if (!test::same_bits(c, a)) return 3;
     }
     a.step(10);
     b.step(10);
-    if (!test::same_bits(a, b)) {
-      std::exit(3);
-    }
-    if (a.validation_errors() != 0) std::exit(4);
+    if (!test::same_bits(a, b)) return 3;
+    if (a.validation_errors() != 0) return 4;
   }
   World d = World::from_file(scene, without);  // opened after the others are gone
   d.step(5);
-  std::exit(0);
+  return 0;
+}
+
+// The child's exit: the library's own exit-time clean-up still runs (std::exit, not _Exit), but
+// the test program's shared context is released first. On an H200 (driver 580.159.04) the child
+// crashed in exit() while that context was still alive: its static was destroyed after the
+// driver's exit-time clean-up (tests/gpu_env.cpp).
+[[noreturn]] void mix_contexts() {
+  const int status = mix_contexts_status();
+  test::release_gpu_contexts();
+  std::exit(status);
 }
 
 TEST(GpuContexts, WorldsWithAndWithoutValidationShareAProcess) {

@@ -1,16 +1,19 @@
 // The implicit integrator on the GPU backend against the CPU reference (ARCHITECTURE.md,
 // "Implicit integrator"): the same CG passes (kernels/world_implicit.inl) on both backends give
-// the same bits, step after step, with the same iteration counts; a GPU run repeats itself to
+// the same bits on lavapipe, step after step, with the same iteration counts (elsewhere results
+// as close as the CG tolerance allows); a GPU run repeats itself to
 // the bit; and the process does not grow with the recorded CG passes (on lavapipe it once grew
 // about 1.2 MB per pass per step, shaders/world_ode.comp says why).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/backends.h"
@@ -70,35 +73,81 @@ long resident_kb() {
   return -1;
 }
 
+// The largest position and velocity difference of any particle.
+std::pair<float, float> largest_difference(const WorldState& a, const WorldState& b) {
+  float dx = 0.0f, dv = 0.0f;
+  for (std::size_t i = 0; i < a.particles.size(); ++i) {
+    for (int d = 0; d < 3; ++d) {
+      dx = std::max(dx, std::abs(a.particles.pos_radius[i][d] - b.particles.pos_radius[i][d]));
+      dv = std::max(dv, std::abs(a.particles.vel_invmass[i][d] - b.particles.vel_invmass[i][d]));
+    }
+  }
+  return {dx, dv};
+}
+
 class ImplicitOnGpu : public WithGpu<> {};
 
-// Measured on lavapipe: bit-identical over the 30 steps, 29 to 33 iterations a step after the
-// first (the cloth starts at rest: 1).
-TEST_F(ImplicitOnGpu, MatchesTheCpuToTheBitWithTheSameIterations) {
+// On lavapipe, whose rounding follows the CPU's here: the same bits and the same iteration
+// counts at every step (measured: bit-identical over the 30 steps, 29 to 33 iterations a step
+// after the first; the cloth starts at rest: 1).
+// On another GPU, fused multiply-adds round the CG's sums differently (an H200, driver
+// 580.159.04: the first step's residual 7.1e-7 against the CPU's 4.3e-8), so its iterates and its
+// stopping step differ. There every solve must still meet the tolerance before the cap, and the
+// run must stay as close to the CPU's as two solutions that both meet the tolerance do: the bound
+// is 4 x the difference between the CPU at the scene's tolerance and the CPU at one 100 times
+// tighter (that run is the exact solution's stand-in; two solutions within the tolerance of it
+// are within twice its difference of each other, and a factor 2 covers the accumulation).
+TEST_F(ImplicitOnGpu, MatchesTheCpuToTheBitOnLavapipeAndWithinTheToleranceElsewhere) {
   const Scene s = implicit_cloth(64);
+  Scene tight = s;
+  tight.settings.solver.cg_tolerance = s.settings.solver.cg_tolerance / 100.0f;
+  const bool bits = on_lavapipe();
   std::unique_ptr<Backend> gpu = make_gpu_backend(*ctx_);
   std::unique_ptr<Backend> cpu = make_cpu_backend();
+  std::unique_ptr<Backend> exact = make_cpu_backend();
   gpu->load(s);
   cpu->load(s);
-  WorldState a, b;
+  exact->load(tight);
+  WorldState a, b, e;
   std::uint32_t most = 0, converged = 0;
+  float gpu_dx = 0.0f, gpu_dv = 0.0f, tol_dx = 0.0f, tol_dv = 0.0f;
   for (int k = 0; k < 30; ++k) {
     gpu->step();
     cpu->step();
-    ASSERT_EQ(gpu->stats().cg_iterations, cpu->stats().cg_iterations) << "step " << k;
-    ASSERT_EQ(gpu->stats().cg_residual, cpu->stats().cg_residual) << "step " << k;
+    exact->step();
+    if (bits) {
+      ASSERT_EQ(gpu->stats().cg_iterations, cpu->stats().cg_iterations) << "step " << k;
+      ASSERT_EQ(gpu->stats().cg_residual, cpu->stats().cg_residual) << "step " << k;
+    } else {
+      EXPECT_LT(gpu->stats().cg_iterations, s.settings.solver.cg_max_iterations) << "step " << k;
+      EXPECT_LE(gpu->stats().cg_residual, s.settings.solver.cg_tolerance) << "step " << k;
+    }
     const std::uint32_t n = cpu->stats().cg_iterations;
     most = std::max(most, n);
     if (n > 1 && n < s.settings.solver.cg_max_iterations) ++converged;
     gpu->read(a);
     cpu->read(b);
-    expect_same_bits(a, b, k);
+    exact->read(e);
+    if (bits) expect_same_bits(a, b, k);
     if (HasFatalFailure()) return;
+    const auto [dx, dv] = largest_difference(a, b);
+    const auto [tx, tv] = largest_difference(b, e);
+    gpu_dx = std::max(gpu_dx, dx);
+    gpu_dv = std::max(gpu_dv, dv);
+    tol_dx = std::max(tol_dx, tx);
+    tol_dv = std::max(tol_dv, tv);
   }
   std::printf(
-      "9x9 implicit cloth: GPU = CPU to the bit over 30 steps, at most %u CG iterations, "
-      "%u steps stopped at the tolerance\n",
+      "9x9 implicit cloth on %s, 30 steps: GPU - CPU at most %.3g m, %.3g m/s; CPU at the "
+      "tolerance - CPU 100x tighter at most %.3g m, %.3g m/s; at most %u CG iterations, %u steps "
+      "stopped at the tolerance\n",
+      ctx_->info().name.c_str(), double(gpu_dx), double(gpu_dv), double(tol_dx), double(tol_dv),
       most, converged);
+  if (!bits) {
+    EXPECT_LE(gpu_dx, 4.0f * tol_dx);
+    EXPECT_LE(gpu_dv, 4.0f * tol_dv);
+  }
+  EXPECT_GT(tol_dx, 0.0f);                        // the tolerance matters: the bound is not 0
   EXPECT_GT(most, 10u);                           // a real solve, not one block
   EXPECT_GT(converged, 20u);                      // stopped by the done flag, before the cap
   EXPECT_LT(b.particles.pos_radius[80].y, 1.9f);  // the free corner fell

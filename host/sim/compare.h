@@ -47,8 +47,10 @@ std::string past_tolerance(const StepError& e, const Tolerance& tol);
 
 // `scene` with the position of every body and particle moved by one ulp, each coordinate up,
 // down or not at all as splitmix64(`seed`) draws it: a run that differs from the original by
-// rounding alone.
-Scene nudged_scene(Scene scene, std::uint64_t seed);
+// rounding alone. With `velocities`, the linear and angular velocities are nudged as well (the
+// one-step checks: one step's rounding acts on the velocities, where two particles falling
+// together leave a relative velocity that is a small difference of large numbers).
+Scene nudged_scene(Scene scene, std::uint64_t seed, bool velocities = false);
 
 // `scene` at time `t0` = steps h of a run whose state is `state`: the bodies' and particles'
 // positions, orientations and velocities replaced by the state's, scheduled impulses moved
@@ -103,10 +105,11 @@ struct CompareOptions {
   double factor = 2.0;
   // One-step checks at this many steps spread over the run (the first at step 0): both backends
   // are loaded with the reference's state there and take one traced step, and every stage's
-  // output is held to compare_traces' limits. Chaos needs many steps to amplify rounding, so a
-  // kernel that computes something else shows here however chaotic the scene is (a pour's
-  // rounding envelope reaches 15 cm within 40 steps and hides a wrong contact normal from the
-  // trajectory check). 0: none.
+  // output is held to compare_traces' limits (the solve's: or `factor` times how far one ulp of
+  // starting state moves the reference's own solve, if that is more). Chaos needs many steps to
+  // amplify rounding, so a kernel that computes something else shows here however chaotic the scene
+  // is (a pour's rounding envelope reaches 15 cm within 40 steps and hides a wrong contact normal
+  // from the trajectory check). 0: none.
   std::uint32_t checks = 6;
   // On a divergence, find the first stage whose output differs: compare_traces one step from
   // the reference's state one step before it. Checks and diagnosis reload both backends after
