@@ -20,6 +20,13 @@
 //             n (default 64,128,256; 64 on the CPU backend and on lavapipe)
 //   rigid     pyramid, pyramids and boxes;   all: every workload (the default)
 //
+// --method sets how a workload's springs are solved (issue 9's three methods): compliant (each
+// spring a SPOOK row in the solver), force (a force, symplectic Euler over the scene's substeps)
+// or implicit (a force, backward Euler by conjugate gradient), or all three; by default the
+// scene's own. Workloads without springs run once. An explicit method past its stable step
+// diverges: a state that is no longer finite is refused at the World's next read (that row prints
+// the error and the bench goes on), and strains that overflow are reported as diverged.
+//
 // Each workload/size/backend/scheme first runs --warmup steps (default 30 for the particles,
 // which fall and compress into a pile; 120 for the mixed pour, while the particles land on the
 // ramp; 60 for the pyramids, which settle; 120 for the box rain, long enough for the top layer
@@ -40,6 +47,7 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -153,6 +161,22 @@ void plot_bench(const std::filesystem::path& dir, const std::vector<Timed>& rows
   }
 }
 
+// The --method values to run: the scene's own (""), one, or all three.
+std::vector<std::string> bench_methods(const std::string& asked) {
+  if (asked.empty()) return {""};
+  if (asked == "all") return {"compliant", "force", "implicit"};
+  return {asked};
+}
+
+// Every spring of `scene` solved by `method` (see the essay above; "" leaves the scene as it is).
+void apply_method(const std::string& method, Scene& scene) {
+  if (method.empty()) return;
+  const SpringModel model = method == "compliant" ? SpringModel::compliant : SpringModel::force;
+  for (Spring& spring : scene.springs) spring.model = model;
+  scene.settings.solver.integrator =
+      method == "implicit" ? Integrator::implicit : Integrator::symplectic;
+}
+
 bool chosen_by(const std::string& asked, const std::string& workload) {
   if (asked == "all" || asked == workload) return true;
   return asked == "rigid" &&
@@ -204,6 +228,7 @@ int cmd_bench(const Options& opt) {
         "--scheme sequential runs on the CPU backend only: use --backend cpu or both");
   }
   if (opt.steps == 0) throw std::runtime_error("--steps must be at least 1");
+  const std::vector<std::string> methods = bench_methods(opt.method);
   std::vector<const Workload*> chosen;
   for (const Workload& w : workloads()) {
     if (!chosen_by(opt.workload, w.name)) continue;
@@ -252,101 +277,127 @@ int cmd_bench(const Options& opt) {
           }
           scene.settings.solver.scheme = scheme;
           apply_solver_overrides(opt, scene.settings.solver);
-          WorldOptions options{.backend = which, .read_back = ReadBack::on_demand};
-          if (which == "gpu") {
-            options.fused = fused_solve(opt.fused);
-            options.shared_device = gpu;
-          }
-          std::fprintf(stderr,
-                       "%s %u (%u bodies, %u particles), %s, %s: %u warm-up + %u timed steps\n",
-                       w->name, size, bodies, particles, which.c_str(), scheme_name(scheme), warmup,
-                       opt.steps);
-          World world(scene, options);
-          Progress progress(std::uint64_t{warmup} + opt.steps);
-          for (std::uint32_t k = 0; k < warmup; ++k) {
-            world.step();
-            progress.update(k + 1u);
-          }
-          std::vector<double> stage_sum(stages.size());
-          double wall = 0.0;
-          std::uint32_t regrows = 0;
-          // A swinging cloth's strain at one instant depends on the swing's phase (the hanging
-          // 64 x 64 cloth at 8 x 1 read 2.0% at step 300 and 4.6% at step 360), so the strain
-          // is also sampled every kStrainEvery timed steps, outside the timed interval.
-          constexpr std::uint32_t kStrainEvery = 10;
-          double strain_sum = 0.0;
-          std::uint32_t strain_samples = 0;
-          for (std::uint32_t k = 0; k < opt.steps; ++k) {
-            const auto t0 = std::chrono::steady_clock::now();
-            world.step();
-            wall += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+          for (const std::string& method : methods) {
+            if (scene.springs.empty() && method != methods.front()) continue;
+            Scene solved = scene;
+            apply_method(method, solved);
+            const std::string label = method.empty() || scene.springs.empty()
+                                          ? std::string(scheme_name(scheme))
+                                          : std::string(scheme_name(scheme)) + ", " + method;
+            try {
+              WorldOptions options{.backend = which, .read_back = ReadBack::on_demand};
+              if (which == "gpu") {
+                options.fused = fused_solve(opt.fused);
+                options.shared_device = gpu;
+              }
+              std::fprintf(stderr,
+                           "%s %u (%u bodies, %u particles), %s, %s: %u warm-up + %u timed steps\n",
+                           w->name, size, bodies, particles, which.c_str(), label.c_str(), warmup,
+                           opt.steps);
+              World world(solved, options);
+              Progress progress(std::uint64_t{warmup} + opt.steps);
+              for (std::uint32_t k = 0; k < warmup; ++k) {
+                world.step();
+                progress.update(k + 1u);
+              }
+              std::vector<double> stage_sum(stages.size());
+              double wall = 0.0;
+              std::uint32_t regrows = 0;
+              // A swinging cloth's strain at one instant depends on the swing's phase (the hanging
+              // 64 x 64 cloth at 8 x 1 read 2.0% at step 300 and 4.6% at step 360), so the strain
+              // is also sampled every kStrainEvery timed steps, outside the timed interval.
+              constexpr std::uint32_t kStrainEvery = 10;
+              double strain_sum = 0.0;
+              std::uint32_t strain_samples = 0;
+              std::uint64_t cg_iterations = 0;
+              for (std::uint32_t k = 0; k < opt.steps; ++k) {
+                const auto t0 = std::chrono::steady_clock::now();
+                world.step();
+                wall +=
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
-            const StepStatistics st = world.statistics();
-            for (std::size_t s = 0; s < stages.size(); ++s) stage_sum[s] += st.stages[s].ms;
-            regrows += st.regrows;
-            if (!scene.springs.empty() && (k + 1) % kStrainEvery == 0) {
-              strain_sum += world.spring_strain().mean;
-              ++strain_samples;
+                const StepStatistics st = world.statistics();
+                for (std::size_t s = 0; s < stages.size(); ++s) stage_sum[s] += st.stages[s].ms;
+                regrows += st.regrows;
+                cg_iterations += st.cg_iterations;
+                if (!scene.springs.empty() && (k + 1) % kStrainEvery == 0) {
+                  strain_sum += world.spring_strain().mean;
+                  ++strain_samples;
+                }
+                progress.update(std::uint64_t{warmup} + k + 1u);
+              }
+              progress.finish();
+              const StepStatistics st = world.statistics();
+              const Contacts ct = world.contacts();
+              const double steps = opt.steps;
+              const std::uint32_t units = joints + ct.manifolds + ct.particle_contacts;
+              const bool colored = scheme == SolverScheme::colored;
+              std::string colours = colored ? std::to_string(st.colors) : "—";
+              std::string overflow =
+                  !colored
+                      ? "—"
+                      : fmt::format("{:.2f}%", units ? 100.0 * st.overflow_units / units : 0.0);
+              std::string dispatches = which == "gpu" ? std::to_string(st.dispatches) : "—";
+              std::string mib = which == "gpu"
+                                    ? fmt::format("{:.1f}", double(st.device_bytes) / (1u << 20))
+                                    : "—";
+              std::printf(
+                  "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ",
+                  w->name, thousands(size).c_str(), thousands(bodies).c_str(),
+                  thousands(particles).c_str(),
+                  which == "gpu" ? (cpu_driver ? "gpu*" : "gpu") : "cpu", label.c_str(),
+                  thousands(ct.pairs).c_str(), thousands(ct.points).c_str(),
+                  thousands(ct.particle_contacts).c_str(), thousands(ct.rows).c_str(),
+                  colours.c_str(), overflow.c_str(), dispatches.c_str(), mib.c_str());
+              double total = 0.0;
+              for (double ms : stage_sum) {
+                std::printf("%.3f | ", ms / steps);
+                total += ms / steps;
+              }
+              std::printf("%.3f | %.3f | %.1f |\n", total, wall / steps, 1000.0 * steps / wall);
+              Timed t{w->name, which == "gpu" ? (cpu_driver ? "gpu*" : "gpu") : "cpu",
+                      label,   double(size),
+                      {},      wall / steps};
+              for (double ms : stage_sum) t.stage_ms.push_back(ms / steps);
+              timed.push_back(t);
+              if (!scene.springs.empty()) {
+                const SpringStrain strain = world.spring_strain();
+                const std::string sampled =
+                    strain_samples
+                        ? fmt::format("{:.5f} ({})", strain_sum / strain_samples, strain_samples)
+                        : std::string("—");
+                const std::string cg = solved.settings.solver.integrator == Integrator::implicit
+                                           ? fmt::format("{:.1f}", double(cg_iterations) / steps)
+                                           : std::string("—");
+                const std::string strains =
+                    std::isfinite(strain.max_ratio) && std::isfinite(strain.mean)
+                        ? fmt::format("{:.4f} | {:.5f} | {}", strain.max_ratio, strain.mean,
+                                      sampled)
+                        : std::string("diverged: not finite | — | —");
+                strain_rows.push_back(
+                    fmt::format("| {} | {} | {} | {} | {} | {} x {} | {} | {} | {:.3g} |", w->name,
+                                thousands(size), t.backend, t.scheme, thousands(strain.springs),
+                                scene.settings.solver.substeps, scene.settings.solver.iterations,
+                                cg, strains, double(strain.springs) * 1000.0 * steps / wall));
+              }
+              if (regrows) ++regrow_rows;
+            } catch (const std::exception& e) {
+              std::printf(
+                  "| %s | %s | %s | %s | %s | %s | failed: %s |\n", w->name,
+                  thousands(size).c_str(), thousands(bodies).c_str(), thousands(particles).c_str(),
+                  which == "gpu" ? (cpu_driver ? "gpu*" : "gpu") : "cpu", label.c_str(), e.what());
             }
-            progress.update(std::uint64_t{warmup} + k + 1u);
+            std::fflush(stdout);
           }
-          progress.finish();
-          const StepStatistics st = world.statistics();
-          const Contacts ct = world.contacts();
-          const double steps = opt.steps;
-          const std::uint32_t units = joints + ct.manifolds + ct.particle_contacts;
-          const bool colored = scheme == SolverScheme::colored;
-          std::string colours = colored ? std::to_string(st.colors) : "—";
-          std::string overflow =
-              !colored ? "—"
-                       : fmt::format("{:.2f}%", units ? 100.0 * st.overflow_units / units : 0.0);
-          std::string dispatches = which == "gpu" ? std::to_string(st.dispatches) : "—";
-          std::string mib =
-              which == "gpu" ? fmt::format("{:.1f}", double(st.device_bytes) / (1u << 20)) : "—";
-          std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ",
-                      w->name, thousands(size).c_str(), thousands(bodies).c_str(),
-                      thousands(particles).c_str(),
-                      which == "gpu" ? (cpu_driver ? "gpu*" : "gpu") : "cpu", scheme_name(scheme),
-                      thousands(ct.pairs).c_str(), thousands(ct.points).c_str(),
-                      thousands(ct.particle_contacts).c_str(), thousands(ct.rows).c_str(),
-                      colours.c_str(), overflow.c_str(), dispatches.c_str(), mib.c_str());
-          double total = 0.0;
-          for (double ms : stage_sum) {
-            std::printf("%.3f | ", ms / steps);
-            total += ms / steps;
-          }
-          std::printf("%.3f | %.3f | %.1f |\n", total, wall / steps, 1000.0 * steps / wall);
-          Timed t{w->name,
-                  which == "gpu" ? (cpu_driver ? "gpu*" : "gpu") : "cpu",
-                  scheme_name(scheme),
-                  double(size),
-                  {},
-                  wall / steps};
-          for (double ms : stage_sum) t.stage_ms.push_back(ms / steps);
-          timed.push_back(t);
-          if (!scene.springs.empty()) {
-            const SpringStrain strain = world.spring_strain();
-            const std::string sampled =
-                strain_samples
-                    ? fmt::format("{:.5f} ({})", strain_sum / strain_samples, strain_samples)
-                    : std::string("—");
-            strain_rows.push_back(fmt::format(
-                "| {} | {} | {} | {} | {} | {} x {} | {:.4f} | {:.5f} | {} | {:.3g} |", w->name,
-                thousands(size), t.backend, t.scheme, thousands(strain.springs),
-                scene.settings.solver.substeps, scene.settings.solver.iterations, strain.max_ratio,
-                strain.mean, sampled, double(strain.springs) * 1000.0 * steps / wall));
-          }
-          if (regrows) ++regrow_rows;
-          std::fflush(stdout);
         }
       }
     }
   }
   if (!strain_rows.empty()) {
     std::printf(
-        "\n| workload | size | backend | scheme | springs | substeps x iterations | max length / "
-        "rest | mean strain | mean strain over the timed steps (samples) | springs x steps/s "
-        "|\n|---|---|---|---|---|---|---|---|---|---|\n");
+        "\n| workload | size | backend | scheme | springs | substeps x iterations | CG iterations "
+        "/ step | max length / rest | mean strain | mean strain over the timed steps (samples) | "
+        "springs x steps/s |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const std::string& row : strain_rows) std::printf("%s\n", row.c_str());
   }
   if (regrow_rows) {

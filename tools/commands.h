@@ -53,6 +53,7 @@ struct Options {
   std::uint32_t warmup = 0;    // bench: warm-up steps
   std::string plot;            // bench: folder for SVG plots of ms/step against size
   std::string fused = "auto";  // bench: auto|never|always (FusedPolicy, host/sim/backend.h)
+  std::string method;          // bench: compliant|force|implicit|all; empty = the scene's
   bool warmup_given = false;   // --warmup was on the command line
   std::uint32_t size = 0;      // export-scene: count/base parameter, 0 = the builder's default
   std::string export_out;      // export-scene: output file, empty = stdout

@@ -208,6 +208,11 @@ int main(int argc, char** argv) {
                    "GPU: colouring and sweeps in one workgroup: auto (where each colour fits "
                    "one round; never on a CPU Vulkan driver), never or always")
       ->check(CLI::IsMember({"auto", "never", "always"}));
+  bench
+      ->add_option("--method", opt.method,
+                   "how the springs are solved: compliant (SPOOK rows), force (forces, symplectic "
+                   "Euler), implicit (forces, backward Euler) or all (default: the scene's)")
+      ->check(CLI::IsMember({"compliant", "force", "implicit", "all"}));
   bench->add_option("--plot", opt.plot,
                     "folder for SVG plots: ms/step per stage against size, per backend and scheme");
 
