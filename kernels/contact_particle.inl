@@ -116,7 +116,8 @@ void pcontact_sweep(uint c, uint kind, KINOUT(vec4) a, KINOUT(vec4) b) {
 
 // ---- commit: this step's contacts become the previous step's (skipped when the step is redone)
 // prev_pcontact_offsets takes the current per-particle offsets (P + 1 entries) and each contact
-// its other body and (lambda_n, world friction impulse).
+// its other body and (lambda_n, world friction impulse), at the contact's place in owner order
+// (pcontact_origin: the coloured scheme solves them in colour order).
 void commit_pcontact(uint c) {
   if (step_undone() || c >= stored_pcontacts()) return;
   uvec2 ab = pcontact_bodies[c];
@@ -125,8 +126,9 @@ void commit_pcontact(uint c) {
   vec3 t2;
   pcontact_frame(c, n, t1, t2);
   vec4 lam = pcontact_lambda[c];
-  prev_pcontact_other[c] = is_particle(ab.x) ? ab.y : ab.x;
-  prev_pcontact_lambda[c] = vec4(lam.x, lam.y * t1 + lam.z * t2);
+  uint o = pcontact_origin[c];
+  prev_pcontact_other[o] = is_particle(ab.x) ? ab.y : ab.x;
+  prev_pcontact_lambda[o] = vec4(lam.x, lam.y * t1 + lam.z * t2);
 }
 
 void commit_pcontact_offset(uint p) {

@@ -96,6 +96,7 @@ void store_pcontact(uint slot, uint p, uint a, uint b, vec3 n, float g) {
   if (slot >= params.kinds.z) return;  // past capacity: counted, flagged, step redone
   pcontact_bodies[slot] = uvec2(a, b);
   pcontact_geom[slot] = vec4(n, g);
+  pcontact_origin[slot] = slot;
   vec4 last = previous_pcontact(p, a == params.kinds.x + p ? b : a);
   vec3 t1;
   vec3 t2;

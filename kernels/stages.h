@@ -66,7 +66,8 @@
   MODE(COLOR_KEY, 3u)            \
   MODE(COLOR_RANGE, 4u)          \
   MODE(INCIDENCE_KEY, 5u)        \
-  MODE(INCIDENCE_RANGE, 6u)
+  MODE(INCIDENCE_RANGE, 6u)      \
+  MODE(COLOR_GATHER, 7u)
 
 // shaders/world_unit.comp, per unit
 #define VKPHYS_UNIT_MODES(MODE) \
@@ -80,7 +81,8 @@
 #define VKPHYS_PCONTACT_MODES(MODE) \
   MODE(PCONTACT_TARGETS, 0u)        \
   MODE(PCONTACT_JACOBI, 1u)         \
-  MODE(PCONTACT_COLOR, 2u)
+  MODE(PCONTACT_COLOR, 2u)          \
+  MODE(PCONTACT_SETTLE, 3u)
 
 // shaders/world_tree.comp, per joint tree (kernels/joint_trees.inl); TREE_SOLVE: push.y the kind
 #define VKPHYS_TREE_MODES(MODE) \

@@ -160,3 +160,48 @@ void incidence_range(uint s) {
   if (s == 0u || sort_keys[s - 1u] != k) body_range[k].x = s;
   if (s + 1u == total || sort_keys[s + 1u] != k) body_range[k].y = s + 1u;
 }
+
+// ---- Particle contacts in colour order ----------------------------------------------------------
+// The grid writes the particle contacts in owner order, and a colour takes about one contact in
+// (colours) of them: a coloured sweep reached its contacts through the colour list and touched
+// one 16-byte entry of each array per 32-byte memory sector, scattered over the whole list, at
+// every one of the step's sweeps (1M particles on an H100: 12 colours x 33 sweeps of ~50 us,
+// about 7x below the memory bandwidth, docs/benchmarks.md). After the colour sort the contacts
+// are moved once per step into colour order, so each colour's contacts are one contiguous run
+// that every sweep streams: the colour list k's particle contacts become contacts
+// pcontact_list_first(k) .. + size. The gather copies them (the normals into pcontact_target,
+// free until the targets), PCONTACT_SETTLE copies them back into place; the colour list, the
+// unit colours and pcontact_origin follow, and the commit writes the warm-start lists through
+// pcontact_origin in owner order, so the next step's lookup is unchanged. A colour's contacts
+// share no dynamic body, so the order within a colour changes no result: the step's bits are
+// those of the owner order on both backends.
+
+// Where colour list k's particle contacts start in colour order: the odd lists before it.
+uint pcontact_list_first(uint k) {
+  uint first = 0u;
+  for (uint j = 1u; j < k; j += 2u) first += color_list_size(j);
+  return first;
+}
+
+// Sorted position s (after color_range): a particle contact of a colour or of the overflow
+// colour takes its place in colour order.
+void pcontact_gather(uint s) {
+  uint k = sort_keys[s];
+  if ((k & 1u) == 0u || (k >> 1u) > params.coloring.x) return;
+  uint base = pcontact_unit_base();
+  uint from = sort_values[s] - base;
+  uint to = pcontact_list_first(k) + (s - counters.color_start[k]);
+  pcontact_origin[to] = from;
+  pcontact_copy_bodies[to] = pcontact_bodies[from];
+  pcontact_target[to] = pcontact_geom[from];
+  pcontact_copy_lambda[to] = pcontact_lambda[from];
+  uint slot = k >> 1u;
+  unit_color[base + to] = slot == params.coloring.x ? VKPHYS_UNCOLORED : slot;
+  sort_values[s] = base + to;
+}
+
+void pcontact_settle(uint c) {
+  pcontact_bodies[c] = pcontact_copy_bodies[c];
+  pcontact_geom[c] = pcontact_target[c];
+  pcontact_lambda[c] = pcontact_copy_lambda[c];
+}

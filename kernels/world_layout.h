@@ -60,6 +60,12 @@
 //   pcontact_lambda[c]   (lambda_n, lambda_t1, lambda_t2, mu)
 //   prev_pcontact_offsets[p], prev_pcontact_other[c], prev_pcontact_lambda[c]: last step's
 //     lists, the other body and (lambda_n, world friction impulse)
+//   pcontact_origin[c]   the contact's place in the owner order above: c itself, until the
+//                        coloured scheme stores the contacts in colour order
+//                        (kernels/world_coloring.inl, pcontact_gather); the commit writes the
+//                        prev_ lists through it, so they stay in owner order
+//   pcontact_copy_bodies[c], pcontact_copy_lambda[c]: the gather's copies (pcontact_target
+//                        holds the gathered normals until the targets overwrite it)
 // Joints (J of them, topology fixed for the run), between rigid bodies:
 //   joint_info[j]       (a, b, type, limited)
 //   joint_frames[9j + ...]  anchor_a (w: length), anchor_b, axis_a, axis_b, ref_a, ref_b,
@@ -303,8 +309,11 @@ struct WorldCounters {
   BUF(67, vec4, sweep_ref)             \
   BUF(68, uvec2, tree_ranges)          \
   BUF(69, uvec4, tree_nodes)           \
-  BUF(70, vec4, tree_blocks)
-#define VKPHYS_WORLD_BINDINGS 71u
+  BUF(70, vec4, tree_blocks)           \
+  BUF(71, uint, pcontact_origin)       \
+  BUF(72, uvec2, pcontact_copy_bodies) \
+  BUF(73, vec4, pcontact_copy_lambda)
+#define VKPHYS_WORLD_BINDINGS 74u
 #define VKPHYS_TREE_NODE_STRIDE 26u
 #define VKPHYS_ODE_STRIDE 7u
 

@@ -1,7 +1,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Colouring and incidence lists (kernels/world_coloring.inl); push = (mode, colour, pass, 0),
-// mode: VKPHYS_COLOR_MODES, over the unit capacity (incidence modes: over 2 entries per unit).
+// mode: VKPHYS_COLOR_MODES, over the unit capacity (incidence modes: over 2 entries per unit;
+// COLOR_GATHER: over the sorted positions).
 #include "world_common.glsl"
 
 void main() {
@@ -17,6 +18,7 @@ void main() {
     case COLOR_RANGE: color_range(k); break;
     case INCIDENCE_KEY: incidence_key(k); break;
     case INCIDENCE_RANGE: incidence_range(k); break;
+    case COLOR_GATHER: pcontact_gather(k); break;
     default: break;
   }
 }

@@ -4,7 +4,9 @@
 // own: the compiler then sees only the particle contact's rows, not every unit kind's (the
 // Jacobi sweep of 100k particles ran 8x faster on lavapipe than in the shared unit kernel).
 // push = (mode, phase or colour list, sweep kind, 0), mode: VKPHYS_PCONTACT_MODES;
-// PCONTACT_COLOR runs one colour's particle contacts (indirect per colour list).
+// PCONTACT_COLOR runs one colour's particle contacts (indirect per colour list); PCONTACT_SETTLE
+// moves the gathered copies into place (kernels/world_coloring.inl, particle contacts in colour
+// order).
 #include "world_common.glsl"
 
 void main() {
@@ -19,6 +21,8 @@ void main() {
   if (t >= stored_pcontacts()) return;
   if (push.x == PCONTACT_TARGETS) {
     pcontact_targets(t, push.y);
+  } else if (push.x == PCONTACT_SETTLE) {
+    pcontact_settle(t);
   } else if (!fault_skips_unit(t + pcontact_unit_base(), push.z)) {
     jacobi_pcontact(t, push.z);
   }

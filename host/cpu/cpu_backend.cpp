@@ -162,6 +162,11 @@ class CpuBackend final : public Backend {
     pc_geom_.assign(contacts, glm::vec4(0.0f));
     pc_target_.assign(contacts, glm::vec4(0.0f));
     pc_lambda_.assign(contacts, glm::vec4(0.0f));
+    pc_origin_.assign(contacts, 0u);
+    // The gather into colour order (kernels/world_coloring.inl): the coloured scheme only.
+    const bool ordered = scene_.settings.solver.scheme == SolverScheme::colored;
+    pc_copy_bodies_.assign(ordered ? contacts : 0, glm::uvec2(0u));
+    pc_copy_lambda_.assign(ordered ? contacts : 0, glm::vec4(0.0f));
     prev_pc_other_.resize(contacts, 0u);
     prev_pc_lambda_.resize(contacts, glm::vec4(0.0f));
     unit_color_.assign(units, 0u);
@@ -225,6 +230,9 @@ class CpuBackend final : public Backend {
     e.pcontact_geom = pc_geom_.data();
     e.pcontact_target = pc_target_.data();
     e.pcontact_lambda = pc_lambda_.data();
+    e.pcontact_origin = pc_origin_.data();
+    e.pcontact_copy_bodies = pc_copy_bodies_.data();
+    e.pcontact_copy_lambda = pc_copy_lambda_.data();
     e.prev_pcontact_offsets = prev_pc_offsets_.data();
     e.prev_pcontact_other = prev_pc_other_.data();
     e.prev_pcontact_lambda = prev_pc_lambda_.data();
@@ -504,6 +512,9 @@ class CpuBackend final : public Backend {
       cpu::radix_sort(std::span(keys_).first(units), std::span(values_).first(units), 6);
       for (std::uint32_t s = 0; s < units; ++s) e.color_range(s);
       e.color_groups(params_.coloring.x);
+      for (std::uint32_t s = 0; s < units; ++s) e.pcontact_gather(s);
+      const std::uint32_t contacts = e.stored_pcontacts();
+      for (std::uint32_t c = 0; c < contacts; ++c) e.pcontact_settle(c);
     } else if (scheme == SolverScheme::jacobi) {
       for (std::uint32_t k = 0; k < 2 * units; ++k) e.incidence_key(k);
       const auto bits = static_cast<std::uint32_t>(std::bit_width(world_.bodies()));
@@ -539,13 +550,13 @@ class CpuBackend final : public Backend {
       saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, sweep_ref_, tree_blocks_,
       pair_normal_, point_geom_, point_lambda_, point_prep_, prev_lambda_, joint_rows_,
-      joint_lambda_, unit_dv_, pc_geom_, pc_target_, pc_lambda_, prev_pc_lambda_, pair_frame_,
-      point_ref_, prev_frame_;
+      joint_lambda_, unit_dv_, pc_geom_, pc_target_, pc_lambda_, pc_copy_lambda_, prev_pc_lambda_,
+      pair_frame_, point_ref_, prev_frame_;
   std::vector<glm::uvec4> pair_info_, prev_info_;
-  std::vector<glm::uvec2> range_, pc_bodies_;
+  std::vector<glm::uvec2> range_, pc_bodies_, pc_copy_bodies_;
   std::vector<std::uint32_t> color_, keys_, values_, offsets_, hash_, unit_color_, grid_keys_,
-      grid_values_, cell_start_, cell_end_, pc_offsets_, prev_pc_offsets_, prev_pc_other_,
-      ode_touched_, uncoloured_;
+      grid_values_, cell_start_, cell_end_, pc_offsets_, pc_origin_, prev_pc_offsets_,
+      prev_pc_other_, ode_touched_, uncoloured_;
 };
 
 }  // namespace

@@ -407,6 +407,12 @@ class GpuBackend final : public Backend {
     buf_[b_pcontact_geom] = storage(contacts * v4, "particle contact normals");
     buf_[b_pcontact_target] = storage(contacts * v4, "particle contact targets");
     buf_[b_pcontact_lambda] = storage(contacts * v4, "particle contact impulses");
+    buf_[b_pcontact_origin] = storage(contacts * u1, "particle contact origins");
+    // The gather into colour order (kernels/world_coloring.inl): the coloured scheme only.
+    const VkDeviceSize ordered =
+        scene_.settings.solver.scheme == SolverScheme::colored ? contacts : 0;
+    buf_[b_pcontact_copy_bodies] = storage(ordered * sizeof(glm::uvec2), "colour-order contacts");
+    buf_[b_pcontact_copy_lambda] = storage(ordered * v4, "colour-order impulses");
     buf_[b_unit_color] = storage(units * u1, "unit colours");
     buf_[b_unit_dv] = storage((4 * (j_ + pairs) + 2 * contacts) * v4, "Jacobi velocity changes");
     const VkDeviceSize sort = std::max<VkDeviceSize>({n_, p_, 2 * units});
@@ -620,6 +626,11 @@ class GpuBackend final : public Backend {
       sort(b_sort_keys, b_sort_values, unit_cap, 6);
       run(kernels_.color, unit_groups, kern::COLOR_RANGE);
       run(kernels_.finalize, 1, kern::FINALIZE_COLORS, colors_recorded_);
+      if (p_ > 0) {
+        run(kernels_.color, unit_groups, kern::COLOR_GATHER);
+        run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
+                     kern::PCONTACT_SETTLE);
+      }
     } else {
       const std::uint32_t entries = 2 * unit_cap;
       run(kernels_.color, vk::groups_for(entries, kGroup), kern::INCIDENCE_KEY);
