@@ -29,7 +29,9 @@
 // (partner_offsets / partner_list, built once on the host at load): a cloth vertex has at most
 // 12, so a linear scan that stops at the first partner not below j beats a binary search, and
 // the list costs nothing per step. (A bit mask of grid offsets would be smaller but holds only
-// for generated grids; the list serves any springs, ropes and soft bodies alike.)
+// for generated grids; the list serves any springs, ropes and soft bodies alike.) A
+// self-collision pair's speculative distance is capped near its thickness unless it closes
+// fast (particle_pair_margin, below).
 //
 // Warm starting: the write pass looks up last step's contacts of the same owner (its list is
 // prev_pcontact_offsets[p] .. [p + 1]) for the same other body and takes its impulses, scaled
@@ -63,12 +65,28 @@ bool spring_partners(uint i, uint j) {
   return false;
 }
 
-// Particles i < j may touch: not both static; of different groups, or of one group with
-// self-collision (both with a thickness) and not joined by a spring.
-bool particles_may_touch(uint i, uint j) {
-  if (may_collide(i, j)) return true;
-  if (!body_dynamic(i) && !body_dynamic(j)) return false;
-  return body_info[i].w != 0u && body_info[j].w != 0u && !spring_partners(i, j);
+// The speculative distance of particles i < j, or a negative value when they may not touch
+// (both static; one nonzero group without self-collision; joined by a spring). Pairs of
+// different groups take the world's margin. A self-collision pair (one group, both with a
+// thickness, no spring) takes min(margin, max(rho, 2 |v_j - v_i| h)), rho its contact radius sum
+// (the thickness t for one cloth). The world's margin is sized for rigid bodies (2 cm with any
+// in the scene) and for bodies that close fast, while neighbouring vertices of one cloth move
+// almost together. Without the cap the 128 x 128 drape over a ball (spacing s = 1.18 cm, t =
+// 0.75 s) reached every vertex's nearest unjoined neighbours at sqrt(5) s = 2.64 cm: 64,008
+// speculative contacts in the flat cloth, 44% of the units in the overflow colour, 255 ms of
+// solve a step on an H200 (docs/benchmarks.md). With it a resting cloth reaches 2 t (1.5 s
+// there), and the relative-velocity term, twice the step's closing at its start velocities,
+// still sees a fast fold coming as the world's margin did. A floor of t / 2 instead let the
+// crumpling heap of tests/test_cloth_self_collision.cpp sink 2.3 mm into itself (0.5 mm with the
+// full margin): velocities change within a step of a heap, so a slow pair's contact must exist
+// before it closes.
+float particle_pair_margin(uint i, uint j) {
+  float margin = params.contact.x;
+  if (may_collide(i, j)) return margin;
+  if (!body_dynamic(i) && !body_dynamic(j)) return -1.0f;
+  if (body_info[i].w == 0u || body_info[j].w == 0u || spring_partners(i, j)) return -1.0f;
+  float closing = 2.0f * params.gravity_dt.w * length(vec3(body_vel[j]) - vec3(body_vel[i]));
+  return min(margin, max(pair_radius(i) + pair_radius(j), closing));
 }
 
 void grid_hash_particle(uint p) {
@@ -137,12 +155,14 @@ uint particle_contacts(uint p, bool write, uint base) {
         uint end = cell_end[h];
         for (uint k = begin; k < end; ++k) {
           uint j = grid_values[k];
-          if (j <= i || !particles_may_touch(i, j)) continue;
+          if (j <= i) continue;
           vec4 pj = body_pos[j];
           if (any(notEqual(grid_cell(vec3(pj), inv_cell), nc))) continue;
+          float pair_margin = particle_pair_margin(i, j);
+          if (pair_margin < 0.0f) continue;
           vec3 n;
           float g;
-          if (sphere_sphere(reach_i, vec4(vec3(pj), pair_radius(j)), margin, n, g)) {
+          if (sphere_sphere(reach_i, vec4(vec3(pj), pair_radius(j)), pair_margin, n, g)) {
             if (write) store_pcontact(base + found, p, i, j, n, g);
             found += 1u;
           }
