@@ -16,6 +16,7 @@
 #include "host/io/surface_mesh.h"
 #include "host/sim/compare.h"
 #include "host/sim/metrics.h"
+#include "host/sim/mouse_spring.h"
 #include "host/sim/spring_strain.h"
 #include "host/vk/context.h"
 #include "vkphys/error.h"
@@ -378,6 +379,59 @@ void World::write(Field field, std::span<const glm::vec4> values) {
   });
 }
 
+namespace {
+
+// Whether x, y and z of a vec3 or dvec3 are finite.
+template <class V>
+bool finite3(V v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
+
+}  // namespace
+
+std::optional<Grab> World::pick(glm::dvec3 origin, glm::dvec3 direction) const {
+  Impl& w = need(impl_, "pick");
+  const double length = glm::length(direction);
+  if (!finite3(origin) || !finite3(direction) || !(length > 0.0)) {
+    throw Error(fmt::format(
+        "pick: a ray from ({}, {}, {}) along ({}, {}, {}) needs finite values and a direction of "
+        "length > 0",
+        origin.x, origin.y, origin.z, direction.x, direction.y, direction.z));
+  }
+  w.sync();
+  return vkphys::pick(w.scene, w.state, origin, direction / length);
+}
+
+glm::dvec3 World::pull(const Grab& grab, glm::dvec3 target) {
+  Impl& w = need(impl_, "pull");
+  w.usable("pull");
+  w.sync();
+  const std::size_t count = grab.particle ? w.state.particles.size() : w.scene.bodies.size();
+  const char* what = grab.particle ? "particle" : "body";
+  if (grab.index >= count) {
+    throw Error(fmt::format("pull: {} {} is out of range ({} {}{})", what, grab.index, count,
+                            grab.particle ? "particles" : "scene bodies",
+                            grab.particle ? "" : "; a plane's static body cannot be grabbed"));
+  }
+  const float inv_mass =
+      grab.particle ? w.state.particles.vel_invmass[grab.index].w : w.state.pos[grab.index].w;
+  if (!(inv_mass > 0.0f)) {
+    throw Error(fmt::format("pull: {} is static (mass 0): it cannot be pulled",
+                            describe(w.scene, BodyRef{grab.index, grab.particle})));
+  }
+  if (!finite3(target) || !finite3(grab.local)) {
+    throw Error(fmt::format("pull: target ({}, {}, {}) and local point ({}, {}, {}) must be finite",
+                            target.x, target.y, target.z, grab.local.x, grab.local.y,
+                            grab.local.z));
+  }
+  return guarded([&] {
+    const glm::dvec3 f =
+        apply_mouse_spring(w.scene, w.state, grab, target, w.scene.settings.time_step);
+    w.commit_writes();
+    return f;
+  });
+}
+
 Contacts World::contacts() const {
   const StepStats& s = need(impl_, "contacts").backend->stats();
   return {s.pairs, s.manifolds, s.reused_manifolds, s.points, s.particle_contacts, s.rows};
@@ -479,9 +533,6 @@ namespace {
 // host/io/scene_read_camera.cpp, without their margins: only what the projection cannot do).
 void check_camera(const SceneCamera& c) {
   const glm::vec3 view = c.target - c.position;
-  auto finite3 = [](glm::vec3 v) {
-    return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
-  };
   const bool finite =
       finite3(c.position) && finite3(c.target) && finite3(c.up) && std::isfinite(c.fov_y_deg);
   if (!finite || glm::length(view) == 0.0f || glm::length(glm::cross(c.up, view)) == 0.0f ||

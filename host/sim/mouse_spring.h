@@ -1,8 +1,8 @@
-// Grabbing a body or particle with the mouse in `vkphys view`: a ray from the camera through the
-// cursor picks the nearest dynamic body or particle it enters, and a mouse spring (seed 003,
-// "Mouse springs") pulls the picked point towards the point under the cursor at the depth it was
-// picked at. The seed recommends a spring over setting the grabbed position directly because
-// fast mouse motions would otherwise make the simulation unstable.
+// Grabbing a body or particle with the mouse (World::pick and World::pull, `vkphys view`): a ray
+// from the camera through the cursor picks the nearest dynamic body or particle it enters, and a
+// mouse spring (seed 003, "Mouse springs") pulls the picked point towards the point under the
+// cursor at the depth it was picked at. The seed recommends a spring over setting the grabbed
+// position directly because fast mouse motions would otherwise make the simulation unstable.
 //
 // The force is seed 003's damped spring (section "Spring forces", f = -[k_s(|l| - r) +
 // k_d (l' . l)/|l|] l/|l|) with rest length r = 0 and the damping taken on the whole velocity of
@@ -21,27 +21,17 @@
 // explicit step is stable while w0 h is well below 1 (kMouseOmega h = 0.13 at 60 Hz).
 #pragma once
 
-#include <cstdint>
 #include <glm/glm.hpp>
 #include <optional>
 
 #include "host/sim/backend.h"
+#include "vkphys/grab.h"
 #include "vkphys/scene.h"
 
 namespace vkphys {
 
 // The spring's angular frequency w0 [rad/s]: about 8 rad/s, a quarter-second response.
 inline constexpr double kMouseOmega = 8.0;
-
-// What a pick hit: scene body `index` (or particle `index`), `local` the hit point in the body's
-// own frame (relative to its centre; for a particle, relative to its centre in world axes), and
-// `depth` the distance along the unit ray to it.
-struct Grab {
-  bool particle = false;
-  std::uint32_t index = 0;
-  glm::dvec3 local{0.0};
-  double depth = 0.0;
-};
 
 // The nearest dynamic scene body (sphere, box or capsule with mass > 0) or dynamic particle
 // that the ray from `origin` along the unit vector `dir` enters, at a distance >= 0; nothing

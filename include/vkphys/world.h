@@ -15,6 +15,7 @@
 #include "vkphys/devices.h"
 #include "vkphys/difference.h"
 #include "vkphys/export.h"
+#include "vkphys/grab.h"
 #include "vkphys/metrics.h"
 #include "vkphys/picture.h"
 #include "vkphys/scene.h"
@@ -147,6 +148,22 @@ class VKPHYS_API World {
   void write(Field field, std::size_t index, glm::vec4 value);
   /// Writes every entry, as above; `values` has state(field).size() entries.
   void write(Field field, std::span<const glm::vec4> values);
+
+  /// The nearest dynamic body (a sphere, box or capsule with mass > 0) or dynamic particle that
+  /// the ray from `origin` along `direction` (any length: it is normalised) enters at a distance
+  /// >= 0 in the current state; nothing when the ray misses them all. Planes and static bodies
+  /// are never picked. `vkphys view` picks what is under the cursor with it. Throws Error for a
+  /// non-finite origin or direction, or a direction of length 0.
+  std::optional<Grab> pick(glm::dvec3 origin, glm::dvec3 direction) const;
+  /// The mouse spring: pulls the grabbed point towards `target` with the damped spring
+  /// F = k (target - p) - c v, k = m w0^2 and c = 2 m w0 with w0 = 8 rad/s (critically damped:
+  /// every object follows on the same quarter-second time scale whatever its mass m), p and v
+  /// the grabbed point's position and velocity. Its impulse over one step, F time_step, goes into
+  /// the velocity (and a body's angular velocity, through r x F) now, as write() does, so the
+  /// next step carries it: call pull before each step it should act on, and stop calling it to
+  /// release the grab. Returns F [N]. Throws Error for a grab whose index is out of range or of a
+  /// static body or particle, or a non-finite target or local point.
+  glm::dvec3 pull(const Grab& grab, glm::dvec3 target);
 
   Contacts contacts() const;
   /// The last step's statistics: stage times, list capacities, colours, integrator counts
