@@ -1,5 +1,5 @@
-// The `vkphys` subcommands and the options they share. Public API only (include/vkphys/): what
-// the commands that reach past it share (bench, view, export-scene) is in tools/internal.h.
+// The `vkphys` subcommands and the options they share. Public API only (include/vkphys/), as
+// every file in tools/: the CLI is the library's first client.
 #pragma once
 
 #include <cstdint>

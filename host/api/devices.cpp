@@ -80,6 +80,12 @@ vk::Context& SharedDeviceInternals::context(const SharedDevice& device) {
   return *context_ptr(device);
 }
 
+SharedDevice SharedDeviceInternals::adopt(std::unique_ptr<vk::Context> ctx) {
+  SharedDevice out;
+  out.impl_ = std::make_shared<SharedDevice::Impl>(SharedDevice::Impl{std::move(ctx)});
+  return out;
+}
+
 std::uint64_t validation_errors_reported() {
   return vk::Context::validation_errors_in_process();
 }

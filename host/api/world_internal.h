@@ -32,6 +32,9 @@ struct WorldInternals {
 struct SharedDeviceInternals {
   static std::shared_ptr<vk::Context> context_ptr(const SharedDevice& device);
   static vk::Context& context(const SharedDevice& device);
+  // A SharedDevice holding `ctx`, opened by the library itself (the Viewer's, whose instance
+  // has its window system's surface extensions).
+  static SharedDevice adopt(std::unique_ptr<vk::Context> ctx);
 };
 
 }  // namespace vkphys

@@ -8,6 +8,7 @@
 ///
 /// Headers: vkphys/scene.h (what a scene holds), vkphys/build.h and vkphys/cloth.h (building one
 /// in code), vkphys/scene_file.h (reading and writing scene files), vkphys/world.h (World),
+/// vkphys/grab.h (World::pick and pull, the mouse spring), vkphys/viewer.h (a live window),
 /// vkphys/snapshot.h (checkpoints), vkphys/metrics.h, vkphys/statistics.h, vkphys/difference.h,
 /// vkphys/picture.h (World::render), vkphys/compare.h (the GPU held to the CPU),
 /// vkphys/devices.h (the Vulkan devices), vkphys/recorder.h (a run written as `vkphys run` writes
@@ -32,6 +33,7 @@
 ///   one process; stepping them from several threads is fine (each has its own queue and
 ///   command buffers).
 /// * A Snapshot is immutable and may be shared between threads.
+/// * A Viewer is GLFW's: one at a time, made and run on the program's main thread.
 #pragma once
 
 #include "vkphys/build.h"
@@ -42,6 +44,7 @@
 #include "vkphys/difference.h"
 #include "vkphys/error.h"
 #include "vkphys/files.h"
+#include "vkphys/grab.h"
 #include "vkphys/limits.h"
 #include "vkphys/metrics.h"
 #include "vkphys/picture.h"
@@ -54,4 +57,5 @@
 #include "vkphys/soft_body.h"
 #include "vkphys/statistics.h"
 #include "vkphys/version.h"
+#include "vkphys/viewer.h"
 #include "vkphys/world.h"
