@@ -49,6 +49,9 @@ Picture = npt.NDArray[np.uint8]
 Camera = dict[str, Any]
 """position, target, up: 3-tuples [m]; fov_y_deg: float in (0, 180)."""
 
+Grab = dict[str, Any]
+"""What World.pick hit: particle (bool), index, local (x, y, z) [m] and depth [m]."""
+
 class World:
     """One simulated world: a scene on a backend ("cpu" or "gpu")."""
     def __init__(self) -> None: ...
@@ -83,6 +86,12 @@ class World:
         """A read-only view (no copy) that shows every later step's state."""
     def write(self, field: Field, index: int,
               value: tuple[float, float, float, float]) -> None: ...
+    def pick(self, origin: tuple[float, float, float],
+             direction: tuple[float, float, float]) -> Grab | None:
+        """The nearest dynamic body or particle the ray enters, or None."""
+    def pull(self, grab: Grab, target: tuple[float, float, float]
+             ) -> tuple[float, float, float]:
+        """One step's mouse-spring impulse towards target, into the velocities now; the force."""
     def contacts(self) -> dict[str, int]: ...
     def metrics(self) -> dict[str, Any]: ...
     def compare(self, other: World) -> dict[str, float | int]: ...

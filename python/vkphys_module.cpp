@@ -358,6 +358,38 @@ step's contact lists (constraint_errors needs them for a scene with rigid bodies
           "Writes one entry (x, y, z, w) of a state array; raises vkphys.Error for an index out "
           "of range, a NaN or infinity, or a quaternion that is not unit.")
       .def(
+          "pick",
+          [](const World& w, std::array<double, 3> origin,
+             std::array<double, 3> direction) -> std::optional<py::dict> {
+            const std::optional<vkphys::Grab> g = w.pick(
+                {origin[0], origin[1], origin[2]}, {direction[0], direction[1], direction[2]});
+            if (!g) return std::nullopt;
+            py::dict d;
+            d["particle"] = g->particle;
+            d["index"] = g->index;
+            d["local"] = py::make_tuple(g->local.x, g->local.y, g->local.z);
+            d["depth"] = g->depth;
+            return d;
+          },
+          py::arg("origin"), py::arg("direction"),
+          "The nearest dynamic body or particle the ray enters: a dict of particle (bool), "
+          "index, local (the hit point in the body's frame) and depth [m]; None on a miss.")
+      .def(
+          "pull",
+          [](World& w, const py::dict& grab, std::array<double, 3> target) {
+            const auto local = grab["local"].cast<std::array<double, 3>>();
+            const glm::dvec3 f = w.pull(vkphys::Grab{grab["particle"].cast<bool>(),
+                                                     grab["index"].cast<std::uint32_t>(),
+                                                     {local[0], local[1], local[2]},
+                                                     grab["depth"].cast<double>()},
+                                        {target[0], target[1], target[2]});
+            return py::make_tuple(f.x, f.y, f.z);
+          },
+          py::arg("grab"), py::arg("target"),
+          "The mouse spring: one step's impulse pulling the grabbed point (a dict as pick "
+          "gives) towards target, into the velocities now; call it before each step it should "
+          "act on. Returns the force [N].")
+      .def(
           "contacts", [](const World& w) { return to_dict(w.contacts()); },
           "What the last step found: pairs, manifolds, reused_manifolds, points, "
           "particle_contacts, rows.")
