@@ -52,37 +52,34 @@ class ApiGrab : public ::testing::TestWithParam<const char*> {
   }
 };
 
+// Success when the ray picks `particle` (or body) `index` at `depth` along it, entered at `local`.
+::testing::AssertionResult hits(const World& w, glm::dvec3 origin, glm::dvec3 direction,
+                                bool particle, std::uint32_t index, double depth, glm::dvec3 local,
+                                double tol = 1e-6) {
+  const std::optional<Grab> g = w.pick(origin, direction);
+  if (!g) return ::testing::AssertionFailure() << "nothing picked";
+  if (g->particle != particle || g->index != index || std::abs(g->depth - depth) > tol ||
+      glm::length(g->local - local) > tol) {
+    return ::testing::AssertionFailure()
+           << (g->particle ? "particle " : "body ") << g->index << " at depth " << g->depth
+           << ", local (" << g->local.x << ", " << g->local.y << ", " << g->local.z << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST_P(ApiGrab, PickHitsWhatTheRayEntersFirst) {
   World w;
   if (!open(w)) GTEST_SKIP() << "no Vulkan device";
   const glm::dvec3 down(0.0, 0.0, -2.0);  // not unit: pick normalises it
-  std::optional<Grab> g = w.pick({0.0, 0.0, 10.0}, down);
-  ASSERT_TRUE(g.has_value());
-  EXPECT_FALSE(g->particle);
-  EXPECT_EQ(g->index, 0u);
-  EXPECT_NEAR(g->depth, 9.5, 1e-6);
-  EXPECT_NEAR(glm::length(g->local - glm::dvec3(0.0, 0.0, 0.5)), 0.0, 1e-6);
+  EXPECT_TRUE(hits(w, {0.0, 0.0, 10.0}, down, false, 0, 9.5, {0.0, 0.0, 0.5}));
   // 0.49 m off the centre: the chord's near end, 10 - sqrt(0.5^2 - 0.49^2).
-  g = w.pick({0.49, 0.0, 10.0}, down);
-  ASSERT_TRUE(g.has_value());
-  EXPECT_NEAR(g->depth, 10.0 - std::sqrt(0.25 - 0.49 * 0.49), 1e-5);
+  const double chord = std::sqrt(0.25 - 0.49 * 0.49);
+  EXPECT_TRUE(hits(w, {0.49, 0.0, 10.0}, down, false, 0, 10.0 - chord, {0.49, 0.0, chord}, 1e-5));
   // The box's face z = 0.5, at (0, 0.4) on it.
-  g = w.pick({3.0, 0.4, 10.0}, down);
-  ASSERT_TRUE(g.has_value());
-  EXPECT_FALSE(g->particle);
-  EXPECT_EQ(g->index, 1u);
-  EXPECT_NEAR(g->depth, 9.5, 1e-6);
-  EXPECT_NEAR(glm::length(g->local - glm::dvec3(0.0, 0.4, 0.5)), 0.0, 1e-6);
+  EXPECT_TRUE(hits(w, {3.0, 0.4, 10.0}, down, false, 1, 9.5, {0.0, 0.4, 0.5}));
   // The particle; and along y from below, the sphere is entered before the particle behind it.
-  g = w.pick({0.0, 3.0, 10.0}, down);
-  ASSERT_TRUE(g.has_value());
-  EXPECT_TRUE(g->particle);
-  EXPECT_EQ(g->index, 0u);
-  EXPECT_NEAR(g->depth, 9.75, 1e-6);
-  g = w.pick({0.0, -5.0, 0.0}, {0.0, 1.0, 0.0});
-  ASSERT_TRUE(g.has_value());
-  EXPECT_FALSE(g->particle);
-  EXPECT_NEAR(g->depth, 4.5, 1e-6);
+  EXPECT_TRUE(hits(w, {0.0, 3.0, 10.0}, down, true, 0, 9.75, {0.0, 0.0, 0.25}));
+  EXPECT_TRUE(hits(w, {0.0, -5.0, 0.0}, {0.0, 1.0, 0.0}, false, 0, 4.5, {0.0, -0.5, 0.0}));
   // Misses: 0.51 m off the sphere, the static sphere, the plane, a ray pointing away.
   EXPECT_FALSE(w.pick({0.51, 0.0, 10.0}, down).has_value());
   EXPECT_FALSE(w.pick({-3.0, 0.0, 10.0}, down).has_value());
