@@ -115,7 +115,8 @@ uint color_list_size(uint k) {
   return counters.color_end[k] - counters.color_start[k];
 }
 
-// One invocation: the indirect dispatch size of every colour list. `recorded` is how many
+// One invocation: the indirect dispatch size of every colour list, and where each colour's
+// particle contacts start in colour order (the odd lists before it). `recorded` is how many
 // colours the GPU backend recorded passes for; units left over with fewer than max colours
 // recorded set the redo flag (the host records them all and redoes the step, see the GPU
 // backend).
@@ -123,11 +124,16 @@ void color_groups(uint recorded) {
   uint overflow = params.coloring.x;
   uint left = color_list_size(2u * overflow) + color_list_size(2u * overflow + 1u);
   if (recorded < overflow && left > 0u) counters.redo = 1u;
+  uint pcontacts_before = 0u;
   for (uint c = 0u; c < 2u * uint(VKPHYS_MAX_COLORS); ++c) {
     uint count = counters.color_end[c] - counters.color_start[c];
     counters.color_groups[3u * c] = (count + VKPHYS_GROUP_SIZE - 1u) / VKPHYS_GROUP_SIZE;
     counters.color_groups[3u * c + 1u] = 1u;
     counters.color_groups[3u * c + 2u] = 1u;
+    if ((c & 1u) == 1u) {
+      counters.pcontact_first[c >> 1u] = pcontacts_before;
+      pcontacts_before += count;
+    }
   }
 }
 
@@ -176,11 +182,9 @@ void incidence_range(uint s) {
 // share no dynamic body, so the order within a colour changes no result: the step's bits are
 // those of the owner order on both backends.
 
-// Where colour list k's particle contacts start in colour order: the odd lists before it.
+// Where colour list k's particle contacts start in colour order (valid after color_groups).
 uint pcontact_list_first(uint k) {
-  uint first = 0u;
-  for (uint j = 1u; j < k; j += 2u) first += color_list_size(j);
-  return first;
+  return counters.pcontact_first[k >> 1u];
 }
 
 // Sorted position s (after color_range): a particle contact of a colour or of the overflow

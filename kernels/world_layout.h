@@ -235,6 +235,8 @@ struct WorldCounters {
   uint color_start[2 * VKPHYS_MAX_COLORS];
   uint color_end[2 * VKPHYS_MAX_COLORS];
   uint color_groups[2 * VKPHYS_MAX_COLORS * 3];  // indirect dispatch per colour list (x, y, z)
+  uint pcontact_first[VKPHYS_MAX_COLORS];  // colour c's particle contacts start here in colour
+                                           // order (color_groups, pcontact_gather)
 };
 
 // Every world buffer after the step constants (binding 0) and the counters (binding 1), once:
