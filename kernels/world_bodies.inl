@@ -58,8 +58,12 @@ void body_bounds(uint i, KOUT(vec3) lo, KOUT(vec3) hi) {
 void body_setup(uint i) {
   uint key = 0xFFFFFFFFu;  // planes and shapeless bodies sort last and are skipped
   if (is_particle(i)) {
-    vec4 p = body_pos[i];
-    key = float_sort_key(p.x - p.w - 0.5f * params.contact.x);
+    // The very min x the sweep tests against (body_bounds), so that the sorted keys bound the
+    // sweep's walks exactly (kernels/world_broadphase.inl).
+    vec3 lo;
+    vec3 hi;
+    body_bounds(i, lo, hi);
+    key = float_sort_key(lo.x);
   } else {
     vec3 lo = vec3(0.0f);
     vec3 hi = vec3(0.0f);

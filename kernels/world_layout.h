@@ -36,7 +36,11 @@
 //                         spring); both empty unless some particle has a thickness
 // Contact pairs that involve a rigid body other than a plane (SAP pairs, capacity PC) and
 // their points (4 per pair, slot 4p + k):
-//   pair_offsets[s] the sweep's count, then exclusive scan, per sorted position s (N + 1)
+//   sweep_walk[s]   the length of the sweep's walk from sorted position s (planes, forward,
+//                   backward entries), then exclusive scan: the walks laid end to end (N + 1)
+//   sweep_forward[s]  the forward part of that walk (N)
+//   pair_offsets[w] the pairs of sweep work item w (a chunk of the walks laid end to end), then
+//                   exclusive scan (N + 1; kernels/world_broadphase.inl)
 //   pair_info[p]    (a, b, points, 0)          shape(a) <= shape(b); normal from a to b
 //   pair_normal[p]  (n, 0)
 //   point_geom[4p+k]    (world point, gap)     gap < 0: penetrating
@@ -314,9 +318,13 @@ struct WorldCounters {
   BUF(70, vec4, tree_blocks)           \
   BUF(71, uint, pcontact_origin)       \
   BUF(72, uvec2, pcontact_copy_bodies) \
-  BUF(73, vec4, pcontact_copy_lambda)
-#define VKPHYS_WORLD_BINDINGS 74u
+  BUF(73, vec4, pcontact_copy_lambda)  \
+  BUF(74, uint, sweep_walk)            \
+  BUF(75, uint, sweep_forward)
+#define VKPHYS_WORLD_BINDINGS 76u
 #define VKPHYS_TREE_NODE_STRIDE 26u
+// The least number of walk entries in one sweep work item (kernels/world_broadphase.inl).
+#define VKPHYS_SWEEP_CHUNK 64u
 #define VKPHYS_ODE_STRIDE 7u
 
 // The plane body with list index k (k < coloring.z).

@@ -176,6 +176,8 @@ class CpuBackend final : public Backend {
     keys_.assign(sort, 0u);
     values_.assign(sort, 0u);
     offsets_.assign(world_.bodies() + 1, 0u);
+    walk_.assign(world_.bodies() + 1, 0u);
+    walk_forward_.assign(world_.bodies(), 0u);
     kern::WorldEnv env = make_env();
     for (std::uint32_t q = 0; q < cap_.pairs; ++q) env.hash_insert_pair(q, true);
   }
@@ -204,6 +206,8 @@ class CpuBackend final : public Backend {
     e.sort_keys = keys_.data();
     e.sort_values = values_.data();
     e.pair_offsets = offsets_.data();
+    e.sweep_walk = walk_.data();
+    e.sweep_forward = walk_forward_.data();
     e.pair_info = pair_info_.data();
     e.pair_normal = pair_normal_.data();
     e.point_geom = point_geom_.data();
@@ -313,13 +317,16 @@ class CpuBackend final : public Backend {
     sweeps(e, kern::KIND_WARM, kind, scene_.settings.solver.iterations, last);
   }
 
-  // The sweep over rigid bodies sorted by min x: pair counts, then (after the scan) the pairs.
+  // The sweep over rigid bodies sorted by min x: walk lengths and their scan, then the work
+  // items' pair counts, then (after the scan) the pairs.
   void sweep_and_prune(kern::WorldEnv& e) {
     const std::uint32_t n = world_.bodies();
     std::fill(offsets_.begin(), offsets_.end(), 0u);
     if (world_.sweepers == 0) return;
     cpu::radix_sort(std::span(keys_).first(n), std::span(values_).first(n), 32);
-    for (std::uint32_t s = 0; s < n; ++s) e.sweep_count(s);
+    for (std::uint32_t s = 0; s < n; ++s) e.sweep_walk_length(s);
+    cpu::exclusive_scan(walk_);
+    for (std::uint32_t w = 0; w < n; ++w) e.sweep_count(w);
     cpu::exclusive_scan(offsets_);
   }
 
@@ -556,7 +563,7 @@ class CpuBackend final : public Backend {
   std::vector<glm::uvec2> range_, pc_bodies_, pc_copy_bodies_;
   std::vector<std::uint32_t> color_, keys_, values_, offsets_, hash_, unit_color_, grid_keys_,
       grid_values_, cell_start_, cell_end_, pc_offsets_, pc_origin_, prev_pc_offsets_,
-      prev_pc_other_, ode_touched_, uncoloured_;
+      prev_pc_other_, ode_touched_, uncoloured_, walk_, walk_forward_;
 };
 
 }  // namespace

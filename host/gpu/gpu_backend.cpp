@@ -108,6 +108,8 @@ class GpuBackend final : public Backend {
     buf_[b_tree_nodes] = storage(nt * u4, "joint tree nodes");
     buf_[b_tree_blocks] = storage(VKPHYS_TREE_NODE_STRIDE * nt * v4, "joint tree factors");
     buf_[b_pair_offsets] = storage((n + 1) * u1, "pair offsets");
+    buf_[b_sweep_walk] = storage((n + 1) * u1, "sweep walk offsets");
+    buf_[b_sweep_forward] = storage(n * u1, "sweep forward walks");
     buf_[b_joint_info] = storage(j * u4, "joint bodies");
     buf_[b_joint_frames] = storage(j * VKPHYS_JOINT_STRIDE * v4, "joint frames");
     buf_[b_joint_rows] = storage(j * 4 * VKPHYS_JOINT_ROWS * v4, "joint rows");
@@ -591,6 +593,8 @@ class GpuBackend final : public Backend {
     stage_done();
     if (world_.sweepers > 0) {
       sort(b_sort_keys, b_sort_values, n_, 32);
+      run(kernels_.sweep, body_groups, kern::SWEEP_WALK);
+      scan(b_sweep_walk, n_ + 1);
       run(kernels_.sweep, body_groups, kern::SWEEP_COUNT);
       scan(b_pair_offsets, n_ + 1);
     }
