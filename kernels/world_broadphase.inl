@@ -34,7 +34,8 @@
 // stores (plane pairs, forward pairs, backward pairs from s - 1 down, body after body), whatever
 // C is, on both backends and from run to run, with no atomics and no host round trip. The
 // longest serial loop is C entries plus a binary search per body it enters. A pair is stored
-// with the lower shape number first (ties: lower index), as the narrowphase wants.
+// with the lower shape number first (ties: lower index), as the narrowphase wants. Pairs past
+// the capacity are counted, not stored: finalize_lists flags the step, which is redone larger.
 //   Worst case stays quadratic in pairs (all rigid bodies overlapping in x), now spread over
 // the items; sorting along the axis of largest spread would help scenes tall in y, narrow in x.
 
