@@ -15,6 +15,7 @@
 #include "host/io/scene_file.h"
 #include "host/io/surface_mesh.h"
 #include "host/sim/compare.h"
+#include "host/sim/finite.h"
 #include "host/sim/metrics.h"
 #include "host/sim/mouse_spring.h"
 #include "host/sim/spring_strain.h"
@@ -379,20 +380,10 @@ void World::write(Field field, std::span<const glm::vec4> values) {
   });
 }
 
-namespace {
-
-// Whether x, y and z of a vec3 or dvec3 are finite.
-template <class V>
-bool finite3(V v) {
-  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
-}
-
-}  // namespace
-
 std::optional<Grab> World::pick(glm::dvec3 origin, glm::dvec3 direction) const {
   Impl& w = need(impl_, "pick");
   const double length = glm::length(direction);
-  if (!finite3(origin) || !finite3(direction) || !(length > 0.0)) {
+  if (!finite(origin) || !finite(direction) || !(length > 0.0)) {
     throw Error(fmt::format(
         "pick: a ray from ({}, {}, {}) along ({}, {}, {}) needs finite values and a direction of "
         "length > 0",
@@ -419,7 +410,7 @@ glm::dvec3 World::pull(const Grab& grab, glm::dvec3 target) {
     throw Error(fmt::format("pull: {} is static (mass 0): it cannot be pulled",
                             describe(w.scene, BodyRef{grab.index, grab.particle})));
   }
-  if (!finite3(target) || !finite3(grab.local)) {
+  if (!finite(target) || !finite(grab.local)) {
     throw Error(fmt::format("pull: target ({}, {}, {}) and local point ({}, {}, {}) must be finite",
                             target.x, target.y, target.z, grab.local.x, grab.local.y,
                             grab.local.z));
@@ -533,9 +524,9 @@ namespace {
 // host/io/scene_read_camera.cpp, without their margins: only what the projection cannot do).
 void check_camera(const SceneCamera& c) {
   const glm::vec3 view = c.target - c.position;
-  const bool finite =
-      finite3(c.position) && finite3(c.target) && finite3(c.up) && std::isfinite(c.fov_y_deg);
-  if (!finite || glm::length(view) == 0.0f || glm::length(glm::cross(c.up, view)) == 0.0f ||
+  const bool all_finite =
+      finite(c.position) && finite(c.target) && finite(c.up) && std::isfinite(c.fov_y_deg);
+  if (!all_finite || glm::length(view) == 0.0f || glm::length(glm::cross(c.up, view)) == 0.0f ||
       !(c.fov_y_deg > 0.0f && c.fov_y_deg < 180.0f)) {
     throw Error(fmt::format(
         "render: camera at ({}, {}, {}) looking at ({}, {}, {}), up ({}, {}, {}), fov_y_deg {}: "

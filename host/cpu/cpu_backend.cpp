@@ -14,6 +14,7 @@
 
 #include "host/cpu/primitives.h"
 #include "host/cpu/world_env.h"
+#include "host/sim/finite.h"
 #include "host/sim/ode_control.h"
 #include "host/sim/world_setup.h"
 
@@ -478,9 +479,6 @@ class CpuBackend final : public Backend {
   // Throws NonFiniteState for the first body with a NaN or infinite position, velocity,
   // orientation or angular velocity.
   void check_finite(Stage stage) const {
-    auto finite = [](const glm::vec4& v) {
-      return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z) && std::isfinite(v.w);
-    };
     for (std::uint32_t i = 0; i < world_.bodies(); ++i) {
       const bool rigid = i < world_.rigid;
       if (!finite(world_.pos[i]) || !finite(world_.vel[i]) ||

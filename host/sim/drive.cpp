@@ -7,15 +7,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "host/sim/finite.h"
 #include "host/sim/quat_double.h"
 
 namespace vkphys {
 
 namespace {
-
-bool finite(glm::vec3 v) {
-  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
-}
 
 // The world index of a target, after checking it exists (`what` names the entry).
 std::uint32_t body_of(const Scene& scene, std::uint32_t rigid, const Target& t,

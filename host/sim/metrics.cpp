@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "host/sim/finite.h"
 #include "host/sim/mass_properties.h"
 #include "host/sim/quat_double.h"
 #include "host/sim/spring_strain.h"
@@ -18,10 +19,6 @@ namespace {
 glm::dvec4 normalised(glm::dvec4 q) {
   const double len = glm::length(q);
   return len > 0.0 ? q / len : glm::dvec4(0.0, 0.0, 0.0, 1.0);
-}
-
-bool finite(const glm::vec4& v) {
-  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z) && std::isfinite(v.w);
 }
 
 std::int64_t cell_key(glm::ivec3 c) {

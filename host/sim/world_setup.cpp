@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "host/sim/finite.h"
 #include "host/sim/joint_trees.h"
 #include "host/sim/mass_properties.h"
 #include "kernels/ode.h"
@@ -47,10 +48,6 @@ void pack_joint(const Joint& j, std::uint32_t a, std::uint32_t b, WorldArrays& w
   w.joint_frames.emplace_back(j.limit_hi, 0.0f);
   w.joint_frames.emplace_back(j.spook_k, j.spook_d, j.limit_k, j.limit_d);
   w.joint_rows += kern::joint_row_count(static_cast<std::uint32_t>(j.type), j.limited);
-}
-
-bool finite(glm::vec3 v) {
-  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
 }
 
 // A particle-body spring's body end: a dynamic scene body (a row to a static body would only
