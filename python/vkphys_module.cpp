@@ -147,6 +147,7 @@ py::dict to_dict(const vkphys::StepStatistics& st) {
                          {"contact_capacity", &S::contact_capacity},
                          {"regrows", &S::regrows},
                          {"dispatches", &S::dispatches},
+                         {"barriers", &S::barriers},
                          {"ode_steps", &S::ode_steps},
                          {"ode_redos", &S::ode_redos},
                          {"cg_iterations", &S::cg_iterations}});
@@ -157,8 +158,13 @@ py::dict to_dict(const vkphys::StepStatistics& st) {
                  {"solver_residual_angular", &S::solver_residual_angular}});
   d["device_bytes"] = st.device_bytes;
   py::dict stages;  // in step order (a dict keeps its insertion order)
-  for (const vkphys::StageTime& t : st.stages) stages[t.name] = t.ms;
+  py::dict model_bytes;
+  for (const vkphys::StageTime& t : st.stages) {
+    stages[t.name] = t.ms;
+    model_bytes[t.name] = t.model_bytes;
+  }
   d["stages"] = stages;
+  d["stage_model_bytes"] = model_bytes;
   return d;
 }
 
@@ -407,10 +413,11 @@ step's contact lists (constraint_errors needs them for a scene with rigid bodies
       .def(
           "statistics", [](const World& w) { return to_dict(w.statistics()); },
           "The last step's statistics (all zero before the first step): colors, "
-          "overflow_units, pair_capacity, contact_capacity, regrows, dispatches, ode_steps, "
-          "ode_redos, ode_error, cg_iterations, cg_residual, solver_residual, "
-          "solver_residual_angular, device_bytes, and stages: each stage's name to its time "
-          "[ms] in the last step, in step order.")
+          "overflow_units, pair_capacity, contact_capacity, regrows, dispatches, barriers, "
+          "ode_steps, ode_redos, ode_error, cg_iterations, cg_residual, solver_residual, "
+          "solver_residual_angular, device_bytes, stages: each stage's name to its time [ms] in "
+          "the last step, in step order, and stage_model_bytes: each stage's name to the bytes "
+          "its kernels read and write by the traffic model.")
       .def(
           "constraint_errors", [](const World& w) { return to_dict(w.constraint_errors()); },
           "How far the last step left contacts, joints and springs from holding: "

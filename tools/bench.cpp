@@ -52,6 +52,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -245,13 +246,24 @@ int cmd_bench(const Options& opt) {
   const std::string cpu_driver_name =
       gpu.is_open() && gpu.info().type == "cpu" ? gpu.info().name : "";
   const bool cpu_driver = !cpu_driver_name.empty();
+  // The device's floors: the traffic model's bytes over its copy bandwidth, and its cost of a
+  // dispatch times the step's dispatches (vkphys/devices.h, DeviceSpeed).
+  std::optional<DeviceSpeed> speed;
+  if (gpu.is_open() && gpu.info().timestamps) {
+    speed = gpu.measure_speed();
+    std::printf(
+        "\n%s%s: a copy moves %.1f GB/s (read + write); a small dispatch and its barriers "
+        "take %.2f us (measured at start, best of three)\n",
+        gpu.info().name.c_str(), cpu_driver ? " (a CPU Vulkan driver)" : "", speed->copy_gb_per_s,
+        speed->dispatch_us);
+  }
   const std::vector<const char*> stages = step_stage_names();
   std::printf(
       "\n| workload | size | bodies | particles | backend | scheme | pairs | points | particle "
-      "contacts | rows | colours | overflow | dispatches | device MiB | ");
+      "contacts | rows | colours | overflow | dispatches | barriers | device MiB | ");
   for (const char* stage : stages) std::printf("%s | ", stage);
-  std::printf("stages sum | wall ms/step | steps/s |\n|");
-  for (std::size_t s = 0; s < stages.size() + 17; ++s) std::printf("---|");
+  std::printf("stages sum | wall ms/step | steps/s | MB/step (model) | floor ms (model) |\n|");
+  for (std::size_t s = 0; s < stages.size() + 20; ++s) std::printf("---|");
   std::printf("\n");
   std::fflush(stdout);
 
@@ -338,23 +350,35 @@ int cmd_bench(const Options& opt) {
                       ? "—"
                       : fmt::format("{:.2f}%", units ? 100.0 * st.overflow_units / units : 0.0);
               std::string dispatches = which == "gpu" ? std::to_string(st.dispatches) : "—";
+              std::string barriers = which == "gpu" ? std::to_string(st.barriers) : "—";
               std::string mib = which == "gpu"
                                     ? fmt::format("{:.1f}", double(st.device_bytes) / (1u << 20))
                                     : "—";
               std::printf(
-                  "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ",
+                  "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | ",
                   w->name, thousands(size).c_str(), thousands(bodies).c_str(),
                   thousands(particles).c_str(),
                   which == "gpu" ? (cpu_driver ? "gpu*" : "gpu") : "cpu", label.c_str(),
                   thousands(ct.pairs).c_str(), thousands(ct.points).c_str(),
                   thousands(ct.particle_contacts).c_str(), thousands(ct.rows).c_str(),
-                  colours.c_str(), overflow.c_str(), dispatches.c_str(), mib.c_str());
+                  colours.c_str(), overflow.c_str(), dispatches.c_str(), barriers.c_str(),
+                  mib.c_str());
               double total = 0.0;
               for (double ms : stage_sum) {
                 std::printf("%.3f | ", ms / steps);
                 total += ms / steps;
               }
-              std::printf("%.3f | %.3f | %.1f |\n", total, wall / steps, 1000.0 * steps / wall);
+              std::uint64_t model_bytes = 0;
+              for (const StageTime& stage : st.stages) model_bytes += stage.model_bytes;
+              std::string floor = "—";
+              if (which == "gpu" && speed) {
+                const double bytes_ms = double(model_bytes) / (speed->copy_gb_per_s * 1e6);
+                const double dispatch_ms = st.dispatches * speed->dispatch_us / 1000.0;
+                floor = fmt::format("{:.3f} ({})", std::max(bytes_ms, dispatch_ms),
+                                    bytes_ms >= dispatch_ms ? "bytes" : "dispatches");
+              }
+              std::printf("%.3f | %.3f | %.1f | %.2f | %s |\n", total, wall / steps,
+                          1000.0 * steps / wall, double(model_bytes) / 1e6, floor.c_str());
               Timed t{w->name, which == "gpu" ? (cpu_driver ? "gpu*" : "gpu") : "cpu",
                       label,   double(size),
                       {},      wall / steps};

@@ -4,6 +4,7 @@
 
 #include "host/api/guarded.h"
 #include "host/api/world_internal.h"
+#include "host/gpu/device_speed.h"
 #include "host/vk/context.h"
 #include "vkphys/error.h"
 
@@ -62,6 +63,11 @@ bool SharedDevice::is_open() const {
 
 GpuDevice SharedDevice::info() const {
   return public_info(SharedDeviceInternals::context(*this).info());
+}
+
+DeviceSpeed SharedDevice::measure_speed() const {
+  const vk::Context& ctx = SharedDeviceInternals::context(*this);
+  return guarded([&] { return gpu::measure_device_speed(ctx); });
 }
 
 std::uint32_t SharedDevice::validation_errors() const {

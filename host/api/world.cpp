@@ -436,6 +436,7 @@ StepStatistics World::statistics() const {
                      .contact_capacity = s.contact_capacity,
                      .regrows = s.regrows,
                      .dispatches = s.dispatches,
+                     .barriers = s.barriers,
                      .ode_steps = s.ode_steps,
                      .ode_redos = s.ode_redos,
                      .ode_error = s.ode_error,
@@ -446,7 +447,8 @@ StepStatistics World::statistics() const {
                      .device_bytes = s.device_bytes,
                      .stages = {}};
   const std::vector<const char*> names = step_stage_names();
-  for (std::size_t k = 0; k < kStageCount; ++k) out.stages.push_back({names[k], s.stage_ms[k]});
+  for (std::size_t k = 0; k < kStageCount; ++k)
+    out.stages.push_back({names[k], s.stage_ms[k], s.stage_bytes[k]});
   return out;
 }
 

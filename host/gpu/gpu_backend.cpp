@@ -33,6 +33,7 @@
 #include "host/sim/ode_control.h"
 #include "host/sim/world_setup.h"
 #include "host/vk/kernel.h"
+#include "host/vk/record_counts.h"
 #include "kernels/stages.h"
 
 namespace vkphys {
@@ -471,7 +472,7 @@ class GpuBackend final : public Backend {
     VkCommandBuffer cb = ctx_.allocate_command_buffer();
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     vk::check(vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
-    std::uint32_t dispatches = 0;
+    vk::RecordCounts counted;  // the step's dispatches and barriers, as recorded
     std::uint32_t stamp = 0;
     const std::uint32_t body_groups = vk::groups_for(n_, kGroup);
     const std::uint32_t trees = world_.trees(), tree_groups = vk::groups_for(trees, kGroup);
@@ -489,24 +490,18 @@ class GpuBackend final : public Backend {
                    std::uint32_t b = 0, std::uint32_t c = 0) {
       const std::uint32_t push[4] = {mode, a, b, c};
       k.dispatch(cb, set(k), groups, push);
-      ++dispatches;
       vk::barrier(cb);
     };
     auto run_indirect = [&](vk::Kernel& k, VkDeviceSize offset, std::uint32_t mode,
                             std::uint32_t a = 0, std::uint32_t b = 0) {
       const std::uint32_t push[4] = {mode, a, b, 0u};
       k.dispatch_indirect(cb, set(k), buf_[b_counters], offset, push);
-      ++dispatches;
       vk::barrier(cb);
     };
     auto sort = [&](Binding keys, Binding values, std::uint32_t count, std::uint32_t bits) {
       sort_->record(cb, buf_[keys], buf_[values], count, bits);
-      dispatches += sort_->dispatches(count, bits);
     };
-    auto scan = [&](Binding data, std::uint32_t count) {
-      scan_->record(cb, buf_[data], count);
-      dispatches += scan_->dispatches(count);
-    };
+    auto scan = [&](Binding data, std::uint32_t count) { scan_->record(cb, buf_[data], count); };
     auto sweep = [&](std::uint32_t kind) {
       if (sv.scheme == SolverScheme::colored) {
         auto groups = [](std::uint32_t list) {
@@ -710,7 +705,8 @@ class GpuBackend final : public Backend {
     vk::copy(cb, buf_[b_counters], counters_host_, sizeof(kern::WorldCounters));
     vk::barrier_to_host(cb);
     vk::check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
-    stats_.dispatches = dispatches;
+    stats_.dispatches = counted.dispatches();
+    stats_.barriers = counted.barriers();
     return cb;
   }
 

@@ -64,6 +64,7 @@ struct StepStats {
   std::uint32_t contact_capacity = 0;  // particle contacts
   std::uint32_t regrows = 0;     // times this step was redone after a pair or contact overflow
   std::uint32_t dispatches = 0;  // compute dispatches per step (GPU)
+  std::uint32_t barriers = 0;    // pipeline barriers per step (GPU)
   // Explicit integrators: ODE steps per step or substep (n, host/sim/ode_control.h), steps
   // redone because their error passed the tolerance, and the accepted step's error (adaptive;
   // 0 otherwise).
@@ -81,6 +82,9 @@ struct StepStats {
   float solver_residual_angular = 0.0f;
   std::uint64_t device_bytes = 0;  // device memory the GPU backend holds (0 on the CPU)
   std::array<double, kStageCount> stage_ms{};
+  // The bytes each stage's kernels read and write, modelled from the layouts and the counts above
+  // (host/sim/traffic_model.h).
+  std::array<std::uint64_t, kStageCount> stage_bytes{};
 };
 
 // The world's state. Rigid bodies in index order: the scene's bodies, then one static plane

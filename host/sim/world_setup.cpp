@@ -10,6 +10,7 @@
 #include "host/sim/finite.h"
 #include "host/sim/joint_trees.h"
 #include "host/sim/mass_properties.h"
+#include "host/sim/traffic_model.h"
 #include "kernels/ode.h"
 #include "kernels/radix.h"
 
@@ -725,6 +726,7 @@ void fill_world_stats(const kern::WorldCounters& c, const Scene& scene, const Wo
     st.overflow_units = c.color_end[2 * maxc] - c.color_start[2 * maxc] +
                         c.color_end[2 * maxc + 1] - c.color_start[2 * maxc + 1];
   }
+  st.stage_bytes = step_traffic(st, scene, world, cap).bytes;
 }
 
 }  // namespace vkphys

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "host/vk/record_counts.h"
+
 namespace vkphys::vk {
 
 namespace {
@@ -147,6 +149,7 @@ void barrier_to_host(VkCommandBuffer cb) {
   mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
   vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
                        nullptr, 0, nullptr);
+  RecordCounts::count_barrier();
 }
 
 void Buffer::fill(VkCommandBuffer cb, std::uint32_t value, VkDeviceSize offset) const {

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "host/vk/record_counts.h"
+
 namespace vkphys::vk {
 
 namespace {
@@ -135,12 +137,14 @@ void Kernel::dispatch(VkCommandBuffer cb, VkDescriptorSet set, std::uint32_t gro
   if (groups == 0) return;
   bind_common(cb, set, push);
   vkCmdDispatch(cb, groups, 1, 1);
+  RecordCounts::count_dispatch();
 }
 
 void Kernel::dispatch_indirect(VkCommandBuffer cb, VkDescriptorSet set, const Buffer& args,
                                VkDeviceSize offset, const void* push) const {
   bind_common(cb, set, push);
   vkCmdDispatchIndirect(cb, args.handle(), offset);
+  RecordCounts::count_dispatch();
 }
 
 void barrier(VkCommandBuffer cb) {
@@ -153,6 +157,7 @@ void barrier(VkCommandBuffer cb) {
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
                            VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
                        0, 1, &mb, 0, nullptr, 0, nullptr);
+  RecordCounts::count_barrier();
 }
 
 Timestamps::Timestamps(const Context& ctx, std::uint32_t count) : ctx_(ctx), count_(count) {

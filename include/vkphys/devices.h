@@ -28,6 +28,13 @@ struct GpuDevice {
   bool timestamps = false;  ///< it times the step's stages (StepStatistics::stages)
 };
 
+/// Two measured figures of a device that bound a step from below (`vkphys bench` prints the
+/// floors they give beside each step's time).
+struct DeviceSpeed {
+  double copy_gb_per_s = 0.0;  ///< a large buffer copy: bytes read + bytes written [GB/s]
+  double dispatch_us = 0.0;    ///< one small dispatch and the barriers around it [us]
+};
+
 /// Every Vulkan device with a compute queue (none: an empty list). Throws Error, one line saying
 /// what is missing, without a Vulkan loader or instance.
 VKPHYS_API std::vector<GpuDevice> gpu_devices();
@@ -51,6 +58,9 @@ class VKPHYS_API SharedDevice {
   bool is_open() const;
   /// The device, as gpu_devices() lists it. Throws Error when none is open.
   GpuDevice info() const;
+  /// Times a buffer copy and a chain of small dispatches on this device (a fraction of a second;
+  /// best of three). Throws Error when none is open or the device has no timestamps.
+  DeviceSpeed measure_speed() const;
   /// The validation layer's error count on this device, over every World that used it.
   std::uint32_t validation_errors() const;
 

@@ -17,6 +17,10 @@ struct StageTime {
   /// [ms]: the CPU backend's wall clock, the GPU backend's device timestamps where the device
   /// has them (0 where it has none).
   double ms = 0.0;
+  /// [bytes] what the stage's kernels read and write, modelled from the buffer layouts and the
+  /// step's counts: a lower bound good to about 2x, the numerator of the bandwidth floor that
+  /// `vkphys bench` prints (ARCHITECTURE.md, "What a step records, moves and could cost at best").
+  std::uint64_t model_bytes = 0;
 };
 
 /// The last step's statistics beyond its contacts (World::contacts); all zero before the first
@@ -28,6 +32,7 @@ struct StepStatistics {
   std::uint32_t contact_capacity = 0;  ///< particle contacts the lists hold before they grow
   std::uint32_t regrows = 0;           ///< times the step was redone after its lists overflowed
   std::uint32_t dispatches = 0;        ///< compute dispatches per step (GPU)
+  std::uint32_t barriers = 0;          ///< pipeline barriers per step (GPU)
   /// Explicit integrators: ODE steps per step or substep, steps redone because their error
   /// passed solver.adaptive's tolerance and the accepted step's error (0 otherwise).
   std::uint32_t ode_steps = 0, ode_redos = 0;

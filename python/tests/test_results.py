@@ -52,7 +52,9 @@ def test_statistics_and_constraint_errors_are_vkphys_runs(scene, measure, tmp_pa
 def test_statistics_before_and_after_a_step():
     w = vkphys.World.from_file(os.path.join(SCENES, "particle_bed.json"))
     before = w.statistics()
-    assert all(v == 0 for k, v in before.items() if k != "stages")
+    dicts = ("stages", "stage_model_bytes")
+    assert all(v == 0 for k, v in before.items() if k not in dicts)
+    assert all(b == 0 for b in before["stage_model_bytes"].values())
     w.step(5)
     s = w.statistics()
     c = w.contacts()
@@ -62,6 +64,9 @@ def test_statistics_before_and_after_a_step():
     stages = s["stages"]
     assert {"broadphase", "solve"} <= set(stages)
     assert all(ms >= 0 for ms in stages.values())
+    model = s["stage_model_bytes"]
+    assert list(model) == list(stages)
+    assert model["solve"] > 0  # the contacts' sweeps move bytes
 
 
 def test_constraint_errors_of_rigid_bodies_need_record_contacts():

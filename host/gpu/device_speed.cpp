@@ -1,0 +1,63 @@
+#include "host/gpu/device_speed.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "host/gpu/primitives.h"
+#include "host/vk/buffer.h"
+#include "host/vk/kernel.h"
+#include "vkphys/error.h"
+
+namespace vkphys::gpu {
+namespace {
+
+constexpr int kRepeats = 3;
+// Large enough that a copy is bandwidth-bound on a GPU (a few hundred microseconds on an H100),
+// small enough for a CPU driver's memcpy to take a fraction of a second.
+constexpr VkDeviceSize kGpuCopyBytes = VkDeviceSize{256} << 20;
+constexpr VkDeviceSize kCpuCopyBytes = VkDeviceSize{32} << 20;
+// A chain long enough that the submit's own cost is negligible beside it.
+constexpr std::uint32_t kChain = 256;
+
+// The milliseconds between two timestamps around what `record` records, best of kRepeats.
+template <class Record>
+double best_ms(const vk::Context& ctx, Record record) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < kRepeats; ++k) {
+    vk::Timestamps stamps(ctx, 2);
+    ctx.run_once([&](VkCommandBuffer cb) {
+      stamps.reset(cb);
+      vk::barrier(cb);
+      stamps.write(cb, 0);
+      record(cb);
+      stamps.write(cb, 1);
+    });
+    best = std::min(best, stamps.read_intervals_ms().at(0));
+  }
+  return best;
+}
+
+}  // namespace
+
+DeviceSpeed measure_device_speed(const vk::Context& ctx) {
+  if (!ctx.info().timestamps) {
+    throw Error("measure_speed: " + ctx.info().name + " has no timestamps to time with");
+  }
+  const VkDeviceSize bytes = ctx.info().type == "cpu" ? kCpuCopyBytes : kGpuCopyBytes;
+  const vk::Buffer from(ctx, bytes), to(ctx, bytes);
+  const double copy_ms = best_ms(ctx, [&](VkCommandBuffer cb) { vk::copy(cb, from, to, bytes); });
+
+  // The smallest real dispatch there is: a scan of one element, which records one dispatch of
+  // one workgroup between two barriers (primitives.h).
+  Scan scan(ctx, 1);
+  const vk::Buffer word(ctx, sizeof(std::uint32_t));
+  const double chain_ms = best_ms(ctx, [&](VkCommandBuffer cb) {
+    for (std::uint32_t k = 0; k < kChain; ++k) scan.record(cb, word, 1);
+  });
+  DeviceSpeed s;
+  s.copy_gb_per_s = copy_ms > 0.0 ? 2.0 * static_cast<double>(bytes) / (copy_ms * 1e6) : 0.0;
+  s.dispatch_us = 1000.0 * chain_ms / kChain;
+  return s;
+}
+
+}  // namespace vkphys::gpu

@@ -1,0 +1,177 @@
+// What `vkphys bench` reports beside the step's time: the dispatches and barriers recorded
+// (host/vk/record_counts.h), the traffic model's bytes (host/sim/traffic_model.h) and the
+// device's measured speed (host/gpu/device_speed.h) that turns them into floors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "host/gpu/device_speed.h"
+#include "host/gpu/primitives.h"
+#include "host/sim/rigid_scenes.h"
+#include "host/sim/scene_builders.h"
+#include "host/sim/traffic_model.h"
+#include "host/vk/buffer.h"
+#include "host/vk/record_counts.h"
+#include "tests/backends.h"
+
+namespace vkphys {
+namespace {
+
+constexpr auto kSolve = static_cast<std::size_t>(Stage::solve);
+
+// The counter sees what the primitives record: their own dispatch arithmetic (Scan::dispatches,
+// RadixSort::dispatches, which the backend used to add up by hand) is what lands in the command
+// buffer, and a scan records a barrier before, one after, and one between each of its dispatches.
+TEST(RecordCounts, CountWhatThePrimitivesRecord) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  constexpr std::uint32_t kCapacity = 3 * 1024 * 1024 + 7;
+  gpu::Scan scan(ctx, kCapacity);
+  gpu::RadixSort sort(ctx, 40000);
+  vk::Buffer data(ctx, std::uint64_t{kCapacity} * 4);
+  vk::Buffer keys(ctx, 40000 * 4), values(ctx, 40000 * 4);
+  ctx.run_once([&](VkCommandBuffer cb) {
+    for (std::uint32_t count : {0u, 1u, 1024u, 1025u, 1024u * 1024u + 1u, kCapacity}) {
+      vk::RecordCounts counted;
+      scan.record(cb, data, count);
+      EXPECT_EQ(counted.dispatches(), scan.dispatches(count)) << count;
+      EXPECT_EQ(counted.barriers(), count ? scan.dispatches(count) + 1 : 2u) << count;
+    }
+    for (std::uint32_t count : {0u, 2u, 2049u, 39999u}) {
+      for (std::uint32_t bits : {0u, 1u, 6u, 13u, 32u}) {
+        vk::RecordCounts counted;
+        sort.record(cb, keys, values, count, bits);
+        EXPECT_EQ(counted.dispatches(), sort.dispatches(count, bits)) << count << " " << bits;
+        EXPECT_GE(counted.barriers(), counted.dispatches()) << count << " " << bits;
+      }
+    }
+  });
+}
+
+// An inner counter counts alone and hands the outer one back.
+TEST(RecordCounts, NestedCountersCountApart) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  vk::RecordCounts outer;
+  ctx.run_once([&](VkCommandBuffer cb) {
+    vk::barrier(cb);
+    {
+      vk::RecordCounts inner;
+      vk::barrier(cb);
+      vk::barrier(cb);
+      EXPECT_EQ(inner.barriers(), 2u);
+    }
+    vk::barrier(cb);
+  });
+  EXPECT_EQ(outer.barriers(), 2u);
+  EXPECT_EQ(outer.dispatches(), 0u);
+}
+
+// The recorded step: every dispatch is followed by a barrier (ARCHITECTURE.md, "Barriers and how
+// they are checked"), so a step records at least as many barriers as dispatches.
+TEST(RecordCounts, TheWorldStepReportsItsDispatchesAndBarriers) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  for (SolverScheme scheme : {SolverScheme::colored, SolverScheme::jacobi}) {
+    Scene s = pyramid_scene(4);
+    s.settings.solver.scheme = scheme;
+    std::unique_ptr<Backend> gpu = make_gpu_backend(ctx);
+    gpu->load(s);
+    gpu->step();
+    const StepStats& st = gpu->stats();
+    EXPECT_GT(st.dispatches, 2u * s.settings.solver.iterations) << scheme_name(scheme);
+    EXPECT_GE(st.barriers, st.dispatches) << scheme_name(scheme);
+  }
+}
+
+// One box resting on a plane: counts set by hand, so each term of the sweep can be checked
+// against the layout (kernels/world_layout.h, kernels/contact_manifold.inl).
+struct OneManifold {
+  Scene scene;
+  WorldArrays world;
+  Capacities cap;
+  StepStats st;
+  OneManifold() {
+    Body box;
+    box.position = {0.0f, 0.5f, 0.0f};
+    scene.bodies.push_back(box);
+    scene.planes.push_back(Plane{});
+    world = build_world(scene);
+    cap = default_capacities(world);
+    st.pairs = st.manifolds = 1;
+    st.points = 4;
+  }
+  std::uint64_t solve(std::uint32_t iterations, std::uint32_t substeps = 1) {
+    scene.settings.solver.iterations = iterations;
+    scene.settings.solver.substeps = substeps;
+    return step_traffic(st, scene, world, cap).bytes[kSolve];
+  }
+};
+
+// One more iteration is one more sweep per substep. A manifold's sweep reads pair_info and
+// pair_normal (2 vec4), reads and writes both bodies' (v, 1/m) and (w, 0) (8 vec4), and per point
+// reads 13 prepared vec4 and reads and writes its impulses (15 vec4): 1,120 bytes for 4 points.
+TEST(TrafficModel, AnIterationCostsOneSweepOfTheLayout) {
+  OneManifold m;
+  const std::uint64_t sweep = 2 * 16 + 8 * 16 + 4 * 15 * 16;
+  EXPECT_EQ(m.solve(11) - m.solve(10), sweep);
+  EXPECT_EQ(m.solve(11, 2) - m.solve(10, 2), 2 * sweep);
+  // Each particle contact reads its bodies (a uvec2), normal, targets and impulses (3 vec4),
+  // writes its impulses and reads and writes both particles' (v, 1/m): 136 bytes a sweep.
+  const std::uint64_t before = m.solve(10);
+  m.st.particle_contacts = 1;
+  EXPECT_EQ(m.solve(10) - before, (1 + 10) * std::uint64_t{136});
+}
+
+// Jacobi moves more than the coloured scheme for the same counts (the split copies' velocity
+// changes and the per-body averages), and the stages add up to the total.
+TEST(TrafficModel, JacobiAddsTheAveragesAndStagesSumToTheTotal) {
+  OneManifold m;
+  m.scene.settings.solver.scheme = SolverScheme::colored;
+  const StepTraffic colored = step_traffic(m.st, m.scene, m.world, m.cap);
+  m.scene.settings.solver.scheme = SolverScheme::jacobi;
+  const StepTraffic jacobi = step_traffic(m.st, m.scene, m.world, m.cap);
+  EXPECT_GT(jacobi.bytes[kSolve], colored.bytes[kSolve]);
+  std::uint64_t sum = 0;
+  for (std::uint64_t b : jacobi.bytes) sum += b;
+  EXPECT_EQ(jacobi.total(), sum);
+  for (std::uint64_t b : colored.bytes) EXPECT_GT(b, 0u);
+}
+
+// The backends fill the model from the step's own counts: a settled particle pile's solve moves
+// at least its contacts' sweeps.
+TEST(TrafficModel, BackendsReportTheModelOfTheirStep) {
+  const Scene s = particle_box_scene(500, 3);
+  std::vector<std::unique_ptr<Backend>> backends;
+  backends.push_back(make_cpu_backend());
+  if (vk::Context* ctx = test::gpu_context_or_null(nullptr)) {
+    backends.push_back(make_gpu_backend(*ctx));
+  } else if (test::gpu_required()) {
+    FAIL() << "no GPU context";
+  }
+  for (const std::unique_ptr<Backend>& b : backends) {
+    b->load(s);
+    for (int k = 0; k < 20; ++k) b->step();
+    const StepStats& st = b->stats();
+    ASSERT_GT(st.particle_contacts, 0u);
+    const std::uint64_t sweeps = 1 + s.settings.solver.iterations;
+    EXPECT_GE(st.stage_bytes[kSolve], sweeps * 136 * std::uint64_t{st.particle_contacts});
+    EXPECT_LT(st.stage_bytes[kSolve], 4 * sweeps * 136 * std::uint64_t{st.particle_contacts});
+  }
+}
+
+// The device's floors are finite and positive (on lavapipe they are a CPU's memcpy and a CPU
+// driver's dispatch cost, not GPU figures).
+TEST(DeviceSpeed, MeasuresAPositiveBandwidthAndDispatchCost) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  if (!ctx.info().timestamps) GTEST_SKIP() << "the device has no timestamps";
+  const DeviceSpeed s = gpu::measure_device_speed(ctx);
+  EXPECT_TRUE(std::isfinite(s.copy_gb_per_s));
+  EXPECT_GT(s.copy_gb_per_s, 0.05);
+  EXPECT_TRUE(std::isfinite(s.dispatch_us));
+  EXPECT_GT(s.dispatch_us, 0.0);
+  EXPECT_LT(s.dispatch_us, 10000.0);
+}
+
+}  // namespace
+}  // namespace vkphys
