@@ -1,9 +1,12 @@
 // Digit helpers and block sizes for the prefix scan and the LSD radix sort, shared by the shaders
 // (shaders/scan_*.comp, shaders/sort_*.comp) and their CPU twins (host/cpu/primitives.cpp).
 //
-// The sort takes VKPHYS_RADIX_BITS bits of the key per pass, least significant first, and only
-// the low `key_bits` bits count: the last pass of e.g. 13 bits looks at bit 12 alone, so keys
-// that differ above key_bits keep their input order.
+// The sort takes VKPHYS_RADIX_BITS = 8 bits of the key per pass (256 digits), least significant
+// first, and only the low `key_bits` bits count: 13 bits are a pass of 8 and a pass of the
+// remaining 5 (32 digits), so keys that differ above key_bits keep their input order. 8 bits
+// rather than 4 halve the passes (4 for 32-bit keys, each 3 dispatches and their barriers); the
+// price is 16x the per-block histogram entries to scan, which a short last pass trims to the
+// digits it can have (radix_pass_bits).
 //
 // Both GPU primitives work on blocks of VKPHYS_GROUP_SIZE * ITEMS elements, one workgroup each;
 // a short list sorts in one workgroup instead (shaders/sort_local.comp).
@@ -11,10 +14,10 @@
 #define VKPHYS_KERNELS_RADIX_H
 #include "kernels/common.h"
 
-#define VKPHYS_RADIX_BITS 4u
-#define VKPHYS_RADIX_DIGITS 16u  // 1 << VKPHYS_RADIX_BITS
-#define VKPHYS_SCAN_ITEMS 16u    // elements per invocation in the scan kernels
-#define VKPHYS_SORT_ITEMS 16u    // elements per invocation in the sort kernels
+#define VKPHYS_RADIX_BITS 8u
+#define VKPHYS_RADIX_DIGITS 256u  // 1 << VKPHYS_RADIX_BITS
+#define VKPHYS_SCAN_ITEMS 16u     // elements per invocation in the scan kernels
+#define VKPHYS_SORT_ITEMS 16u     // elements per invocation in the sort kernels
 // Lists of up to VKPHYS_LOCAL_SORT_MAX pairs sort in one workgroup (shaders/sort_local.comp).
 #define VKPHYS_LOCAL_SORT_MAX 2048u
 #define VKPHYS_LOCAL_SORT_GROUP 256u
@@ -37,12 +40,15 @@ KFN uint radix_passes(uint key_bits) {
   return (key_bits + VKPHYS_RADIX_BITS - 1u) / VKPHYS_RADIX_BITS;
 }
 
-// The digit of `key` that pass `pass` sorts by: bits [4 pass, min(4 pass + 4, key_bits)).
+// Bits that pass `pass` (< radix_passes(key_bits)) sorts by: 8, or fewer in the last pass.
+KFN uint radix_pass_bits(uint pass, uint key_bits) {
+  uint bits = key_bits - pass * VKPHYS_RADIX_BITS;
+  return bits > VKPHYS_RADIX_BITS ? VKPHYS_RADIX_BITS : bits;
+}
+
+// The digit of `key` that pass `pass` sorts by: bits [8 pass, min(8 pass + 8, key_bits)).
 KFN uint radix_digit(uint key, uint pass, uint key_bits) {
-  uint shift = pass * VKPHYS_RADIX_BITS;
-  uint bits = key_bits - shift;
-  if (bits > VKPHYS_RADIX_BITS) bits = VKPHYS_RADIX_BITS;
-  return (key >> shift) & ((1u << bits) - 1u);
+  return (key >> (pass * VKPHYS_RADIX_BITS)) & ((1u << radix_pass_bits(pass, key_bits)) - 1u);
 }
 
 KERNELS_END

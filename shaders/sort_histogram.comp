@@ -1,6 +1,10 @@
 // Radix sort, step 1 of each pass: the digit histogram of each block of BLOCK = 64 x 16 keys,
 // stored digit-major (hist[digit * blocks + block]) so that an exclusive scan of the whole
 // array gives every (digit, block) its first output position, in stable order.
+//
+// With 256 digits a count per (digit, invocation) would take 64 KiB of shared memory, so the
+// block counts with shared atomics: a histogram does not depend on the order of the increments.
+// Only the 2^bits digits the pass can have are written (a short last pass scans fewer entries).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "kernels/limits.h"
@@ -23,24 +27,22 @@ layout(push_constant) uniform Push {
   uint blocks;
 } pc;
 
-shared uint s_count[DIGITS * GROUP];  // [digit][invocation]
+shared uint s_count[DIGITS];
 
 void main() {
   uint t = gl_LocalInvocationID.x;
   uint base = gl_WorkGroupID.x * BLOCK;
 
-  // Per-invocation counts (no atomics: each invocation owns one column).
-  for (uint d = 0u; d < DIGITS; ++d) s_count[d * GROUP + t] = 0u;
+  for (uint d = t; d < DIGITS; d += GROUP) s_count[d] = 0u;
+  memoryBarrierShared();
+  barrier();
   for (uint i = 0u; i < ITEMS; ++i) {
     uint g = base + i * GROUP + t;
-    if (g < pc.count) s_count[radix_digit(keys[g], pc.pass_index, pc.key_bits) * GROUP + t] += 1u;
+    if (g < pc.count) atomicAdd(s_count[radix_digit(keys[g], pc.pass_index, pc.key_bits)], 1u);
   }
   memoryBarrierShared();
   barrier();
 
-  if (t < DIGITS) {
-    uint total = 0u;
-    for (uint k = 0u; k < GROUP; ++k) total += s_count[t * GROUP + k];
-    hist[t * pc.blocks + gl_WorkGroupID.x] = total;
-  }
+  uint digits = 1u << radix_pass_bits(pc.pass_index, pc.key_bits);
+  for (uint d = t; d < digits; d += GROUP) hist[d * pc.blocks + gl_WorkGroupID.x] = s_count[d];
 }

@@ -1,6 +1,6 @@
 // Radix sort of a small list in ONE workgroup: the whole sort in one dispatch.
 //
-// Why: the block radix sort costs three dispatches per 4-bit pass (histogram, scan, scatter), 24
+// Why: the block radix sort costs three dispatches per 8-bit pass (histogram, scan, scatter), 12
 // for 32-bit keys, each followed by a full barrier, and on a real GPU those cost a few
 // microseconds each however few the keys; a step sorts a small scene's sweep keys and unit
 // colours this way every step. Up to VKPHYS_LOCAL_SORT_MAX pairs fit in shared memory (16 KiB,

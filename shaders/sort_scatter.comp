@@ -1,10 +1,16 @@
 // Radix sort, step 2 of each pass: stable scatter of each block of BLOCK = 64 x 16 pairs.
 //
-// The block is staged in shared memory; invocation t then owns the contiguous run
-// [t * ITEMS, (t + 1) * ITEMS). Per-invocation digit counts, scanned digit-major across the
-// workgroup, give each run's rank among the block's keys of the same digit; the scanned global
-// histogram (hist[digit * blocks + block]) gives the block's first slot for that digit. Writing
-// each run in order therefore keeps equal digits in input order: block, run, element.
+// The block first sorts itself by the pass's digit, stably, in shared memory; then the key at
+// position p of that order, with digit d, goes to hist[d * blocks + block] + p - first(d), where
+// first(d) is the block's first position holding d and hist is the scanned global histogram.
+// Equal digits therefore keep their input order: block, then position in the block.
+//
+// Why a local sort: ranking each key among the block's keys of its digit by per-invocation
+// counters, as a 16-digit pass can, needs a (digit, invocation) table of 256 x 64 words with
+// 256 digits, 64 KiB, past the 16 KiB of shared memory Vulkan guarantees. The local sort is two
+// 4-bit counting passes over (digit, position) entries packed in one word each, which need a
+// 16 x 64 table (4 KiB) and no subgroup operations; a pass of 4 bits or fewer needs one. A side
+// effect: equal digits leave the block as contiguous runs, so the global writes coalesce.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "kernels/limits.h"
@@ -14,6 +20,9 @@
 #define ITEMS VKPHYS_SORT_ITEMS
 #define DIGITS VKPHYS_RADIX_DIGITS
 #define BLOCK (VKPHYS_GROUP_SIZE * VKPHYS_SORT_ITEMS)
+#define NIBBLE_BITS 4u
+#define NIBBLES 16u
+#define DIGIT_SHIFT 16u  // an entry is digit << 16 | position in the block (< BLOCK)
 
 layout(local_size_x = VKPHYS_GROUP_SIZE) in;
 
@@ -30,43 +39,33 @@ layout(push_constant) uniform Push {
   uint blocks;
 } pc;
 
-shared uint s_keys[BLOCK];
-shared uint s_values[BLOCK];
-shared uint s_count[DIGITS * GROUP];  // [digit][invocation]: counts, then ranks
+shared uint s_entry[2 * BLOCK];         // two halves, ping-pong of the local passes
+shared uint s_count[NIBBLES * GROUP];  // [nibble][invocation]: counts, then ranks
 shared uint s_part[GROUP];
-shared uint s_start[DIGITS];
+shared uint s_start[DIGITS];  // first position of each digit, then its output slot minus it
 
-void main() {
+uint nibble(uint entry, uint shift) {
+  return (entry >> (DIGIT_SHIFT + shift)) & (NIBBLES - 1u);
+}
+
+// Stable counting pass over the block's `valid` entries by the nibble at `shift`, from half
+// `src` into half `dst`. Invocation t owns the contiguous run [t * ITEMS, (t + 1) * ITEMS); its
+// counts, scanned nibble-major across the workgroup, give each run's first rank per nibble.
+void local_pass(uint src, uint dst, uint shift, uint valid) {
   uint t = gl_LocalInvocationID.x;
-  uint block = gl_WorkGroupID.x;
-  uint base = block * BLOCK;
-  uint valid = min(BLOCK, pc.count - base);
-
-  // Coalesced load of the block.
-  for (uint i = 0u; i < ITEMS; ++i) {
-    uint j = i * GROUP + t;
-    if (j < valid) {
-      s_keys[j] = keys_in[base + j];
-      s_values[j] = values_in[base + j];
-    }
-  }
-  for (uint d = 0u; d < DIGITS; ++d) s_count[d * GROUP + t] = 0u;
-  memoryBarrierShared();
-  barrier();
-
-  // Digit counts of this invocation's run.
+  for (uint d = 0u; d < NIBBLES; ++d) s_count[d * GROUP + t] = 0u;
   for (uint i = 0u; i < ITEMS; ++i) {
     uint j = t * ITEMS + i;
-    if (j < valid) s_count[radix_digit(s_keys[j], pc.pass_index, pc.key_bits) * GROUP + t] += 1u;
+    if (j < valid) s_count[nibble(s_entry[src + j], shift) * GROUP + t] += 1u;
   }
   memoryBarrierShared();
   barrier();
 
-  // Exclusive scan of s_count in digit-major order: invocation t scans entries
-  // [t * DIGITS, (t + 1) * DIGITS), then the GROUP partial sums are scanned.
+  // Exclusive scan of s_count in nibble-major order: invocation t scans entries
+  // [t * NIBBLES, (t + 1) * NIBBLES), then the GROUP partial sums are scanned.
   uint sum = 0u;
-  for (uint k = 0u; k < DIGITS; ++k) {
-    uint e = t * DIGITS + k;
+  for (uint k = 0u; k < NIBBLES; ++k) {
+    uint e = t * NIBBLES + k;
     uint v = s_count[e];
     s_count[e] = sum;
     sum += v;
@@ -84,25 +83,73 @@ void main() {
     barrier();
   }
   uint prefix = s_part[t] - sum;
-  for (uint k = 0u; k < DIGITS; ++k) s_count[t * DIGITS + k] += prefix;
+  for (uint k = 0u; k < NIBBLES; ++k) s_count[t * NIBBLES + k] += prefix;
   memoryBarrierShared();
   barrier();
 
-  // Output slot of the block's first key with digit d, minus its rank in the block (wraps).
-  if (t < DIGITS) s_start[t] = hist[t * pc.blocks + block] - s_count[t * GROUP];
-  memoryBarrierShared();
-  barrier();
-
-  // Ordered writes of this invocation's run.
+  // Ordered moves of this invocation's run.
   for (uint i = 0u; i < ITEMS; ++i) {
     uint j = t * ITEMS + i;
     if (j < valid) {
-      uint key = s_keys[j];
-      uint e = radix_digit(key, pc.pass_index, pc.key_bits) * GROUP + t;
-      uint slot = s_start[e / GROUP] + s_count[e];
-      s_count[e] += 1u;
-      keys_out[slot] = key;
-      values_out[slot] = s_values[j];
+      uint entry = s_entry[src + j];
+      uint c = nibble(entry, shift) * GROUP + t;
+      s_entry[dst + s_count[c]] = entry;
+      s_count[c] += 1u;
+    }
+  }
+  memoryBarrierShared();
+  barrier();
+}
+
+void main() {
+  uint t = gl_LocalInvocationID.x;
+  uint block = gl_WorkGroupID.x;
+  uint base = block * BLOCK;
+  uint valid = min(BLOCK, pc.count - base);
+  uint bits = radix_pass_bits(pc.pass_index, pc.key_bits);
+
+  // Coalesced load of the block's digits.
+  for (uint i = 0u; i < ITEMS; ++i) {
+    uint j = i * GROUP + t;
+    if (j < valid) {
+      uint digit = radix_digit(keys_in[base + j], pc.pass_index, pc.key_bits);
+      s_entry[j] = digit << DIGIT_SHIFT | j;
+    }
+  }
+  memoryBarrierShared();
+  barrier();
+
+  // LSD over the digit's nibbles: the entries end in (digit, position) order.
+  uint src = 0u;
+  for (uint shift = 0u; shift < bits; shift += NIBBLE_BITS) {
+    local_pass(src, BLOCK - src, shift, valid);
+    src = BLOCK - src;
+  }
+
+  // Each digit's first position in the block, then its output slot minus that position (the
+  // entries of digits absent from the block are never read).
+  for (uint i = 0u; i < ITEMS; ++i) {
+    uint p = i * GROUP + t;
+    if (p < valid) {
+      uint digit = s_entry[src + p] >> DIGIT_SHIFT;
+      if (p == 0u || s_entry[src + p - 1u] >> DIGIT_SHIFT != digit) s_start[digit] = p;
+    }
+  }
+  memoryBarrierShared();
+  barrier();
+  for (uint d = t; d < (1u << bits); d += GROUP) s_start[d] = hist[d * pc.blocks + block] - s_start[d];
+  memoryBarrierShared();
+  barrier();
+
+  // Writes in digit order: a run of equal digits goes to consecutive slots.
+  for (uint i = 0u; i < ITEMS; ++i) {
+    uint p = i * GROUP + t;
+    if (p < valid) {
+      uint entry = s_entry[src + p];
+      uint j = entry & (BLOCK - 1u);
+      uint slot = s_start[entry >> DIGIT_SHIFT] + p;
+      keys_out[slot] = keys_in[base + j];
+      values_out[slot] = values_in[base + j];
     }
   }
 }

@@ -143,8 +143,12 @@ TEST(CpuScan, SaturatesInsteadOfWrapping) {
   EXPECT_EQ(data, (Words{0u, 0x7FFFFFF0u, 0x7FFFFFFFu, limit}));
 }
 
+// Every pass shape of the 8-bit digits: none, one short pass, one full, full + short (9, 13),
+// three passes (24) and four (32).
+const u32 kKeyBits[] = {0, 1, 4, 7, 8, 9, 13, 24, 32};
+
 TEST(CpuRadixSort, MatchesStableSort) {
-  for (u32 key_bits : {32u, 13u, 1u, 4u, 9u}) {
+  for (u32 key_bits : kKeyBits) {
     for (u32 n : kSizes) {
       SCOPED_TRACE("n = " + std::to_string(n) + ", key_bits = " + std::to_string(key_bits));
       Words keys = key_bits == 32 ? repeating_keys(n, 200 + n) : random_words(n, 300 + n);
@@ -257,12 +261,22 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuRadixSort,
                                             ::testing::Values(32u, 13u)),
                          sort_name);
 
-// Odd pass counts (the result is copied back from the scratch pair) and the largest size.
+// Odd pass counts (the result is copied back from the scratch pair: 1..8 and 17..24 bits) and
+// the largest size.
 INSTANTIATE_TEST_SUITE_P(OddPasses, GpuRadixSort,
                          ::testing::Values(std::tuple<u32, u32>{5000u, 1u},
                                            std::tuple<u32, u32>{5000u, 4u},
                                            std::tuple<u32, u32>{5000u, 9u},
-                                           std::tuple<u32, u32>{kLarge, 9u}),
+                                           std::tuple<u32, u32>{kLarge, 9u},
+                                           std::tuple<u32, u32>{kLarge, 17u}),
+                         sort_name);
+
+// Every pass shape (kKeyBits) on counts that are no multiple of the workgroup (64) or the block
+// (1,024): 3,001 is three blocks, the last one partial; 70,001 is 69 blocks, whose 256-digit
+// histograms (17,664 entries) need a three-dispatch scan.
+INSTANTIATE_TEST_SUITE_P(KeyBits, GpuRadixSort,
+                         ::testing::Combine(::testing::Values(3001u, 70001u),
+                                            ::testing::ValuesIn(kKeyBits)),
                          sort_name);
 
 // Two sorts of the same input recorded into one command buffer (two buffer pairs, one sorter)
@@ -340,11 +354,21 @@ TEST(GpuRadixSortReuse, RejectsBadArgumentsAndCountsDispatches) {
   EXPECT_EQ(sort.dispatches(1), 0u);
   EXPECT_EQ(sort.dispatches(2), 1u);  // one workgroup sorts up to 2048 pairs
   EXPECT_EQ(sort.dispatches(2048), 1u);
-  EXPECT_EQ(sort.dispatches(2049), 8u * 3u);      // 8 passes x (histogram, scan, scatter)
-  EXPECT_EQ(sort.dispatches(4096, 13), 4u * 3u);  // 4 blocks: a 64-entry histogram scan
+  EXPECT_EQ(sort.dispatches(2049), 4u * 3u);  // 4 passes x (histogram, scan, scatter)
+  // 4 blocks: passes of 8 and 5 bits, histograms of 1,024 and 128 entries, one-dispatch scans.
+  EXPECT_EQ(sort.dispatches(4096, 13), 2u * 3u);
   EXPECT_EQ(sort.dispatches(4096, 1), 3u);
+  EXPECT_EQ(sort.dispatches(4096, 8), 3u);
+  EXPECT_EQ(sort.dispatches(4096, 9), 6u);
   EXPECT_EQ(sort.dispatches(4096, 0), 0u);
   EXPECT_EQ(sort.dispatches(2, 0), 0u);
+
+  // 1,024 blocks: a full pass's 262,144 histogram entries take a three-dispatch scan, and so do
+  // a 4-bit last pass's 16,384 (the grid's 20-bit keys: 8 + 8 + 4).
+  gpu::RadixSort big(ctx, 1u << 20);
+  EXPECT_EQ(big.dispatches(1u << 20), 4u * 5u);
+  EXPECT_EQ(big.dispatches(1u << 20, 20), 3u * 5u);
+  EXPECT_EQ(big.dispatches(1u << 20, 6), 5u);
 }
 
 }  // namespace

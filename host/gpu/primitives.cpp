@@ -4,11 +4,12 @@
 // of kScanBlock elements in place, block totals into the level's sums buffer); when a level has
 // more than one block, its sums are scanned as the next level and scan_add adds them back.
 //
-// RadixSort: per pass, sort_histogram writes per-block digit counts digit-major, Scan turns them
-// into output offsets, and sort_scatter moves the pairs stably into the other buffer of a
-// ping-pong pair (the caller's buffers and an internal scratch pair). After an odd number of
-// passes the result is copied back into the caller's buffers. Up to VKPHYS_LOCAL_SORT_MAX pairs
-// sort in one dispatch of one workgroup instead (shaders/sort_local.comp), with the same result.
+// RadixSort: per pass of up to 8 bits, sort_histogram writes per-block digit counts digit-major
+// (2^bits digits x blocks entries), Scan turns them into output offsets, and sort_scatter moves
+// the pairs stably into the other buffer of a ping-pong pair (the caller's buffers and an
+// internal scratch pair). After an odd number of passes the result is copied back into the
+// caller's buffers. Up to VKPHYS_LOCAL_SORT_MAX pairs sort in one dispatch of one workgroup
+// instead (shaders/sort_local.comp), with the same result.
 //
 // Descriptor sets for the caller's buffers are made on first use and cached per VkBuffer handle
 // (and size): pass long-lived buffers, and make a new Scan/RadixSort after destroying a buffer
@@ -70,6 +71,11 @@ std::uint32_t checked_capacity(const vk::Context& ctx, std::uint32_t capacity, c
 struct ScanPush {
   std::uint32_t count;
 };
+
+// Entries of a pass's digit-major histogram: only the digits the pass's bits can take.
+std::uint32_t histogram_entries(std::uint32_t pass, std::uint32_t key_bits, std::uint32_t blocks) {
+  return (1u << kern::radix_pass_bits(pass, key_bits)) * blocks;
+}
 
 struct SortPush {
   std::uint32_t count;
@@ -275,7 +281,7 @@ void RadixSort::record(VkCommandBuffer cb, const vk::Buffer& keys, const vk::Buf
       const bool from_caller = pass % 2 == 0;
       const SortPush push{count, pass, key_bits, blocks};
       im.histogram.dispatch(cb, from_caller ? sets.histogram : im.histogram_scratch, blocks, &push);
-      im.scan.record(cb, im.hist, kDigits * blocks);  // barriers before and after
+      im.scan.record(cb, im.hist, histogram_entries(pass, key_bits, blocks));  // with barriers
       im.scatter.dispatch(cb, from_caller ? sets.to_scratch : sets.to_caller, blocks, &push);
       vk::barrier(cb);
     }
@@ -293,7 +299,11 @@ std::uint32_t RadixSort::dispatches(std::uint32_t count, std::uint32_t key_bits)
   if (count <= 1 || passes == 0) return 0;
   if (count <= VKPHYS_LOCAL_SORT_MAX) return 1;
   const std::uint32_t blocks = blocks_for(count, kSortBlock);
-  return passes * (2 + impl_->scan.dispatches(kDigits * blocks));
+  std::uint32_t n = 0;
+  for (std::uint32_t pass = 0; pass < passes; ++pass) {
+    n += 2 + impl_->scan.dispatches(histogram_entries(pass, key_bits, blocks));
+  }
+  return n;
 }
 
 }  // namespace vkphys::gpu
