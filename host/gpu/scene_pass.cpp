@@ -323,8 +323,9 @@ ScenePass::ScenePass(const vk::Context& ctx, VkFormat color_format, VkImageLayou
   gp.pDynamicState = &dyn;
   gp.layout = layout_;
   gp.renderPass = pass_;
-  vk::check(vkCreateGraphicsPipelines(ctx.device(), VK_NULL_HANDLE, 1, &gp, nullptr, &pipeline_),
-            "vkCreateGraphicsPipelines(render)");
+  vk::check(
+      vkCreateGraphicsPipelines(ctx.device(), ctx.pipeline_cache(), 1, &gp, nullptr, &pipeline_),
+      "vkCreateGraphicsPipelines(render)");
 }
 
 ScenePass::~ScenePass() {

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <optional>
 
+#include "host/vk/pipeline_cache.h"
+
 namespace vkphys::vk {
 
 std::string result_name(VkResult result) {
@@ -389,6 +391,9 @@ std::unique_ptr<Context> Context::create(const ContextOptions& options) {
   }
   check(vkCreateDevice(ctx->physical_, &dinfo, nullptr, &ctx->device_), "vkCreateDevice");
   vkGetDeviceQueue(ctx->device_, ctx->queue_family_, 0, &ctx->queue_);
+  VkPhysicalDeviceProperties properties;
+  vkGetPhysicalDeviceProperties(ctx->physical_, &properties);
+  ctx->pipeline_cache_ = std::make_unique<PipelineCache>(ctx->device_, properties);
 
   VkCommandPoolCreateInfo pinfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pinfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -405,10 +410,15 @@ Context::~Context() {
     vkDeviceWaitIdle(device_);
     vkDestroyFence(device_, fence_, nullptr);
     vkDestroyCommandPool(device_, pool_, nullptr);
+    pipeline_cache_.reset();  // saves the cache while the device is alive
     vkDestroyDevice(device_, nullptr);
   }
   if (messenger_) destroy_messenger_(instance_, messenger_, nullptr);
   if (instance_) vkDestroyInstance(instance_, nullptr);
+}
+
+VkPipelineCache Context::pipeline_cache() const {
+  return pipeline_cache_ ? pipeline_cache_->handle() : VK_NULL_HANDLE;
 }
 
 VkCommandBuffer Context::allocate_command_buffer() const {

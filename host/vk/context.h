@@ -19,6 +19,8 @@
 
 namespace vkphys::vk {
 
+class PipelineCache;  // host/vk/pipeline_cache.h
+
 // Thrown when there is no Vulkan loader, no instance, or no usable device. The message is one
 // clear line meant for the user.
 struct Unavailable : std::runtime_error {
@@ -104,6 +106,12 @@ class Context {
   // opens and closes contexts (bench: one per workload) still answers for all of them at exit.
   static std::uint64_t validation_errors_in_process();
 
+  // The pipeline cache every pipeline of this context is created with, loaded from disk at
+  // creation and saved at destruction (host/vk/pipeline_cache.h); VK_NULL_HANDLE when
+  // VKPHYS_PIPELINE_CACHE=off.
+  VkPipelineCache pipeline_cache() const;
+  const PipelineCache& pipeline_cache_file() const { return *pipeline_cache_; }
+
   VkCommandBuffer allocate_command_buffer() const;
   void free_command_buffer(VkCommandBuffer cb) const;
   // Submits a recorded command buffer and waits for it to finish.
@@ -154,6 +162,7 @@ class Context {
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   DeviceInfo info_;
+  std::unique_ptr<PipelineCache> pipeline_cache_;
   mutable std::uint64_t allocated_bytes_ = 0;
   mutable Faults faults_;
   mutable std::uint64_t submits_ = 0;  // since the faults were set

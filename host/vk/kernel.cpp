@@ -56,8 +56,9 @@ Kernel::Kernel(const Context& ctx, std::string name, std::span<const std::uint32
   cinfo.stage.pName = "main";
   cinfo.stage.pSpecializationInfo = constants.empty() ? nullptr : &spec;
   cinfo.layout = layout_;
-  check(vkCreateComputePipelines(ctx.device(), VK_NULL_HANDLE, 1, &cinfo, nullptr, &pipeline_),
-        ("vkCreateComputePipelines(" + name_ + ")").c_str());
+  check(
+      vkCreateComputePipelines(ctx.device(), ctx.pipeline_cache(), 1, &cinfo, nullptr, &pipeline_),
+      ("vkCreateComputePipelines(" + name_ + ")").c_str());
 }
 
 Kernel::~Kernel() {
