@@ -175,8 +175,9 @@ void prepare_contact(uint p) {
   vec3 t1;
   vec3 t2;
   tangent_basis(n, t1, t2);
-  BodyState sa = solver_body(info.x);  // masses as the sweeps see them
-  BodyState sb = solver_body(info.y);
+  bool split = unit_split(params.counts.y + p);
+  BodyState sa = solver_body(info.x, split);  // masses as the sweeps see them
+  BodyState sb = solver_body(info.y, split);
   vec4 mat = pair_material(info.x, info.y);
   float h = params.gravity_dt.w;
   float reduced = reduced_mass(body_vel[info.x].w, body_vel[info.y].w);

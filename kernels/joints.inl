@@ -101,11 +101,14 @@ bool joint_is_spring(uvec4 info) {
 // a 2.3 MB array) and recomputed SPOOK's three quotients. spring_sweep and spring_targets are
 // KINLINE (kernels/common.h): 8.5 -> 5.4 ms/step, bit for bit the same cloth.
 
-// Once per step, after the colouring (Jacobi's mass shares are known): the step's constants.
+// Once per step, after the colouring (the mass shares of split units are known): the step's
+// constants.
 void spring_prepare(uint j, uvec4 info) {
   vec4 sk = joint_frame(j, 8u);
   vec3 spook = spook_coefficients(sk.x, sk.y * params.contact.w, params.gravity_dt.w);
-  float k = body_vel[info.x].w * body_share(info.x) + body_vel[info.y].w * body_share(info.y);
+  bool split = unit_split(j);
+  float k = body_vel[info.x].w * body_share(info.x, split) +
+            body_vel[info.y].w * body_share(info.y, split);
   uint base = joint_row_base(j, 0u);
   joint_rows[base + 1u] = vec4(joint_frame(j, 0u).w, spook);
   joint_rows[base + 2u] = vec4(vec3(0.0f), k + spook.z > 0.0f ? 1.0f / (k + spook.z) : 0.0f);
@@ -155,8 +158,8 @@ void joint_targets(uint j, uvec4 info) {
   bool limited = (info.w & VKPHYS_JOINT_LIMITED) != 0u;
   BodyState a0 = start_body(info.x);
   BodyState b0 = start_body(info.y);
-  BodyState a = solver_body(info.x);  // masses as the sweeps see them
-  BodyState b = solver_body(info.y);
+  BodyState a = solver_body(info.x, unit_split(j));  // masses as the sweeps see them
+  BodyState b = solver_body(info.y, unit_split(j));
   vec4 qa = body_rotation(info.x);  // a spring's ends are particles
   vec4 qb = body_rotation(info.y);
   vec3 xa = vec3(body_pos[info.x]);

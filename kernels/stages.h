@@ -59,7 +59,8 @@
   MODE(FINALIZE_LISTS, 0u)          \
   MODE(FINALIZE_COLORS, 1u)
 
-// shaders/world_color.comp, per unit (incidence modes: per unit side)
+// shaders/world_color.comp, per unit (incidence modes: per unit side; overflow count and fill:
+// per unit of a colour list, indirect; overflow order: per body)
 #define VKPHYS_COLOR_MODES(MODE) \
   MODE(COLOR_INIT, 0u)           \
   MODE(COLOR_PROPOSE, 1u)        \
@@ -68,7 +69,10 @@
   MODE(COLOR_RANGE, 4u)          \
   MODE(INCIDENCE_KEY, 5u)        \
   MODE(INCIDENCE_RANGE, 6u)      \
-  MODE(COLOR_GATHER, 7u)
+  MODE(COLOR_GATHER, 7u)         \
+  MODE(OVERFLOW_COUNT, 8u)       \
+  MODE(OVERFLOW_FILL, 9u)        \
+  MODE(OVERFLOW_ORDER, 10u)
 
 // shaders/world_unit.comp, per unit
 #define VKPHYS_UNIT_MODES(MODE) \

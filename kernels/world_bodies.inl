@@ -106,23 +106,31 @@ BodyState load_body(uint i) {
   return s;
 }
 
-// The body as the solver's rows see it: in the Jacobi scheme a body with n units appears to
-// each with n times its inverse mass and inertia (mass splitting, kernels/world_units.inl), and
-// the rows' effective masses must be computed with those split masses, or every Jacobi update
-// overshoots n-fold.
-float body_share(uint i) {
-  if (params.modes.x != VKPHYS_SCHEME_JACOBI) return 1.0f;
+// The body as the solver's rows see it: a unit solved on mass-split copies (unit_split) sees a
+// body with n units in the split set as n times its inverse mass and inertia (kernels/
+// world_units.inl), and its rows' effective masses must be computed with those split masses, or
+// every update overshoots n-fold. body_range[i] spans the body's entries in the split set:
+// Jacobi's every unit, the coloured scheme's overflow colour (kernels/world_coloring.inl); a
+// unit solved in place (`split` false) sees the body's own masses.
+float body_share(uint i, bool split) {
+  if (!split) return 1.0f;
   uvec2 r = body_range[i];
   return float(max(r.y - r.x, 1u));
 }
 
-BodyState solver_body(uint i) {
+// Whether unit u runs on mass-split copies of its bodies: every unit in the Jacobi scheme; in the
+// coloured scheme the overflow colour's units (those the colouring left uncoloured, which
+// kernels/world_coloring.inl solves by mass-split Jacobi), known once the colouring has run.
+bool unit_split(uint u) {
+  if (params.modes.x == VKPHYS_SCHEME_JACOBI) return true;
+  return params.modes.x == VKPHYS_SCHEME_COLORED && unit_color[u] == VKPHYS_UNCOLORED;
+}
+
+BodyState solver_body(uint i, bool split) {
   BodyState s = load_body(i);
-  if (params.modes.x == VKPHYS_SCHEME_JACOBI) {
-    float share = body_share(i);
-    s.im *= share;
-    s.ii = share * s.ii;
-  }
+  float share = body_share(i, split);
+  s.im *= share;
+  s.ii = share * s.ii;
   return s;
 }
 

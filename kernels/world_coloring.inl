@@ -17,8 +17,9 @@
 // proposers always wins, so every pass makes progress. Priorities are a fixed 24-bit
 // permutation of the unit index (ordered by index, a chain of units would colour one per pass);
 // unit capacities stay below 2^24 (host/sim/world_setup.cpp) so that no two units tie.
-// Units left after max_colours colours go to the overflow colour, which one invocation solves
-// sequentially; static bodies are shared freely (they are never written).
+// Units left after max_colours colours go to the overflow colour, which is solved in parallel by
+// mass-split Jacobi (see "The overflow colour" below); static bodies are shared freely (they are
+// never written).
 
 // Units: joints, then the stored SAP pairs, then the stored particle contacts.
 uint unit_count() {
@@ -165,6 +166,64 @@ void incidence_range(uint s) {
   if (k >= params.counts.x) return;
   if (s == 0u || sort_keys[s - 1u] != k) body_range[k].x = s;
   if (s + 1u == total || sort_keys[s + 1u] != k) body_range[k].y = s + 1u;
+}
+
+// ---- The overflow colour: mass-split Jacobi -----------------------------------------------------
+// The overflow colour's units may share bodies, so they cannot run in place in parallel; one
+// invocation used to sweep them in list order, at 2-5 us a unit (1,000 overflow units: 2-5 ms a
+// sweep on one GPU thread). They are solved instead as the Jacobi scheme solves every unit
+// (kernels/world_units.inl): each on split copies of its bodies, a body's share n being the
+// number of OVERFLOW units on it (not all its units: the coloured ones run in place, on the full
+// masses, before), and each touched body then adds the average of their velocity changes. That
+// is the overflow's part of M^-1 sum(G^T dlambda) (Tonge et al. 2012), as PhysX averages across
+// slabs; the rows of an overflow unit see the split masses from their preparation on
+// (unit_split, body_share in kernels/world_bodies.inl), so no update overshoots.
+//
+// Each body's list of overflow entries (2u + side, dynamic bodies only) is built once per step,
+// after the colour sort and the particle contacts' gather, without a sort: count the entries per
+// body (integer atomics: exact), scan the counts, fill through the scanned cursors, and then
+// order each body's short run by entry, so the average adds in a fixed order whatever order the
+// atomics took (no float atomics; the CPU backend runs the same functions in order and gets the
+// same bits). sort_values hold the colour lists through the solve, so the entries live in
+// sort_keys (free after the gather) and body_color[0, N] (free after the colouring) holds the
+// counts, then the cursors. The GPU backend records all this, and the overflow sweeps, only
+// when it records every colour: with fewer, a left-over unit redoes the step (color_groups).
+
+// Side entries of overflow unit t of colour list k, counted per dynamic body.
+void overflow_count(uint k, uint t) {
+  uint u = colored_unit(k, t);
+  if (u == VKPHYS_UNCOLORED) return;
+  uvec2 ab = unit_bodies(u);
+  if (body_dynamic(ab.x)) atomicAdd(body_color[ab.x], 1u);
+  if (body_dynamic(ab.y)) atomicAdd(body_color[ab.y], 1u);
+}
+
+// After the exclusive scan of the counts: each entry into its body's run (in atomic order).
+void overflow_fill(uint k, uint t) {
+  uint u = colored_unit(k, t);
+  if (u == VKPHYS_UNCOLORED) return;
+  uvec2 ab = unit_bodies(u);
+  if (body_dynamic(ab.x)) sort_keys[atomicAdd(body_color[ab.x], 1u)] = 2u * u;
+  if (body_dynamic(ab.y)) sort_keys[atomicAdd(body_color[ab.y], 1u)] = 2u * u + 1u;
+}
+
+// After the fill, each cursor stands at the end of its body's run: the body's range, its run
+// put in entry order (insertion sort: a body's overflow units are few).
+void overflow_order(uint b) {
+  uint end = body_color[b];
+  uint begin = b == 0u ? 0u : body_color[b - 1u];
+  body_range[b] = uvec2(begin, end);
+  for (uint s = begin + 1u; s < end; ++s) {
+    uint e = sort_keys[s];
+    uint t = s;
+    for (; t > begin && sort_keys[t - 1u] > e; --t) sort_keys[t] = sort_keys[t - 1u];
+    sort_keys[t] = e;
+  }
+}
+
+// Entry s of a body's range: Jacobi's sorted incidence list, or the overflow colour's.
+uint incidence_entry(uint s) {
+  return params.modes.x == VKPHYS_SCHEME_JACOBI ? sort_values[s] : sort_keys[s];
 }
 
 // ---- Particle contacts in colour order ----------------------------------------------------------

@@ -15,8 +15,11 @@
 //                                        (but self-colliding particles); a particle's shape
 //                                        is a sphere, t/2 half its thickness as float bits
 //                                        (0: none; rigid bodies 0), kernels/particle_grid.inl
-//     body_color[i], [N+i]   colouring: this pass's claim, and the colour + 1 that took it
+//     body_color[i], [N+i]   colouring: this pass's claim, and the colour + 1 that took it; then
+//                     [0, N] the overflow colour's per-body entry counts, their scan and fill
+//                     cursors (kernels/world_coloring.inl, overflow_count)
 //     body_range[i]   (begin, end) of the body's entries in the sorted incidence list (Jacobi)
+//                     or in the overflow colour's incidence list (coloured scheme)
 //     sweep_ref[i], [N+i]  the velocity (v, 1/m) and, for a rigid body, (w, 0) before the
 //                     step's last solver sweep: the solver residual (kernels/world_units.inl)
 //   rigid bodies (R):
@@ -89,7 +92,9 @@
 //   unit_color[u]   colour, VKPHYS_UNCOLORED while uncoloured, VKPHYS_INACTIVE_COLOR
 //   unit_dv[...]    Jacobi: the velocity changes of the unit's split copies: joints and pairs
 //                   4 entries (dv_a, dw_a, dv_b, dw_b), particle contacts 2 (dv_a, dv_b)
-//   sort_keys / sort_values  scratch for the radix sort (sweep keys, colours, incidence)
+//   sort_keys / sort_values  scratch for the radix sort (sweep keys, colours, incidence); in the
+//                     coloured scheme's solve sort_values hold the colour lists and sort_keys
+//                     the overflow colour's incidence list
 // Driven motion, written by the host before each step (host/sim/drive.h), in double precision
 // there and rounded once:
 //   drive_paths[4k + 0..3]   kinematic path k: (v over this step, body index as uint bits),

@@ -117,19 +117,20 @@ void unit_in_place(uint u, uint kind) {
 }
 
 // ---- Jacobi with mass splitting ---------------------------------------------------------------
-// A body with n units appears to each with n times its inverse mass and inertia; the unit writes
-// its copies' velocity changes and the body adds their average, which is exactly
-// M^-1 sum(G^T dlambda) over its units (Tonge et al. 2012). Unit u keeps its copies' velocity
-// changes in unit_dv: joints and manifolds at 4u (dv_a, dw_a, dv_b, dw_b), the particle contacts
-// after them at 4c + 2(u - c), 2 entries each (dv_a, dv_b), c the first of them.
+// The Jacobi scheme's every unit, and the coloured scheme's overflow colour (kernels/
+// world_coloring.inl). A body with n units appears to each with n times its inverse mass and
+// inertia; the unit writes its copies' velocity changes and the body adds their average, which is
+// exactly M^-1 sum(G^T dlambda) over its units (Tonge et al. 2012). Unit u keeps its copies'
+// velocity changes in unit_dv: joints and manifolds at 4u (dv_a, dw_a, dv_b, dw_b), the particle
+// contacts after them at 4c + 2(u - c), 2 entries each (dv_a, dv_b), c the first of them.
 
 // Particle contact c (unit pcontact_unit_base() + c) on the split copies of its bodies.
 void jacobi_pcontact(uint c, uint kind) {
   uvec2 ab = pcontact_bodies[c];
   vec4 va = body_vel[ab.x];
   vec4 vb = body_vel[ab.y];
-  vec4 sa = vec4(vec3(va), va.w * body_share(ab.x));
-  vec4 sb = vec4(vec3(vb), vb.w * body_share(ab.y));
+  vec4 sa = vec4(vec3(va), va.w * body_share(ab.x, true));
+  vec4 sb = vec4(vec3(vb), vb.w * body_share(ab.y, true));
   pcontact_sweep(c, kind, sa, sb);
   uint slot = 4u * pcontact_unit_base() + 2u * c;
   unit_dv[slot] = vec4(vec3(sa) - vec3(va), 0.0f);
@@ -142,8 +143,8 @@ void jacobi_pcontact(uint c, uint kind) {
 void jacobi_spring(uint j, uvec2 ab, uint kind) {
   vec4 va = body_vel[ab.x];
   vec4 vb = body_vel[ab.y];
-  vec4 sa = vec4(vec3(va), va.w * body_share(ab.x));
-  vec4 sb = vec4(vec3(vb), vb.w * body_share(ab.y));
+  vec4 sa = vec4(vec3(va), va.w * body_share(ab.x, true));
+  vec4 sb = vec4(vec3(vb), vb.w * body_share(ab.y, true));
   spring_sweep(j, kind, sa, sb);
   unit_dv[4u * j] = vec4(vec3(sa) - vec3(va), 0.0f);
   unit_dv[4u * j + 2u] = vec4(vec3(sb) - vec3(vb), 0.0f);
@@ -164,8 +165,8 @@ void jacobi_unit(uint u, uint kind) {
     }
   }
   uvec2 ab = unit_bodies(u);
-  BodyState a = solver_body(ab.x);
-  BodyState b = solver_body(ab.y);
+  BodyState a = solver_body(ab.x, true);
+  BodyState b = solver_body(ab.y, true);
   vec3 va = a.v;
   vec3 wa = a.w;
   vec3 vb = b.v;
@@ -178,7 +179,8 @@ void jacobi_unit(uint u, uint kind) {
   unit_dv[slot + 3u] = vec4(b.w - wb, 0.0f);
 }
 
-// The body takes the average of its units' velocity changes (`kind`: the sweep's).
+// The body takes the average of its units' velocity changes (`kind`: the sweep's): the units of
+// body_range (every unit on it in the Jacobi scheme, its overflow units in the coloured one).
 void jacobi_body(uint b, uint kind) {
   uvec2 r = body_range[b];
   if (r.y <= r.x) return;
@@ -186,7 +188,7 @@ void jacobi_body(uint b, uint kind) {
   vec3 dw = vec3(0.0f);
   uint c = pcontact_unit_base();
   for (uint s = r.x; s < r.y; ++s) {
-    uint e = sort_values[s];
+    uint e = incidence_entry(s);
     uint u = e >> 1u;
     if (u >= c) {
       dv += vec3(unit_dv[4u * c + 2u * (u - c) + (e & 1u)]);

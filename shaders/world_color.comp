@@ -2,11 +2,24 @@
 #extension GL_GOOGLE_include_directive : require
 // Colouring and incidence lists (kernels/world_coloring.inl); push = (mode, colour, pass, 0),
 // mode: VKPHYS_COLOR_MODES, over the unit capacity (incidence modes: over 2 entries per unit;
-// COLOR_GATHER: over the sorted positions).
+// COLOR_GATHER: over the sorted positions; OVERFLOW_COUNT and OVERFLOW_FILL: over colour list
+// push.y, indirect; OVERFLOW_ORDER: over the bodies).
 #include "world_common.glsl"
 
 void main() {
   uint k = gl_GlobalInvocationID.x;
+  if (push.x == OVERFLOW_COUNT) {
+    overflow_count(push.y, k);
+    return;
+  }
+  if (push.x == OVERFLOW_FILL) {
+    overflow_fill(push.y, k);
+    return;
+  }
+  if (push.x == OVERFLOW_ORDER) {
+    if (k < params.counts.x) overflow_order(k);
+    return;
+  }
   uint units = params.coloring.w;
   bool per_side = push.x == INCIDENCE_KEY || push.x == INCIDENCE_RANGE;
   if (k >= (per_side ? 2u * units : units)) return;

@@ -11,10 +11,10 @@
 // colour (FusedPolicy in host/sim/backend.h, choose_fusion in host/gpu/gpu_backend.cpp).
 //
 // The results are bit for bit those of the per-colour dispatches: the units of one colour share
-// no dynamic body, so the order in which invocations take them changes nothing, and the colours,
-// the overflow colour (one invocation, in list order) and the Jacobi unit-then-average passes
-// follow each other in the same order. Every buffer is `coherent` here: an invocation reads
-// velocities another one wrote before the barrier.
+// no dynamic body, so the order in which invocations take them changes nothing, and the colours
+// and the unit-then-average passes of Jacobi and of the overflow colour (mass-split Jacobi,
+// kernels/world_coloring.inl) follow each other in the same order. Every buffer is `coherent` here:
+// an invocation reads velocities another one wrote before the barrier.
 //
 // push = (mode, a, b, c), mode VKPHYS_FUSED_MODES:
 //   FUSED_COLORING  a = colours recorded: COLOR_PROPOSE / COLOR_ASSIGN for each colour and
@@ -69,19 +69,31 @@ void fused_trees(uint kind) {
   workgroup_sync();
 }
 
-// One sweep: the recorded colours in order, then the overflow colour by invocation 0; or
-// Jacobi's units, then the averages; then the joint trees.
+// Units on split copies, then each body's average (kernels/world_units.inl): Jacobi's every
+// unit, or the overflow colour's two lists (joints and pairs, particle contacts) as one.
+void split_units(bool overflow_color, uint kind) {
+  uint list = 2u * params.coloring.x;
+  uint first = overflow_color ? color_list_size(list) : unit_count();
+  uint count = overflow_color ? first + color_list_size(list + 1u) : first;
+  for (uint t = gl_LocalInvocationID.x; t < count; t += VKPHYS_LOCAL_SIZE) {
+    uint u = !overflow_color ? t
+             : t < first     ? colored_unit(list, t)
+                             : colored_unit(list + 1u, t - first);
+    if (!fault_skips_unit(u, kind)) jacobi_unit(u, kind);
+  }
+  workgroup_sync();
+  for (uint b = gl_LocalInvocationID.x; b < params.counts.x; b += VKPHYS_LOCAL_SIZE) {
+    jacobi_body(b, kind);
+  }
+  workgroup_sync();
+}
+
+// One sweep: the recorded colours in order, then the overflow colour (only when every colour is
+// recorded, as the GPU backend records it); or Jacobi's units, then the averages; then the
+// joint trees.
 void fused_sweep(uint kind, uint recorded) {
   if (recorded == 0u) {  // Jacobi
-    uint units = unit_count();
-    for (uint u = gl_LocalInvocationID.x; u < units; u += VKPHYS_LOCAL_SIZE) {
-      if (!fault_skips_unit(u, kind)) jacobi_unit(u, kind);
-    }
-    workgroup_sync();
-    for (uint b = gl_LocalInvocationID.x; b < params.counts.x; b += VKPHYS_LOCAL_SIZE) {
-      jacobi_body(b, kind);
-    }
-    workgroup_sync();
+    split_units(false, kind);
     fused_trees(kind);
     return;
   }
@@ -89,17 +101,7 @@ void fused_sweep(uint kind, uint recorded) {
     colored_units(c, kind);
     workgroup_sync();
   }
-  if (gl_LocalInvocationID.x == 0u) {
-    uint overflow = 2u * params.coloring.x;
-    for (uint list = overflow; list <= overflow + 1u; ++list) {
-      uint count = color_list_size(list);
-      for (uint k = 0u; k < count; ++k) {
-        uint u = colored_unit(list, k);
-        if (!fault_skips_unit(u, kind)) unit_in_place(u, kind);
-      }
-    }
-  }
-  workgroup_sync();
+  if (recorded == params.coloring.x) split_units(true, kind);
   fused_trees(kind);
 }
 

@@ -6,7 +6,8 @@
 //   UNIT_PREPARE          prepare rows (over joints and pairs, indirect)
 //   UNIT_COLOR            one colour's joints and pairs in place (indirect per colour list;
 //                         its particle contacts: world_pcontact.comp)
-//   UNIT_OVERFLOW_COLOR   the overflow colour, both lists, sequentially in one invocation
+//   UNIT_OVERFLOW_COLOR   the overflow colour's list push.y on split copies (indirect per list;
+//                         then BODY_JACOBI_AVERAGE, kernels/world_coloring.inl)
 //   UNIT_JACOBI           every joint and pair on split copies (indirect)
 //   UNIT_TARGETS          the rows' targets for the coming solve phase push.y
 //                         (VKPHYS_TARGET_PHASES; over joints and pairs, indirect)
@@ -19,15 +20,9 @@ void main() {
     if (!fault_skips_unit(u, push.z)) unit_in_place(u, push.z);
     return;
   }
-  if (push.x == UNIT_OVERFLOW_COLOR) {  // both lists of the overflow colour, push.y = 2 slot
-    if (t != 0u) return;
-    for (uint list = push.y; list <= push.y + 1u; ++list) {
-      uint count = color_list_size(list);
-      for (uint k = 0u; k < count; ++k) {
-        uint u = colored_unit(list, k);
-        if (!fault_skips_unit(u, push.z)) unit_in_place(u, push.z);
-      }
-    }
+  if (push.x == UNIT_OVERFLOW_COLOR) {
+    uint u = colored_unit(push.y, t);
+    if (u != VKPHYS_UNCOLORED && !fault_skips_unit(u, push.z)) jacobi_unit(u, push.z);
     return;
   }
   // Joints and pairs only: the particle contacts have their own kernel (world_pcontact.comp).

@@ -271,16 +271,25 @@ class CpuBackend final : public Backend {
       case SolverScheme::sequential:
         for (std::uint32_t u = 0; u < units; ++u) e.unit_in_place(u, kind);
         break;
-      case SolverScheme::colored:
+      case SolverScheme::colored: {
         // Colour by colour (each colour's lists: joints and pairs, then particle contacts),
-        // the overflow colour last.
-        for (std::uint32_t list = 0; list < 2 * (params_.coloring.x + 1); ++list) {
+        // then the overflow colour's units on split copies and their bodies' averages.
+        const std::uint32_t overflow = 2 * params_.coloring.x;
+        for (std::uint32_t list = 0; list < overflow + 2; ++list) {
           for (std::uint32_t s = e.counters.color_start[list]; s < e.counters.color_end[list];
                ++s) {
-            e.unit_in_place(values_[s], kind);
+            if (list < overflow) {
+              e.unit_in_place(values_[s], kind);
+            } else {
+              e.jacobi_unit(values_[s], kind);
+            }
           }
         }
+        for (std::uint32_t b = 0; overflow_units_ > 0 && b < world_.bodies(); ++b) {
+          e.jacobi_body(b, kind);
+        }
         break;
+      }
       case SolverScheme::jacobi:
         for (std::uint32_t u = 0; u < units; ++u) e.jacobi_unit(u, kind);
         for (std::uint32_t b = 0; b < world_.bodies(); ++b) e.jacobi_body(b, kind);
@@ -520,6 +529,7 @@ class CpuBackend final : public Backend {
       for (std::uint32_t s = 0; s < units; ++s) e.pcontact_gather(s);
       const std::uint32_t contacts = e.stored_pcontacts();
       for (std::uint32_t c = 0; c < contacts; ++c) e.pcontact_settle(c);
+      overflow_incidence(e);
     } else if (scheme == SolverScheme::jacobi) {
       for (std::uint32_t k = 0; k < 2 * units; ++k) e.incidence_key(k);
       const auto bits = static_cast<std::uint32_t>(std::bit_width(world_.bodies()));
@@ -527,6 +537,23 @@ class CpuBackend final : public Backend {
       std::fill(range_.begin(), range_.end(), glm::uvec2(0u));
       for (std::uint32_t s = 0; s < 2 * units; ++s) e.incidence_range(s);
     }
+  }
+
+  // The overflow colour's per-body incidence (world_coloring.inl, the GPU's passes in order),
+  // only when it holds units: with none, no unit is split and the ranges are never read.
+  void overflow_incidence(kern::WorldEnv& e) {
+    const std::uint32_t list = 2 * params_.coloring.x, n = world_.bodies();
+    overflow_units_ = e.color_list_size(list) + e.color_list_size(list + 1);
+    if (overflow_units_ == 0) return;
+    std::fill(color_.begin(), color_.end(), 0u);
+    for (std::uint32_t k = list; k <= list + 1; ++k) {
+      for (std::uint32_t t = 0; t < e.color_list_size(k); ++t) e.overflow_count(k, t);
+    }
+    cpu::exclusive_scan(std::span(color_).first(n + 1));
+    for (std::uint32_t k = list; k <= list + 1; ++k) {
+      for (std::uint32_t t = 0; t < e.color_list_size(k); ++t) e.overflow_fill(k, t);
+    }
+    for (std::uint32_t b = 0; b < n; ++b) e.overflow_order(b);
   }
 
   void fill_trace(StepTrace& t, std::uint32_t pairs, std::uint32_t contacts) const {
@@ -539,6 +566,7 @@ class CpuBackend final : public Backend {
     t.pcontact_bodies.assign(pc_bodies_.begin(), pc_bodies_.begin() + contacts);
     t.pcontact_geom.assign(pc_geom_.begin(), pc_geom_.begin() + contacts);
     t.pcontact_lambda.assign(pc_lambda_.begin(), pc_lambda_.begin() + contacts);
+    t.split_range = range_;
   }
 
   Scene scene_;
@@ -549,8 +577,9 @@ class CpuBackend final : public Backend {
   std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
   bool check_stages_ = false;     // check_stages: look for NaN and infinity after each stage
   std::vector<glm::vec4> drive_paths_, drive_impulses_;
-  OdeControl ode_;         // the explicit integrators' n (host/sim/ode_control.h)
-  bool ode_redo_ = false;  // try_step returned false for the adaptive step, not a list
+  OdeControl ode_;                    // the explicit integrators' n (host/sim/ode_control.h)
+  bool ode_redo_ = false;             // try_step returned false for the adaptive step, not a list
+  std::uint32_t overflow_units_ = 0;  // units in the overflow colour this step
   std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_partial_, cg_scalar_, saved_pos_,
       saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, sweep_ref_, tree_blocks_,

@@ -498,27 +498,37 @@ class GpuBackend final : public Backend {
       k.dispatch_indirect(cb, set(k), buf_[b_counters], offset, push);
       vk::barrier(cb);
     };
+    // The indirect dispatch size of colour list `list` (world_coloring.inl, color_groups).
+    auto color_groups = [](std::uint32_t list) {
+      return offsetof(kern::WorldCounters, color_groups) + 3 * list * sizeof(std::uint32_t);
+    };
     auto sort = [&](Binding keys, Binding values, std::uint32_t count, std::uint32_t bits) {
       sort_->record(cb, buf_[keys], buf_[values], count, bits);
     };
     auto scan = [&](Binding data, std::uint32_t count) { scan_->record(cb, buf_[data], count); };
     auto sweep = [&](std::uint32_t kind) {
       if (sv.scheme == SolverScheme::colored) {
-        auto groups = [](std::uint32_t list) {
-          return offsetof(kern::WorldCounters, color_groups) + 3 * list * sizeof(std::uint32_t);
-        };
         for (std::uint32_t c = 0; c < colors_recorded_; ++c) {
           if (rigid_units)
-            run_indirect(kernels_.unit, groups(2 * c), kern::UNIT_COLOR, 2 * c, kind);
+            run_indirect(kernels_.unit, color_groups(2 * c), kern::UNIT_COLOR, 2 * c, kind);
           if (p_ > 0) {
-            run_indirect(kernels_.pcontact, groups(2 * c + 1), kern::PCONTACT_COLOR, 2 * c + 1,
-                         kind);
+            run_indirect(kernels_.pcontact, color_groups(2 * c + 1), kern::PCONTACT_COLOR,
+                         2 * c + 1, kind);
           }
         }
         // Units left over with fewer colours recorded than max_colors redo the step with all
         // of them (world_coloring.inl, color_groups), so only then can the overflow hold any.
+        // Its units run in parallel on split copies (both lists in the unit kernel: the
+        // overflow is rare, not worth its own pipeline), then the touched bodies average.
         if (colors_recorded_ == sv.max_colors) {
-          run(kernels_.unit, 1, kern::UNIT_OVERFLOW_COLOR, 2 * sv.max_colors, kind);
+          const std::uint32_t list = 2 * sv.max_colors;
+          if (rigid_units)
+            run_indirect(kernels_.unit, color_groups(list), kern::UNIT_OVERFLOW_COLOR, list, kind);
+          if (p_ > 0) {
+            run_indirect(kernels_.unit, color_groups(list + 1), kern::UNIT_OVERFLOW_COLOR, list + 1,
+                         kind);
+          }
+          run(kernels_.body, body_groups, kern::BODY_JACOBI_AVERAGE, kind);
         }
       } else {
         // Particle contacts in a pipeline of their own (see shaders/world_pcontact.comp).
@@ -630,6 +640,24 @@ class GpuBackend final : public Backend {
         run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
                      kern::PCONTACT_SETTLE);
       }
+      // The overflow colour's per-body incidence (world_coloring.inl): count, scan, fill,
+      // order; recorded with the overflow sweeps (see sweep), indirect over its two lists.
+      if (colors_recorded_ == sv.max_colors) {
+        const std::uint32_t list = 2 * sv.max_colors;
+        auto over_lists = [&](std::uint32_t mode) {
+          for (std::uint32_t k = list; k <= list + 1; ++k) {
+            if (k == list ? rigid_units : p_ > 0) {
+              run_indirect(kernels_.color, color_groups(k), mode, k);
+            }
+          }
+        };
+        buf_[b_body_color].fill(cb, 0u);  // the colouring's claims and marks are spent
+        vk::barrier(cb);
+        over_lists(kern::OVERFLOW_COUNT);
+        scan(b_body_color, n_ + 1);
+        over_lists(kern::OVERFLOW_FILL);
+        run(kernels_.color, body_groups, kern::OVERFLOW_ORDER);
+      }
     } else {
       const std::uint32_t entries = 2 * unit_cap;
       run(kernels_.color, vk::groups_for(entries, kGroup), kern::INCIDENCE_KEY);
@@ -733,6 +761,7 @@ class GpuBackend final : public Backend {
     t.pcontact_bodies = buf_[b_pcontact_bodies].download<glm::uvec2>(contacts);
     t.pcontact_geom = buf_[b_pcontact_geom].download<glm::vec4>(contacts);
     t.pcontact_lambda = buf_[b_pcontact_lambda].download<glm::vec4>(contacts);
+    t.split_range = buf_[b_body_range].download<glm::uvec2>(n_);
   }
 
   vk::Context& ctx_;

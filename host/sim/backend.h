@@ -110,6 +110,10 @@ struct StepTrace {
   std::vector<glm::uvec2> pcontact_bodies;  // particle contacts, stored order
   std::vector<glm::vec4> pcontact_geom;     // (n, gap)
   std::vector<glm::vec4> pcontact_lambda;   // after the solve
+  // Per body: (begin, end) of its entries among the units solved on mass-split copies, end -
+  // begin its share (Jacobi: every unit; coloured: the overflow colour's, valid in a step that
+  // has some; kernels/world_coloring.inl).
+  std::vector<glm::uvec2> split_range;
 };
 
 // The buffers a step carries into the next, beyond the scene itself: the state, the joints'
