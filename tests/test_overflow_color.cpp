@@ -132,10 +132,12 @@ TEST(OverflowColor, CpuSharesAreBruteForceCounts) {
   }
 }
 
-// A third of the pyramid's units or more overflow; the pyramid stands as it does with every
-// colour. Measured (CPU, 120 steps): drift 1.2 mm with 2 colours and overflow, 1.3 mm with all
-// (the soft contacts settle the same way), the overflow's Jacobi converging a little slower per
-// sweep on a pyramid resting still.
+// Two thirds of the pyramid's units overflow. The overflow colour converges as Jacobi does,
+// slower than Gauss-Seidel (ARCHITECTURE.md, "Known limits": Jacobi needs ~64 iterations where
+// Gauss-Seidel needs 25): at the scene's 25 iterations the pyramid still stands but settles
+// more; at 64 it settles as with every colour at 25. Measured (CPU, 120 steps), the largest
+// drift of a box from its start: 2.75 mm with 9 colours; with 2: 11.6 mm at 25 iterations,
+// 2.76 mm at 64.
 TEST(OverflowColor, PyramidStandsWithMostUnitsInTheOverflow) {
   std::unique_ptr<Backend> cpu = make_cpu_backend();
   const Scene two = overflow_pyramid();
@@ -143,17 +145,22 @@ TEST(OverflowColor, PyramidStandsWithMostUnitsInTheOverflow) {
   all.settings.solver.max_colors = 24;
   const WorldState with_all = run(*cpu, all, 120);
   EXPECT_EQ(cpu->stats().overflow_units, 0u);
+  const std::uint32_t colors = cpu->stats().colors;
   const WorldState with_two = run(*cpu, two, 120);
   const std::uint32_t units = cpu->stats().manifolds;
   const std::uint32_t overflow = cpu->stats().overflow_units;
-  EXPECT_GT(3 * overflow, units) << overflow << " of " << units;
-  const double d_all = max_drift(all, with_all), d_two = max_drift(two, with_two);
+  EXPECT_GT(3 * overflow, 2 * units) << overflow << " of " << units;
+  Scene two_64 = two;
+  two_64.settings.solver.iterations = 64;
+  const WorldState with_two_64 = run(*cpu, two_64, 120);
+  const double d_all = max_drift(all, with_all), d_two = max_drift(two, with_two),
+               d_two_64 = max_drift(two_64, with_two_64);
   std::printf(
       "pyramid, 120 steps: %u of %u units in the overflow; drift %.3g m (2 colours), "
-      "%.3g m (%u colours)\n",
-      overflow, units, d_two, d_all, 9u);
-  EXPECT_LT(d_two, 5e-3) << "the pyramid stands";
-  EXPECT_LT(d_two, 2.0 * d_all + 1e-3);
+      "%.3g m (2 colours, 64 iterations), %.3g m (%u colours)\n",
+      overflow, units, d_two, d_two_64, d_all, colors);
+  EXPECT_LT(d_two, 0.02) << "the pyramid stands";
+  EXPECT_LT(d_two_64, 1.05 * d_all + 1e-4);
 }
 
 TEST(OverflowColor, CpuRunsRepeatBitForBit) {
