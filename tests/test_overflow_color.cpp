@@ -96,6 +96,10 @@ std::uint32_t check_shares(Backend& b, const Scene& s) {
   }
   EXPECT_EQ(mismatched, 0u);
   EXPECT_EQ(next, entries);
+  // The longest serial loop of the overflow's parallel passes: a body's average (and its
+  // entries' insertion sort, once a step) runs over its share; one invocation used to sweep all.
+  std::printf("%s: %u overflow units, %u entries, largest share %u\n", s.name.c_str(), overflow,
+              entries, *std::max_element(count.begin(), count.end()));
   return overflow;
 }
 
