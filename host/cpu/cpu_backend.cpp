@@ -285,9 +285,7 @@ class CpuBackend final : public Backend {
             }
           }
         }
-        for (std::uint32_t b = 0; overflow_units_ > 0 && b < world_.bodies(); ++b) {
-          e.jacobi_body(b, kind);
-        }
+        for (const std::uint32_t b : overflow_bodies_) e.jacobi_body(b, kind);
         break;
       }
       case SolverScheme::jacobi:
@@ -543,8 +541,8 @@ class CpuBackend final : public Backend {
   // only when it holds units: with none, no unit is split and the ranges are never read.
   void overflow_incidence(kern::WorldEnv& e) {
     const std::uint32_t list = 2 * params_.coloring.x, n = world_.bodies();
-    overflow_units_ = e.color_list_size(list) + e.color_list_size(list + 1);
-    if (overflow_units_ == 0) return;
+    overflow_bodies_.clear();
+    if (e.color_list_size(list) + e.color_list_size(list + 1) == 0) return;
     std::fill(color_.begin(), color_.end(), 0u);
     for (std::uint32_t k = list; k <= list + 1; ++k) {
       for (std::uint32_t t = 0; t < e.color_list_size(k); ++t) e.overflow_count(k, t);
@@ -553,7 +551,10 @@ class CpuBackend final : public Backend {
     for (std::uint32_t k = list; k <= list + 1; ++k) {
       for (std::uint32_t t = 0; t < e.color_list_size(k); ++t) e.overflow_fill(k, t);
     }
-    for (std::uint32_t b = 0; b < n; ++b) e.overflow_order(b);
+    for (std::uint32_t b = 0; b < n; ++b) {
+      e.overflow_order(b);
+      if (range_[b].y > range_[b].x) overflow_bodies_.push_back(b);
+    }
   }
 
   void fill_trace(StepTrace& t, std::uint32_t pairs, std::uint32_t contacts) const {
@@ -577,9 +578,11 @@ class CpuBackend final : public Backend {
   std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
   bool check_stages_ = false;     // check_stages: look for NaN and infinity after each stage
   std::vector<glm::vec4> drive_paths_, drive_impulses_;
-  OdeControl ode_;                    // the explicit integrators' n (host/sim/ode_control.h)
-  bool ode_redo_ = false;             // try_step returned false for the adaptive step, not a list
-  std::uint32_t overflow_units_ = 0;  // units in the overflow colour this step
+  OdeControl ode_;         // the explicit integrators' n (host/sim/ode_control.h)
+  bool ode_redo_ = false;  // try_step returned false for the adaptive step, not a list
+  // The bodies the overflow colour touches this step: the sweeps average only these (each on
+  // its own, so in any order; the GPU runs every body, the others' ranges empty).
+  std::vector<std::uint32_t> overflow_bodies_;
   std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_partial_, cg_scalar_, saved_pos_,
       saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, sweep_ref_, tree_blocks_,
