@@ -90,7 +90,8 @@
 // joints, then the stored SAP pairs (a pair with no points is inactive), then the stored
 // particle contacts; the capacity is J + PC + CC.
 //   unit_color[u]   colour, VKPHYS_UNCOLORED while uncoloured, VKPHYS_INACTIVE_COLOR
-//   unit_dv[...]    Jacobi: the velocity changes of the unit's split copies: joints and pairs
+//   unit_dv[...]    Jacobi and the coloured scheme's overflow colour: the velocity changes of
+//                   the unit's split copies: joints and pairs
 //                   4 entries (dv_a, dw_a, dv_b, dw_b), particle contacts 2 (dv_a, dv_b)
 //   sort_keys / sort_values  scratch for the radix sort (sweep keys, colours, incidence); in the
 //                     coloured scheme's solve sort_values hold the colour lists and sort_keys
