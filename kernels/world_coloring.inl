@@ -177,7 +177,9 @@ void incidence_range(uint s) {
 // masses, before), and each touched body then adds the average of their velocity changes. That
 // is the overflow's part of M^-1 sum(G^T dlambda) (Tonge et al. 2012), as PhysX averages across
 // slabs; the rows of an overflow unit see the split masses from their preparation on
-// (unit_split, body_share in kernels/world_bodies.inl), so no update overshoots.
+// (unit_split, body_share in kernels/world_bodies.inl), so no update overshoots. Jacobi
+// converges more slowly than Gauss-Seidel: each sweep runs overflow_passes (kernels/stages.h)
+// such passes.
 //
 // Each body's list of overflow entries (2u + side, dynamic bodies only) is built once per step,
 // after the colour sort and the particle contacts' gather, without a sort: count the entries per

@@ -101,7 +101,9 @@ void fused_sweep(uint kind, uint recorded) {
     colored_units(c, kind);
     workgroup_sync();
   }
-  if (recorded == params.coloring.x) split_units(true, kind);
+  if (recorded == params.coloring.x) {
+    for (uint pass = 0u; pass < overflow_passes(kind); ++pass) split_units(true, kind);
+  }
   fused_trees(kind);
 }
 

@@ -137,10 +137,9 @@ TEST(OverflowColor, CpuSharesAreBruteForceCounts) {
 
 // Two thirds of the pyramid's units overflow. The overflow colour converges as Jacobi does,
 // slower than Gauss-Seidel (ARCHITECTURE.md, "Known limits": Jacobi needs ~64 iterations where
-// Gauss-Seidel needs 25): at the scene's 25 iterations the pyramid still stands but settles
-// more; at 64 it settles as with every colour at 25. Measured (CPU, 120 steps), the largest
-// drift of a box from its start: 2.75 mm with 9 colours; with 2: 11.6 mm at 25 iterations,
-// 2.76 mm at 64.
+// Gauss-Seidel needs 25), which its 8 passes a sweep make up for (kern::overflow_passes).
+// Measured (CPU, 120 steps), the largest drift of a box from its start: 2.75 mm with 9 colours;
+// with 2: 2.57 mm at 25 iterations (11.6 mm with one pass a sweep), 2.50 mm at 64.
 TEST(OverflowColor, PyramidStandsWithMostUnitsInTheOverflow) {
   std::unique_ptr<Backend> cpu = make_cpu_backend();
   const Scene two = overflow_pyramid();
@@ -162,7 +161,7 @@ TEST(OverflowColor, PyramidStandsWithMostUnitsInTheOverflow) {
       "pyramid, 120 steps: %u of %u units in the overflow; drift %.3g m (2 colours), "
       "%.3g m (2 colours, 64 iterations), %.3g m (%u colours)\n",
       overflow, units, d_two, d_two_64, d_all, colors);
-  EXPECT_LT(d_two, 0.02) << "the pyramid stands";
+  EXPECT_LT(d_two, 1.05 * d_all + 1e-4) << "settles as with every colour";
   EXPECT_LT(d_two_64, 1.05 * d_all + 1e-4);
 }
 

@@ -816,7 +816,7 @@ TEST_P(RigidColoring, NoColourSharesADynamicBody) {
 }
 
 // Two colours for a pyramid that needs ~9: most units go to the overflow colour, which is still
-// solved (sequentially), so the pyramid stands. Unsolved, those boxes would fall freely for the
+// solved (mass-split Jacobi, kern::overflow_passes a sweep), so the pyramid stands. Unsolved, those boxes would fall freely for the
 // step: 2.8 mm (g h^2) at 0.17 m/s (g h). Solved, the step is like the one with all colours
 // (measured: max sag 1.1 mm at 0.07 m/s with 2 colours, 1.3 mm at 0.08 m/s with 9: the soft
 // 30 Hz contacts take up the load over the first steps).

@@ -273,19 +273,25 @@ class CpuBackend final : public Backend {
         break;
       case SolverScheme::colored: {
         // Colour by colour (each colour's lists: joints and pairs, then particle contacts),
-        // then the overflow colour's units on split copies and their bodies' averages.
+        // then the overflow colour's passes: its units on split copies and their bodies'
+        // averages (kern::overflow_passes).
         const std::uint32_t overflow = 2 * params_.coloring.x;
-        for (std::uint32_t list = 0; list < overflow + 2; ++list) {
+        for (std::uint32_t list = 0; list < overflow; ++list) {
           for (std::uint32_t s = e.counters.color_start[list]; s < e.counters.color_end[list];
                ++s) {
-            if (list < overflow) {
-              e.unit_in_place(values_[s], kind);
-            } else {
+            e.unit_in_place(values_[s], kind);
+          }
+        }
+        if (overflow_bodies_.empty()) break;
+        for (std::uint32_t pass = 0; pass < kern::overflow_passes(kind); ++pass) {
+          for (std::uint32_t list = overflow; list < overflow + 2; ++list) {
+            for (std::uint32_t s = e.counters.color_start[list]; s < e.counters.color_end[list];
+                 ++s) {
               e.jacobi_unit(values_[s], kind);
             }
           }
+          for (const std::uint32_t b : overflow_bodies_) e.jacobi_body(b, kind);
         }
-        for (const std::uint32_t b : overflow_bodies_) e.jacobi_body(b, kind);
         break;
       }
       case SolverScheme::jacobi:

@@ -522,13 +522,17 @@ class GpuBackend final : public Backend {
         // overflow is rare, not worth its own pipeline), then the touched bodies average.
         if (colors_recorded_ == sv.max_colors) {
           const std::uint32_t list = 2 * sv.max_colors;
-          if (rigid_units)
-            run_indirect(kernels_.unit, color_groups(list), kern::UNIT_OVERFLOW_COLOR, list, kind);
-          if (p_ > 0) {
-            run_indirect(kernels_.unit, color_groups(list + 1), kern::UNIT_OVERFLOW_COLOR, list + 1,
-                         kind);
+          for (std::uint32_t pass = 0; pass < kern::overflow_passes(kind); ++pass) {
+            if (rigid_units) {
+              run_indirect(kernels_.unit, color_groups(list), kern::UNIT_OVERFLOW_COLOR, list,
+                           kind);
+            }
+            if (p_ > 0) {
+              run_indirect(kernels_.unit, color_groups(list + 1), kern::UNIT_OVERFLOW_COLOR,
+                           list + 1, kind);
+            }
+            run(kernels_.body, body_groups, kern::BODY_JACOBI_AVERAGE, kind);
           }
-          run(kernels_.body, body_groups, kern::BODY_JACOBI_AVERAGE, kind);
         }
       } else {
         // Particle contacts in a pipeline of their own (see shaders/world_pcontact.comp).
