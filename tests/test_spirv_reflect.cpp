@@ -30,6 +30,17 @@ std::vector<std::uint32_t> binding_numbers(std::span<const std::uint32_t> spirv)
   return out;
 }
 
+// The storage buffers a kernel binds: what a stage's maxPerStageDescriptorStorageBuffers limits
+// (32 on lavapipe). The step constants (binding 0) are a uniform buffer, counted against the
+// uniform-buffer limit instead.
+std::size_t storage_buffers(std::span<const std::uint32_t> spirv) {
+  std::size_t n = 0;
+  for (const vk::ShaderBinding& b : vk::used_bindings(spirv)) {
+    if (b.type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) ++n;
+  }
+  return n;
+}
+
 bool has(const std::vector<std::uint32_t>& v, std::uint32_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
@@ -65,12 +76,12 @@ TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   EXPECT_TRUE(has(narrow, binding_of("prev_pair_frame")));
   EXPECT_TRUE(has(narrow, binding_of("point_ref")));
   EXPECT_FALSE(has(narrow, binding_of("joint_rows")));
-  EXPECT_LE(narrow.size(), 32u);
+  EXPECT_LE(storage_buffers(world_narrowphase_spv), 32u);
   EXPECT_TRUE(has(ode, binding_of("fspring_params")));
   EXPECT_TRUE(has(ode, binding_of("cg_vec")));
   EXPECT_TRUE(has(ode, binding_of("wind_tris")));
   EXPECT_FALSE(has(ode, binding_of("joint_rows")));
-  EXPECT_LE(ode.size(), 32u);
+  EXPECT_LE(storage_buffers(world_ode_spv), 32u);
   EXPECT_TRUE(has(body, 0u));  // the step constants
   EXPECT_TRUE(has(body, binding_of("body_pos")));
   EXPECT_TRUE(has(body, binding_of("sweep_ref")));  // the solver residual
@@ -79,19 +90,22 @@ TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   EXPECT_TRUE(has(unit, binding_of("joint_rows")));
   EXPECT_TRUE(has(unit, binding_of("pcontact_lambda")));
   EXPECT_FALSE(has(unit, binding_of("rigid_aabb")));
-  EXPECT_LE(body.size(), 32u);
-  EXPECT_LE(unit.size(), 32u);
+  EXPECT_LE(storage_buffers(world_body_spv), 32u);
+  EXPECT_LE(storage_buffers(world_unit_spv), 32u);
   // The fused solve sweeps every unit kind and measures the residual on the bodies.
   const auto fused = binding_numbers(world_fused_spv);
   EXPECT_TRUE(has(fused, binding_of("sweep_ref")));
   EXPECT_TRUE(has(fused, binding_of("tree_blocks")));
-  EXPECT_LE(fused.size(), 32u);
+  // 32 storage buffers and the uniform one since the overflow colour's mass-split Jacobi: at
+  // lavapipe's limit, so one more binding here needs another kernel's share or a smaller one.
+  EXPECT_TRUE(has(fused, 0u));
+  EXPECT_LE(storage_buffers(world_fused_spv), 32u);
   // The joint trees' kernel: the trees, the joints' rows and the bodies, no contacts.
   const auto tree = binding_numbers(world_tree_spv);
   EXPECT_TRUE(has(tree, binding_of("tree_nodes")));
   EXPECT_TRUE(has(tree, binding_of("joint_rows")));
   EXPECT_FALSE(has(tree, binding_of("point_prep")));
-  EXPECT_LE(tree.size(), 32u);
+  EXPECT_LE(storage_buffers(world_tree_spv), 32u);
   EXPECT_TRUE(std::is_sorted(body.begin(), body.end()));
   for (const vk::ShaderBinding& b : vk::used_bindings(world_body_spv)) {
     EXPECT_EQ(b.type, b.binding == 0u ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
