@@ -502,6 +502,13 @@ class GpuBackend final : public Backend {
     auto color_groups = [](std::uint32_t list) {
       return offsetof(kern::WorldCounters, color_groups) + 3 * list * sizeof(std::uint32_t);
     };
+    // `mode` of kernel `k` over the overflow colour's lists that can hold units (joints and pairs
+    // with rigid units, particle contacts with particles), indirect; push = (mode, list, a).
+    auto overflow_lists = [&](vk::Kernel& k, std::uint32_t mode, std::uint32_t a = 0) {
+      const std::uint32_t list = 2 * sv.max_colors;
+      if (rigid_units) run_indirect(k, color_groups(list), mode, list, a);
+      if (p_ > 0) run_indirect(k, color_groups(list + 1), mode, list + 1, a);
+    };
     auto sort = [&](Binding keys, Binding values, std::uint32_t count, std::uint32_t bits) {
       sort_->record(cb, buf_[keys], buf_[values], count, bits);
     };
@@ -521,16 +528,8 @@ class GpuBackend final : public Backend {
         // Its units run in parallel on split copies (both lists in the unit kernel: the
         // overflow is rare, not worth its own pipeline), then the touched bodies average.
         if (colors_recorded_ == sv.max_colors) {
-          const std::uint32_t list = 2 * sv.max_colors;
           for (std::uint32_t pass = 0; pass < kern::overflow_passes(kind); ++pass) {
-            if (rigid_units) {
-              run_indirect(kernels_.unit, color_groups(list), kern::UNIT_OVERFLOW_COLOR, list,
-                           kind);
-            }
-            if (p_ > 0) {
-              run_indirect(kernels_.unit, color_groups(list + 1), kern::UNIT_OVERFLOW_COLOR,
-                           list + 1, kind);
-            }
+            overflow_lists(kernels_.unit, kern::UNIT_OVERFLOW_COLOR, kind);
             run(kernels_.body, body_groups, kern::BODY_JACOBI_AVERAGE, kind);
           }
         }
@@ -647,19 +646,11 @@ class GpuBackend final : public Backend {
       // The overflow colour's per-body incidence (world_coloring.inl): count, scan, fill,
       // order; recorded with the overflow sweeps (see sweep), indirect over its two lists.
       if (colors_recorded_ == sv.max_colors) {
-        const std::uint32_t list = 2 * sv.max_colors;
-        auto over_lists = [&](std::uint32_t mode) {
-          for (std::uint32_t k = list; k <= list + 1; ++k) {
-            if (k == list ? rigid_units : p_ > 0) {
-              run_indirect(kernels_.color, color_groups(k), mode, k);
-            }
-          }
-        };
         buf_[b_body_color].fill(cb, 0u);  // the colouring's claims and marks are spent
         vk::barrier(cb);
-        over_lists(kern::OVERFLOW_COUNT);
+        overflow_lists(kernels_.color, kern::OVERFLOW_COUNT);
         scan(b_body_color, n_ + 1);
-        over_lists(kern::OVERFLOW_FILL);
+        overflow_lists(kernels_.color, kern::OVERFLOW_FILL);
         run(kernels_.color, body_groups, kern::OVERFLOW_ORDER);
       }
     } else {

@@ -103,7 +103,7 @@ StepTraffic step_traffic(const StepStats& st, const Scene& scene, const WorldArr
                                pairs * (2 * 2 * 2 * kV4 + kV4));
   }
   if (p > 0) {
-    const u64 table = std::bit_ceil(std::max<u64>(64, 2 * p));
+    const u64 table = grid_table_size(world.particles());
     add(Stage::broadphase,
         p * (kV4 + 2 * kU32) +
             sort_bytes(p, static_cast<std::uint32_t>(std::bit_width(table - 1))) + p * 4 * kU32 +

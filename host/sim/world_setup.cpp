@@ -451,6 +451,10 @@ Capacities grown_capacities(const Capacities& now, std::uint32_t pairs, std::uin
   return next;
 }
 
+std::uint32_t grid_table_size(std::uint32_t particles) {
+  return std::bit_ceil(std::max<std::uint32_t>(64u, 2u * particles));
+}
+
 std::uint32_t pair_hash_size(std::uint32_t pair_capacity) {
   return std::bit_ceil(std::max(2u * pair_capacity, 64u));
 }
@@ -608,8 +612,8 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
         "particles, or a smaller contact_margin)");
   }
   p.counts = glm::uvec4(world.bodies(), world.joints(), cap.pairs, pair_hash_size(cap.pairs));
-  p.kinds = glm::uvec4(world.rigid, world.particles(), cap.contacts,
-                       std::bit_ceil(std::max<std::uint32_t>(64u, 2u * world.particles())));
+  p.kinds =
+      glm::uvec4(world.rigid, world.particles(), cap.contacts, grid_table_size(world.particles()));
   const std::uint32_t flags =
       (sv.split_impulse ? VKPHYS_FLAG_SPLIT : 0u) | (sv.gyroscopic ? VKPHYS_FLAG_GYROSCOPIC : 0u) |
       (particle_pairs_possible(scene.particles) ? VKPHYS_FLAG_PARTICLE_PAIRS : 0u) |

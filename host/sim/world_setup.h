@@ -92,6 +92,8 @@ Capacities grown_capacities(const Capacities& now, std::uint32_t pairs, std::uin
                             std::uint32_t joints);
 // Smallest power of two >= 2 * capacity (the warm-start hash table).
 std::uint32_t pair_hash_size(std::uint32_t pair_capacity);
+// The particle grid's hash table: the smallest power of two >= 2 * particles, at least 64.
+std::uint32_t grid_table_size(std::uint32_t particles);
 
 kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world,
                                     const Capacities& capacities);
