@@ -1,6 +1,6 @@
 // Common prologue of the world shaders: the shared layout, the step constants at binding 0,
 // every world buffer at a fixed binding (the host binds one table to every world kernel,
-// host/gpu/gpu_backend.cpp), the per-dispatch push constants, and the stage functions of
+// host/gpu/world_buffers.cpp), the per-dispatch push constants, and the stage functions of
 // kernels/*.inl, which use the buffers by these names. Each world shader is then a thin main():
 // index, bounds check, call one stage function. A kernel's pipeline binds only the buffers its
 // main() reaches (host/vk/spirv_reflect.h), so the table may be longer than a stage may bind.

@@ -8,7 +8,7 @@
 // microseconds however little it holds (an H100 ran the 210-box pyramid's 10 colours x 11 sweeps
 // in 2.75 ms, ~8 us per dispatch, for ~60 units a colour). A workgroup barrier costs well under
 // a microsecond. The GPU backend picks this kernel where one round of the workgroup covers each
-// colour (FusedPolicy in host/sim/backend.h, choose_fusion in host/gpu/gpu_backend.cpp).
+// colour (FusedPolicy in host/sim/backend.h, choose_fusion in host/gpu/step_recording.cpp).
 //
 // The results are bit for bit those of the per-colour dispatches: the units of one colour share
 // no dynamic body, so the order in which invocations take them changes nothing, and the colours

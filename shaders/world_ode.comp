@@ -6,7 +6,7 @@
 // bits, role).
 //
 // The mode (VKPHYS_ODE_MODES) is a specialization constant, one pipeline per mode
-// (host/gpu/gpu_backend.cpp, WorldKernels::ode), not the push constant it once was. With the
+// (host/gpu/world_kernels.cpp, WorldKernels::ode), not the push constant it once was. With the
 // mode pushed, lavapipe (Mesa 22.3) compiled a new variant of this shader at every dispatch and
 // kept every one: it inlines the push constants and uniforms that branch conditions read, and
 // goes on doing so at each dispatch, with no cache, for a pipeline whose first inlined variant

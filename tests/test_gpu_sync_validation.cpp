@@ -1,5 +1,5 @@
 // The GPU backend under the validation layer's synchronization validation (issue 13): a small
-// scene set that together records every path of the step (host/gpu/gpu_backend.cpp), each run
+// scene set that together records every path of the step (host/gpu/step_recording.cpp), each run
 // for a few steps on a context with synchronization validation on (tests/gpu_env.h,
 // sync_context_or_null). The layer tracks the memory ranges every command reads and writes and
 // reports, as a validation error, any access that no barrier orders after an earlier

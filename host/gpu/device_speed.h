@@ -1,7 +1,7 @@
 // Two figures of a device that bound any recorded step from below, measured with its own
 // timestamps: the bandwidth of a large buffer-to-buffer copy (bytes read plus bytes written per
 // second), and the cost of one small dispatch with the full barrier after it, which the world
-// step records after nearly every dispatch (host/gpu/gpu_backend.cpp). `vkphys bench` divides
+// step records after nearly every dispatch (host/gpu/step_recording.cpp). `vkphys bench` divides
 // the traffic model's bytes (host/sim/traffic_model.h) by the first and multiplies the step's
 // dispatches by the second: the step's floors on this device.
 #pragma once

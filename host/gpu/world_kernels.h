@@ -1,4 +1,4 @@
-// The world step's compute pipelines (host/gpu/gpu_backend.cpp records them): one per world
+// The world step's compute pipelines (host/gpu/step_recording.cpp records them): one per world
 // shader, built from its embedded SPIR-V with the specialization constants below, and world_ode
 // once per mode it is dispatched with.
 #pragma once

@@ -63,7 +63,7 @@ u64 jacobi_average_bytes(const StepStats& st, const WorldArrays& world) {
          entries * (kU32 + 2 * kV4) * 2;  // written by the units, read by the bodies
 }
 
-// The sweeps a step runs (gpu_backend.cpp and cpu_backend.cpp, `sweeps`): per substep a warm
+// The sweeps a step runs (step_recording.cpp and cpu_backend.cpp, `sweeps`): per substep a warm
 // start and `iterations`, again for the split impulse's velocity solve, and the relax sweeps;
 // the Newton-Coulomb impact passes once a step.
 u64 sweeps_per_step(const SolverSettings& sv) {

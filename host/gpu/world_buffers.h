@@ -1,0 +1,73 @@
+// The world step's device memory: the buffer table every world shader declares
+// (kernels/world_layout.h, VKPHYS_WORLD_BUFFERS), indexed by binding number, and the few buffers
+// beside it that no shader binds (the step-start backup, the predicted-velocity trace, the
+// host-visible copies of the step constants and counters).
+//
+// Two lifetimes size it. The world's buffers (bodies, joints, springs, trees, particle lists)
+// follow the scene and are made once per load (size_world). The append-style lists (pairs,
+// contact points, particle contacts, units, sort space) follow the capacities and are remade
+// whenever a list overflows (size_lists); last step's contacts survive that, for the warm start.
+// Keeping both here lets the backend (host/gpu/gpu_backend.cpp) say when to size and the step's
+// recording (host/gpu/step_recording.cpp) say what to run, each without the other's details.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <utility>
+
+#include "host/gpu/primitives.h"
+#include "host/sim/world_setup.h"
+#include "host/vk/kernel.h"
+#include "kernels/world_layout.h"
+
+namespace vkphys {
+
+// Binding numbers by buffer name: b_body_pos, b_rigid_rot, ...
+enum Binding : std::uint32_t {
+  b_params = 0,
+  b_counters = 1,
+#define VKPHYS_BINDING_NAME(b, T, name) b_##name = b,
+  VKPHYS_WORLD_BUFFERS(VKPHYS_BINDING_NAME)
+#undef VKPHYS_BINDING_NAME
+};
+
+// Records a copy of `bytes` from src at src_offset to dst at dst_offset; nothing for 0 bytes.
+void copy_region(VkCommandBuffer cb, const vk::Buffer& src, const vk::Buffer& dst,
+                 VkDeviceSize src_offset, VkDeviceSize dst_offset, VkDeviceSize bytes);
+
+struct WorldBuffers {
+  std::array<vk::Buffer, VKPHYS_WORLD_BINDINGS> buf;
+  vk::Buffer backup, predicted;
+  vk::Buffer params_host;    // the step constants as the host writes them
+  vk::Buffer counters_host;  // the counters as the step's last command copies them out
+  std::unique_ptr<gpu::Scan> scan;
+  std::unique_ptr<gpu::RadixSort> sort;
+  std::map<const vk::Kernel*, VkDescriptorSet> sets;
+
+  // The buffers the scene fixes, uploaded from `world` (zeros where the step starts from
+  // nothing); forgets the lists a previous scene kept.
+  void size_world(vk::Context& ctx, const Scene& scene, const WorldArrays& world,
+                  const kern::WorldParams& params);
+
+  // The lists sized by `cap` (`params` made from it). Returns last step's lists, each with the
+  // binding it was under, to be copied into the front of their grown successors.
+  using KeptLists = std::array<std::pair<Binding, vk::Buffer>, 5>;
+  KeptLists size_lists(vk::Context& ctx, const Scene& scene, const WorldArrays& world,
+                       const Capacities& cap, const kern::WorldParams& params);
+
+  // Every world kernel binds from the same table; one set per kernel, made on first use after
+  // the buffers were (re)allocated.
+  VkDescriptorSet set(vk::Kernel& k);
+
+  // The step constants as the host last wrote them, into their device-local buffer.
+  void copy_params_in(VkCommandBuffer cb) const;
+
+  // The state a redone step starts from: positions and velocities of every body, orientations
+  // and angular velocities of the rigid bodies, joint impulses. Into `backup`, or back out of
+  // it with `restore`.
+  void backup_copies(VkCommandBuffer cb, bool restore, const WorldArrays& world);
+};
+
+}  // namespace vkphys
