@@ -15,7 +15,7 @@
 // clear) the neighbour scan is skipped: no two particles may collide. Different cells can share a
 // bucket, so a candidate counts only when its own cell is the neighbour cell being visited, which
 // also sees each pair exactly once. The cell must be at least the largest contact reach 2 max(r,
-// t/2) + margin wide (host/sim/world_setup.cpp checks it).
+// t/2) + margin wide (host/sim/world_params.cpp checks it).
 //
 // Thickness and self-collision (vkphys/scene.h, Particles::thickness): body_info[i].w holds half
 // a particle's thickness t as float bits (0: none). Against another particle it shows the

@@ -268,7 +268,7 @@ void body_integrate(uint i) {
 }
 
 // Split impulse: after the position solve, keep its velocities for the integration (rigid
-// bodies only: scenes with particles do not take the split impulse, host/sim/world_setup.cpp).
+// bodies only: scenes with particles do not take the split impulse, host/sim/world_params.cpp).
 void body_save_position_velocity(uint i) {
   if (is_particle(i)) return;
   rigid_vel_pos[2u * i] = vec4(vec3(body_vel[i]), 0.0f);

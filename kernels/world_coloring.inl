@@ -16,7 +16,7 @@
 // At most one unit wins each body per pass, and the unit of lowest priority among the
 // proposers always wins, so every pass makes progress. Priorities are a fixed 24-bit
 // permutation of the unit index (ordered by index, a chain of units would colour one per pass);
-// unit capacities stay below 2^24 (host/sim/world_setup.cpp) so that no two units tie.
+// unit capacities stay below 2^24 (host/sim/world_capacities.cpp) so that no two units tie.
 // Units left after max_colours colours go to the overflow colour, which is solved in parallel by
 // mass-split Jacobi (see "The overflow colour" below); static bodies are shared freely (they are
 // never written).

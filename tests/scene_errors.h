@@ -42,7 +42,7 @@ inline void expect_error(const std::string& message,
 }
 
 // The message of the std::invalid_argument that loading `s` on the CPU backend throws (the C++
-// API's checks, host/sim/world_setup.cpp), or "no error".
+// API's checks, host/sim/world_setup.h), or "no error".
 inline std::string load_error(const Scene& s) {
   try {
     make_cpu_backend()->load(s);

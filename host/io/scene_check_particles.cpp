@@ -23,7 +23,7 @@ namespace vkphys::io::scene_reader {
 using namespace scene_json;
 
 // The broadphase visits only the 27 cells around a particle. Computed in float exactly as
-// the world setup (host/sim/world_setup.cpp, make_world_params) does, so a scene that loads
+// the world setup (host/sim/world_params.cpp, make_world_params) does, so a scene that loads
 // also runs: the automatic margin is 2 cm once a body with a shape is in the scene (version 2).
 void SceneParser::check_cell_size() const {
   const Settings& s = scene_.settings;

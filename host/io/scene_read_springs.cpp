@@ -22,7 +22,7 @@
 #include "host/io/scene_json.h"
 #include "host/io/scene_names.h"
 #include "host/io/scene_reader.h"
-#include "host/sim/world_setup.h"
+#include "host/sim/particle_links.h"
 #include "vkphys/cloth.h"
 
 namespace vkphys::io::scene_reader {

@@ -5,11 +5,15 @@
 // the R rigid bodies), then the scene's particles. Bodies joined by a joint (directly or
 // through a chain of joints) form a collision group: jointed parts overlap at their joints by
 // design, so they never collide with each other.
+//
+// Where each part lives: build_world and the joints (world_setup.cpp), what joins particles
+// (particle_links.h), the joint trees (joint_trees.h), the list capacities and table sizes
+// (world_capacities.cpp), the step constants (world_params.cpp), and the state, checkpoint and
+// statistics exchange both backends share (world_state.cpp).
 #pragma once
 
 #include <cstdint>
 #include <glm/glm.hpp>
-#include <string>
 #include <vector>
 
 #include "host/sim/backend.h"
@@ -70,12 +74,9 @@ WorldArrays build_world(const Scene& scene);
 // groups of jointed bodies and the joint trees' loop check.
 std::uint32_t union_find_root(std::vector<std::uint32_t>& parent, std::uint32_t i);
 
-// How far the point p (in body b's frame) lies outside b's shape [m]: 0 on or inside it, and
-// always 0 for a shapeless body. With shape_extent (the shape and its sizes in words) it checks
-// a particle-body spring's anchor in build_world and in the scene reader.
-double outside_shape(const Body& b, glm::dvec3 p);
-constexpr double kAnchorTolerance = 1e-6;  // [m] an anchor may lie this far outside (rounding)
-std::string shape_extent(const Body& b);
+// Joint j between world bodies a and b: its info, its frames (kernels/world_layout.h) and its
+// row count, appended to w (the scene's joints, then the compliant springs).
+void pack_joint(const Joint& j, std::uint32_t a, std::uint32_t b, WorldArrays& w);
 
 // Capacities of the append-style lists; both grow on overflow (the step is redone).
 struct Capacities {
