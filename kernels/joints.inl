@@ -91,8 +91,9 @@ bool joint_is_spring(uvec4 info) {
 }
 
 // A spring's row (row 0, one 64 B slot) is laid out for the sweep, not as the general row:
-//   (n, T) (rest, a, b, eps) (0, 0, 0, 1/(K + eps)) (0, 0, 0, T without position correction)
-// with n the unit axis from a to b (G = [-n, 0, n, 0]). K = w_a + w_b does not depend on n, so
+//   (n, T) (rest, a, b, eps) (tether, 0, 0, 1/(K + eps)) (0, 0, 0, T without position correction)
+// with n the unit axis from a to b (G = [-n, 0, n, 0]; a tether's is reversed, below) and
+// tether 1 for a tether (VKPHYS_JOINT_TETHER), else 0. K = w_a + w_b does not depend on n, so
 // 1/(K + eps) and SPOOK's (a, b, eps) hold for every substep of the step: spring_prepare writes
 // them once per step, and the per-substep spring_targets only the axis and the two targets.
 // The sweep then reads one 64 B slot and no joint frame. Measured on the hanging 64 x 64 cloth
@@ -111,8 +112,19 @@ void spring_prepare(uint j, uvec4 info) {
             body_vel[info.y].w * body_share(info.y, split);
   uint base = joint_row_base(j, 0u);
   joint_rows[base + 1u] = vec4(joint_frame(j, 0u).w, spook);
-  joint_rows[base + 2u] = vec4(vec3(0.0f), k + spook.z > 0.0f ? 1.0f / (k + spook.z) : 0.0f);
+  float tether = (info.w & VKPHYS_JOINT_TETHER) != 0u ? 1.0f : 0.0f;
+  joint_rows[base + 2u] =
+      vec4(tether, 0.0f, 0.0f, k + spook.z > 0.0f ? 1.0f / (k + spook.z) : 0.0f);
 }
+
+// A tether (a long-range attachment, Kim, Tang & Cohen 2012; ARCHITECTURE.md, "Tethers") keeps
+// a free particle a within `rest` of the pin b it hangs from: C = |x_b - x_a| - rest <= 0. As a
+// unilateral row g >= 0, lambda >= 0 it is the spring's row negated: g = rest - |x_b - x_a|,
+// axis n = (x_a - x_b) / |.| (from b to a), G = [-n, 0, n, 0] with that n, so
+// G v = -d|x_b - x_a|/dt and a positive impulse moves a toward b: it pulls and never pushes.
+// Open (g > 0, slack) its target lets the gap close within one step (row_target's speculative
+// -g/h), so a slack tether costs nothing; the pin's current position and velocity are read like
+// any particle's, so a kinematic pin drags its tethers along.
 
 // Before each solve phase: the axis from the current positions and the targets from the
 // velocities at the phase's start.
@@ -124,16 +136,24 @@ KINLINE void spring_targets(uint j, uvec4 info) {
   vec4 c = joint_rows[base + 1u];
   vec3 spook = vec3(c.y, c.z, c.w);
   float h = params.gravity_dt.w;
+  bool tether = (info.w & VKPHYS_JOINT_TETHER) != 0u;
+  float g = len - c.x;
+  if (tether) {
+    n = -n;
+    g = -g;
+  }
   float uk = dot(n, vec3(body_start[info.y]) - vec3(body_start[info.x]));
-  joint_rows[base] = vec4(n, row_target(len - c.x, uk, spook, h, false));
-  joint_rows[base + 3u] = vec4(vec3(0.0f), row_target(0.0f, uk, spook, h, false));
+  joint_rows[base] = vec4(n, row_target(g, uk, spook, h, tether));
+  joint_rows[base + 3u] =
+      vec4(vec3(0.0f), row_target(tether ? max(g, 0.0f) : 0.0f, uk, spook, h, tether));
 }
 
 // One sweep of spring j on its particles' velocities (v, 1/m): joint_rows_sweep's scalar row.
 // Joints take no part in an impact pass.
 KINLINE void spring_sweep(uint j, uint kind, KINOUT(vec4) va, KINOUT(vec4) vb) {
   uint base = joint_row_base(j, 0u);
-  float inv_k = joint_rows[base + 2u].w;
+  vec4 r2 = joint_rows[base + 2u];
+  float inv_k = r2.w;
   if (kind == KIND_IMPACT || inv_k == 0.0f) return;
   vec4 r0 = joint_rows[base];
   vec3 n = vec3(r0);
@@ -143,6 +163,7 @@ KINLINE void spring_sweep(uint j, uint kind, KINOUT(vec4) va, KINOUT(vec4) vb) {
     float target = kind == KIND_VELOCITY ? joint_rows[base + 3u].w : r0.w;
     float u = dot(n, vec3(vb) - vec3(va));
     float next = row_update(lam, target, u, joint_rows[base + 1u].w, inv_k, params.solver.x);
+    if (r2.x != 0.0f) next = max(next, 0.0f);  // a tether only pulls
     dlambda = next - lam;
     joint_lambda[2u * j].x = next;
   }

@@ -163,9 +163,10 @@ KERNELS_BEGIN
 #define VKPHYS_JOINT_BALL 1u
 #define VKPHYS_JOINT_HINGE 2u
 // joint_info[j].w flags: the joint has limit rows; its equality rows are solved with its tree's
-// (kernels/joint_trees.inl).
+// (kernels/joint_trees.inl); the spring is a tether, which only pulls (kernels/joints.inl).
 #define VKPHYS_JOINT_LIMITED 1u
 #define VKPHYS_JOINT_IN_TREE 2u
+#define VKPHYS_JOINT_TETHER 4u
 // tree_nodes[n]: a joint node's index flag, and a root's parent.
 #define VKPHYS_TREE_JOINT 0x80000000u
 #define VKPHYS_TREE_ROOT 0xFFFFFFFFu

@@ -20,6 +20,10 @@
 //             n (default 64,128,256; 64 on the CPU backend and on lavapipe)
 //   rigid     pyramid, pyramids and boxes;   all: every workload (the default)
 //
+// --tethers euclidean|geodesic gives each free particle of a workload with pins a tether to its
+// nearest pin (vkphys/cloth.h, add_tethers) with the stiffest spring's k and d: cloth_hang with
+// long-range attachments (docs/benchmarks.md, "Tethers"). Workloads without pins run without.
+//
 // --method sets how a workload's springs are solved (issue 9's three methods): compliant (each
 // spring a SPOOK row in the solver), force (a force, symplectic Euler over the scene's substeps)
 // or implicit (a force, backward Euler by conjugate gradient), or all three; by default the
@@ -60,6 +64,7 @@
 #include "tools/commands.h"
 #include "tools/progress.h"
 #include "vkphys/builtin_scenes.h"
+#include "vkphys/cloth.h"
 #include "vkphys/devices.h"
 #include "vkphys/error.h"
 #include "vkphys/files.h"
@@ -173,9 +178,30 @@ std::vector<std::string> bench_methods(const std::string& asked) {
 void apply_method(const std::string& method, Scene& scene) {
   if (method.empty()) return;
   const SpringModel model = method == "compliant" ? SpringModel::compliant : SpringModel::force;
-  for (Spring& spring : scene.springs) spring.model = model;
+  for (Spring& spring : scene.springs) {
+    if (!spring.tether()) spring.model = model;  // a tether is a row whichever the method
+  }
   scene.settings.solver.integrator =
       method == "implicit" ? Integrator::implicit : Integrator::symplectic;
+}
+
+// --tethers: tethers among all of the scene's particles with its stiffest compliant spring's k
+// and d; "" when added (or asked for none), else why not (no pin, no compliant spring).
+std::string apply_tethers(const std::string& asked, Scene& scene) {
+  if (asked == "none" || scene.springs.empty()) return {};
+  const Spring* stiffest = nullptr;
+  for (const Spring& s : scene.springs) {
+    if (s.model == SpringModel::compliant && (!stiffest || s.k > stiffest->k)) stiffest = &s;
+  }
+  if (!stiffest) return "no compliant spring to take k and d from";
+  const float k = stiffest->k, d = stiffest->d;
+  try {
+    add_tethers(scene, 0, static_cast<std::uint32_t>(scene.particles.size()),
+                asked == "geodesic" ? ClothTethers::geodesic : ClothTethers::euclidean, k, d);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return {};
 }
 
 bool chosen_by(const std::string& asked, const std::string& workload) {
@@ -279,6 +305,11 @@ int cmd_bench(const Options& opt) {
                                                                  : w->gpu_sizes;
       for (std::uint32_t size : sizes) {
         Scene scene = build(*w, size);
+        const std::string untethered = apply_tethers(opt.tethers, scene);
+        if (!untethered.empty())
+          std::printf("(%s %u without tethers: %s)\n", w->name, size, untethered.c_str());
+        const std::string tethered =
+            opt.tethers != "none" && untethered.empty() ? ", tethers " + opt.tethers : "";
         const auto bodies = static_cast<std::uint32_t>(scene.bodies.size());
         const auto particles = static_cast<std::uint32_t>(scene.particles.size());
         const auto joints = static_cast<std::uint32_t>(scene.joints.size());
@@ -293,9 +324,10 @@ int cmd_bench(const Options& opt) {
             if (scene.springs.empty() && method != methods.front()) continue;
             Scene solved = scene;
             apply_method(method, solved);
-            const std::string label = method.empty() || scene.springs.empty()
-                                          ? std::string(scheme_name(scheme))
-                                          : std::string(scheme_name(scheme)) + ", " + method;
+            const std::string label = (method.empty() || scene.springs.empty()
+                                           ? std::string(scheme_name(scheme))
+                                           : std::string(scheme_name(scheme)) + ", " + method) +
+                                      tethered;
             try {
               WorldOptions options{.backend = which, .read_back = ReadBack::on_demand};
               if (which == "gpu") {

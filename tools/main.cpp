@@ -15,7 +15,7 @@
 //   [particles|mixed|pyramid|pyramids|boxes|cloth|cloth_self|cloth_hang|flag|rigid|all]
 //                [--sizes N,...]
 //                [--backend gpu|cpu|both] [--scheme colored|jacobi|sequential|all] [--warmup N]
-//                [--steps N] [--fused auto|never|always]
+//                [--steps N] [--fused auto|never|always] [--tethers none|euclidean|geodesic]
 //   vkphys export-scene NAME [--size N] [--out FILE]   a built-in scene as JSON
 //   vkphys plot RUN_DIR                       SVG plots of RUN_DIR/metrics.csv in RUN_DIR/plots
 //   vkphys render SCENE [--frames N] [--every K] [--out DIR] [--backend gpu|cpu]
@@ -213,6 +213,12 @@ int main(int argc, char** argv) {
                    "how the springs are solved: compliant (SPOOK rows), force (forces, symplectic "
                    "Euler), implicit (forces, backward Euler) or all (default: the scene's)")
       ->check(CLI::IsMember({"compliant", "force", "implicit", "all"}));
+  bench
+      ->add_option("--tethers", opt.tethers,
+                   "tethers (long-range attachments) from each free vertex to its nearest pin: "
+                   "none, euclidean or geodesic (default none; workloads without pins run "
+                   "without)")
+      ->check(CLI::IsMember({"none", "euclidean", "geodesic"}));
   bench->add_option("--plot", opt.plot,
                     "folder for SVG plots: ms/step per stage against size, per backend and scheme");
 

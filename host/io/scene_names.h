@@ -21,6 +21,7 @@ inline constexpr std::array<std::string_view, 5> kIntegratorNames{"symplectic", 
                                                                   "rk4", "implicit"};
 inline constexpr std::array<std::string_view, 2> kSpringModelNames{"compliant", "force"};
 inline constexpr std::array<std::string_view, 2> kClothDiagonalNames{"both", "alternating"};
+inline constexpr std::array<std::string_view, 3> kClothTetherNames{"none", "euclidean", "geodesic"};
 
 constexpr std::string_view joint_name(JointType type) {
   switch (type) {

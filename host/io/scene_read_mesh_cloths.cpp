@@ -14,6 +14,7 @@
 
 #include "host/io/scene_file.h"
 #include "host/io/scene_json.h"
+#include "host/io/scene_names.h"
 #include "host/io/scene_reader.h"
 #include "vkphys/cloth.h"
 
@@ -25,7 +26,7 @@ void SceneParser::read_mesh_cloths(const Field& list) {
   const std::size_t n = list.array_size();
   for (std::size_t c = 0; c < n; ++c) {
     Object o(list.at(c), {"mesh", "origin", "scale", "orientation", "density", "radius",
-                          "thickness", "springs", "material", "pins"});
+                          "thickness", "springs", "material", "pins", "tethers"});
     MeshClothSpec spec;
     const Field file = o.require("mesh");
     const std::filesystem::path name(file.as_string());
@@ -47,6 +48,8 @@ void SceneParser::read_mesh_cloths(const Field& list) {
     if (auto f = k.get("bend")) spec.k_bend = f->non_negative();
     read_spring_model(k, spec.model, spec.d, spec.c);
     spec.material = material_of(o);
+    if (auto f = o.get("tethers"))
+      spec.tethers = static_cast<ClothTethers>(choice(*f, kClothTetherNames));
     const std::uint64_t vertices = spec.mesh.vertices.size();
     const std::string count = fmt::format("the mesh has {} vertices", vertices);
     PinPaths pin_paths;
@@ -63,7 +66,8 @@ void SceneParser::read_mesh_cloths(const Field& list) {
       file.fail(e.what());
     }
     check_generated_counts(file, "mesh cloth", "vertices", vertices,
-                           springs.structural + (spec.k_bend > 0.0f ? springs.bend : 0));
+                           springs.structural + (spec.k_bend > 0.0f ? springs.bend : 0) +
+                               (spec.tethers != ClothTethers::none ? vertices : 0));
     const std::uint64_t triangles = scene_.triangles.size() + spec.mesh.triangles.size();
     file.check(triangles <= kMaxTriangles,
                fmt::format("the mesh cloth's {} triangles bring the scene to {}; at most "

@@ -70,7 +70,7 @@ void SceneParser::read_cloths(const Field& list) {
   const std::size_t n = list.array_size();
   for (std::size_t c = 0; c < n; ++c) {
     Object o(list.at(c), {"origin", "u", "v", "resolution", "density", "radius", "thickness",
-                          "springs", "material", "pins"});
+                          "springs", "material", "pins", "tethers"});
     ClothSpec spec;
     spec.origin = bounded_vec3(o.require("origin"), kCoordinate);
     spec.u = edge(o.require("u"));
@@ -93,6 +93,8 @@ void SceneParser::read_cloths(const Field& list) {
     if (auto f = k.get("bend")) spec.k_bend = f->non_negative();
     read_spring_model(k, spec.model, spec.d, spec.c);
     spec.material = material_of(o);
+    if (auto f = o.get("tethers"))
+      spec.tethers = static_cast<ClothTethers>(choice(*f, kClothTetherNames));
     PinPaths pin_paths;
     for (std::uint32_t vertex : read_pins(o, pin_paths, [&](const Field& at) {
            at.check(at.json().is_array() && at.json().size() == 2,
@@ -192,7 +194,7 @@ void SceneParser::read_springs(const Field& list) {
   const std::string listing = fmt::format("the scene has {} particles", particles);
   for (std::size_t s = 0; s < n; ++s) {
     Object o(list.at(s),
-             {"particles", "particle", "body", "anchor", "rest", "k", "d", "model", "c"});
+             {"particles", "particle", "body", "anchor", "rest", "k", "d", "model", "c", "tether"});
     Spring spring;
     glm::dvec3 xb;
     if (o.get("body")) {
@@ -224,6 +226,12 @@ void SceneParser::read_springs(const Field& list) {
       f->fail("a particle-body spring is \"compliant\" only (force springs join particles)");
     }
     read_spring_model(o, spring.model, spring.d, spring.c);
+    if (auto f = o.get("tether"); f && f->as_bool()) {
+      f->check(!spring.to_body() && spring.model == SpringModel::compliant,
+               "a tether is a compliant spring between two particles (no \"body\", model "
+               "\"compliant\")");
+      spring.pull = SpringPull::tether;
+    }
     scene_.springs.push_back(spring);
   }
 }

@@ -63,8 +63,8 @@ std::string particles_json(const Writer& w) {
   return out + "  ]";
 }
 
-// Every spring with its rest length, k and d, or a force spring's model and c (a cloth's
-// springs too: a written cloth is its particles, with their group, and its springs); a
+// Every spring with its rest length, k and d (and a tether's flag), or a force spring's model and c
+// (a cloth's springs too: a written cloth is its particles, with their group, and its springs); a
 // particle-body spring with its body and anchor.
 std::string springs_json(const Writer& w) {
   const std::vector<Spring>& springs = w.scene().springs;
@@ -79,8 +79,9 @@ std::string springs_json(const Writer& w) {
         s.to_body()
             ? fmt::format("\"particle\": {}, \"body\": {}, \"anchor\": {}", s.a, s.b, vec(s.anchor))
             : fmt::format("\"particles\": [{}, {}]", s.a, s.b);
-    out += fmt::format("    {{{}, \"rest\": {}, \"k\": {}, {}}}{}\n", ends, num(s.rest), num(s.k),
-                       damping, i + 1 < springs.size() ? "," : "");
+    out += fmt::format("    {{{}, \"rest\": {}, \"k\": {}, {}{}}}{}\n", ends, num(s.rest), num(s.k),
+                       damping, s.tether() ? ", \"tether\": true" : "",
+                       i + 1 < springs.size() ? "," : "");
   }
   return out + "  ]";
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -68,6 +69,7 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
   require(c.diagonals == ClothDiagonals::both || c.diagonals == ClothDiagonals::alternating,
           "diagonals " + std::to_string(static_cast<std::uint32_t>(c.diagonals)) +
               " must be ClothDiagonals::both or ::alternating");
+  check_tethers(c.tethers, !c.pins.empty(), "cloth");
   const glm::vec3 du = c.u / static_cast<float>(c.nu - 1);
   const glm::vec3 dv = c.v / static_cast<float>(c.nv - 1);
   const float spacing = std::min(glm::length(du), glm::length(dv));
@@ -122,6 +124,7 @@ std::uint32_t add_cloth(Scene& scene, const ClothSpec& c) {
       scene.triangles.push_back({vertex(i, j), vertex(i + 1, j + 1), vertex(i, j + 1)});
     }
   }
+  add_tethers(scene, first, c.nu * c.nv, c.tethers, c.k_structural, c.d);
   return first;
 }
 
@@ -130,7 +133,12 @@ std::uint64_t cloth_spring_count(const ClothSpec& c) {
   const std::uint64_t cells = (nu - 1) * (nv - 1);
   const std::uint64_t shear = c.diagonals == ClothDiagonals::both ? 2 * cells : cells;
   const std::uint64_t bend = c.k_bend > 0.0f ? (nu - 2) * nv + nu * (nv - 2) : 0;
-  return (nu - 1) * nv + nu * (nv - 1) + shear + bend;
+  std::uint64_t tethers = 0;
+  if (c.tethers != ClothTethers::none) {
+    std::set<std::pair<std::uint32_t, std::uint32_t>> pinned(c.pins.begin(), c.pins.end());
+    tethers = nu * nv - std::min<std::uint64_t>(pinned.size(), nu * nv);
+  }
+  return (nu - 1) * nv + nu * (nv - 1) + shear + bend + tethers;
 }
 
 }  // namespace vkphys

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "vkphys/cloth.h"
 #include "vkphys/scene.h"
 
 namespace vkphys {
@@ -57,6 +58,22 @@ inline void check_thickness(float thickness, float radius, float unjoined, const
         " m must be 0 (no self-collision) or at least the vertex diameter " +
         std::to_string(2.0f * radius) + " m and below " + std::to_string(unjoined) +
         " m, the rest distance of " + pair);
+  }
+}
+
+// A cloth's tethers (vkphys/cloth.h, add_tethers): a known mode, and a pin to hang from unless
+// none. Throws std::invalid_argument("<who>: tethers ...") otherwise.
+inline void check_tethers(ClothTethers mode, bool pinned, const std::string& who) {
+  if (mode != ClothTethers::none && mode != ClothTethers::euclidean &&
+      mode != ClothTethers::geodesic) {
+    throw std::invalid_argument(who + ": tethers " +
+                                std::to_string(static_cast<std::uint32_t>(mode)) +
+                                " must be ClothTethers::none, ::euclidean or ::geodesic");
+  }
+  if (mode != ClothTethers::none && !pinned) {
+    throw std::invalid_argument(who + ": tethers " +
+                                (mode == ClothTethers::euclidean ? "euclidean" : "geodesic") +
+                                " need at least one pin to hang from (pins is empty)");
   }
 }
 

@@ -203,6 +203,7 @@ std::uint32_t add_mesh_cloth(Scene& scene, const MeshClothSpec& c) {
           "k_bend " + std::to_string(c.k_bend) + " must be >= 0");
   require(std::isfinite(c.d) && c.d >= 0.0f, "d " + std::to_string(c.d) + " must be >= 0");
   require(std::isfinite(c.c) && c.c >= 0.0f, "c " + std::to_string(c.c) + " must be >= 0");
+  check_tethers(c.tethers, !c.pins.empty(), "mesh cloth");
   const Topology topo = topology(m);
   const auto nv = static_cast<std::uint32_t>(m.vertices.size());
   for (std::uint32_t pin : c.pins) {
@@ -253,6 +254,7 @@ std::uint32_t add_mesh_cloth(Scene& scene, const MeshClothSpec& c) {
   for (const Triangle& t : m.triangles) {
     scene.triangles.push_back({first + t.a, first + t.b, first + t.c});
   }
+  add_tethers(scene, first, nv, c.tethers, c.k_structural, c.d);
   return first;
 }
 

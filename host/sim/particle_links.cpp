@@ -67,6 +67,15 @@ void add_springs(const Scene& scene, WorldArrays& w) {
       throw std::invalid_argument(name + ": rest length " + std::to_string(s.rest) +
                                   " must be a finite number >= 0");
     }
+    if (s.pull != SpringPull::both && s.pull != SpringPull::tether) {
+      throw std::invalid_argument(name + ": unknown pull " +
+                                  std::to_string(static_cast<std::uint32_t>(s.pull)));
+    }
+    if (s.tether() && (s.model != SpringModel::compliant || s.to_body())) {
+      throw std::invalid_argument(name +
+                                  ": a tether is a compliant row between two particles (model "
+                                  "compliant, end_b particle)");
+    }
     if (s.model == SpringModel::force) {
       if (!(s.k > 0.0f) || !std::isfinite(s.k) || !(s.c >= 0.0f) || !std::isfinite(s.c)) {
         throw std::invalid_argument(name + ": k " + std::to_string(s.k) + " and c " +
@@ -97,6 +106,7 @@ void add_springs(const Scene& scene, WorldArrays& w) {
     j.spook_d = j.limit_d = s.d;
     j.anchor_b = s.to_body() ? s.anchor : glm::vec3(0.0f);
     pack_joint(j, w.rigid + s.a, s.to_body() ? s.b : w.rigid + s.b, w);
+    if (s.tether()) w.joint_info.back().w |= VKPHYS_JOINT_TETHER;
   }
   // Exclusive scan of the counts, then each spring's two entries in spring order.
   w.fspring_offsets.assign(particles + 1, 0u);
@@ -139,7 +149,9 @@ void add_spring_partners(const Scene& scene, WorldArrays& w) {
   const std::size_t particles = scene.particles.size();
   std::vector<std::vector<std::uint32_t>> partners(particles);
   for (const Spring& s : scene.springs) {
-    if (s.to_body()) continue;
+    // A tether joins a vertex to a far pin; it holds neither apart (the list stays at most 12
+    // long for a cloth vertex).
+    if (s.to_body() || s.tether()) continue;
     partners[s.a].push_back(w.rigid + s.b);
     partners[s.b].push_back(w.rigid + s.a);
   }

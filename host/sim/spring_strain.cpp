@@ -12,7 +12,9 @@ SpringStrain spring_strain(const Scene& scene, const WorldState& state,
   SpringStrain out;
   double sum = 0.0;
   for (const Spring& sp : scene.springs) {
-    if (only_k && sp.k != *only_k) continue;
+    // A tether is slack at rest and at most as long as the chain of springs it spans, so it
+    // would only dilute the cloth's strain.
+    if (sp.tether() || (only_k && sp.k != *only_k)) continue;
     const glm::vec3 a(state.particles.pos_radius[sp.a]);
     const glm::vec3 b =
         sp.to_body() ? glm::vec3(state.pos[sp.b]) + kern::quat_rotate(state.rot[sp.b], sp.anchor)

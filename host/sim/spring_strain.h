@@ -13,8 +13,8 @@
 
 namespace vkphys {
 
-// Over the scene's springs, or only those of stiffness `only_k`; a spring's body end is its
-// anchor on the body in `state`.
+// Over the scene's springs but its tethers, or only those of stiffness `only_k`; a spring's body
+// end is its anchor on the body in `state`.
 SpringStrain spring_strain(const Scene& scene, const WorldState& state,
                            std::optional<float> only_k = std::nullopt);
 

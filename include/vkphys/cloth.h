@@ -41,6 +41,17 @@ enum class ClothDiagonals : std::uint32_t {
                ///< triangulated grid of alternating diagonals, Bullet's CreatePatch cloth
 };
 
+/// Long-range attachments (tethers; Kim, Tang & Cohen 2012, as Jolt's and PhysX's cloth): each
+/// free vertex gets a one-sided spring (SpringPull::tether) to the pinned vertex (static or
+/// kinematic, 1/m = 0) nearest it in the rest shape, with that distance as its rest length. It
+/// pulls only when the vertex is farther from its pin than that, so a hanging cloth's load goes
+/// straight to the pins instead of down a column of springs a few sweeps cannot carry.
+enum class ClothTethers : std::uint32_t {
+  none,       ///< no tethers (the default: a cloth as before)
+  euclidean,  ///< the pin nearest in straight-line rest distance (Jolt's default)
+  geodesic    ///< the pin nearest along the cloth's springs (Dijkstra over their rest lengths)
+};
+
 struct ClothSpec {
   glm::vec3 origin{0.0f};
   glm::vec3 u{1.0f, 0.0f, 0.0f};   ///< first edge [m]
@@ -64,6 +75,8 @@ struct ClothSpec {
   float c = 0.0f;                              ///< force: every spring's damping [kg/s]
   std::uint32_t material = 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pins;  ///< (i along u, j along v)
+  /// Tethers to the pins (at least one pin needed), compliant rows with k_structural and d.
+  ClothTethers tethers = ClothTethers::none;
 };
 
 /// Appends the cloth's particles, springs and triangles to the scene; returns the index of its
@@ -71,8 +84,20 @@ struct ClothSpec {
 /// field.
 VKPHYS_API std::uint32_t add_cloth(Scene& scene, const ClothSpec& spec);
 
-/// The number of springs add_cloth makes for the spec (its resolution, diagonals and bend).
+/// The number of springs add_cloth makes for the spec (its resolution, diagonals and bend; with
+/// tethers, one more per vertex that is not pinned).
 VKPHYS_API std::uint64_t cloth_spring_count(const ClothSpec& spec);
+
+/// Appends tethers (ClothTethers) among scene particles [first, first + count): its pins are
+/// those of them with 1/m = 0, and geodesic distances run along the scene's springs between two
+/// of them (tethers and particle-body springs left out). Each particle that is not a pin and
+/// that some pin reaches gets one compliant SpringPull::tether spring to its nearest pin (ties:
+/// the pin listed first), rest length its distance, stiffness k and SPOOK relaxation d. Run it
+/// after the pins are set and before anything moves. Returns the number of tethers added.
+/// Throws std::invalid_argument naming the value: the range outside the particles, no pin in
+/// it (for euclidean or geodesic), k or d out of range.
+VKPHYS_API std::uint32_t add_tethers(Scene& scene, std::uint32_t first, std::uint32_t count,
+                                     ClothTethers mode, float k, float d);
 
 /// A triangle mesh as read from a file or built in code: vertex positions and triangles over
 /// them, wound counter-clockwise about their front normal. Where it came from (a file, each
@@ -120,6 +145,8 @@ struct MeshClothSpec {
   float c = 0.0f;                              ///< force: every spring's damping [kg/s]
   std::uint32_t material = 0;
   std::vector<std::uint32_t> pins;  ///< vertex indices into mesh.vertices, made static
+  /// Tethers to the pins (at least one pin needed), compliant rows with k_structural and d.
+  ClothTethers tethers = ClothTethers::none;
 };
 
 /// The springs add_mesh_cloth makes: one per unique edge, and one per interior edge whose

@@ -46,7 +46,8 @@ struct ConstraintErrors {
 };
 
 /// The springs' stretch in one state (World::spring_strain): `vkphys bench`'s springs table,
-/// the two numbers Bullet's soft-body bench reports for its links.
+/// the two numbers Bullet's soft-body bench reports for its links. Tethers are left out: they
+/// hold the springs' stretch down and are not themselves cloth.
 struct SpringStrain {
   double max_ratio = 0.0;  ///< largest length / rest length
   double mean = 0.0;       ///< mean of length / rest length - 1

@@ -332,6 +332,14 @@ enum class SpringEnd : std::uint32_t {
   body = 1,      ///< a scene body, at the spring's anchor
 };
 
+/// Whether a compliant spring acts both ways or only pulls (32 bits, as SpringEnd).
+enum class SpringPull : std::uint32_t {
+  both = 0,  ///< pulls when stretched, pushes when compressed
+  /// Pulls a toward b only while |x_b - x_a| > rest, never pushes: a tether (long-range
+  /// attachment, vkphys/cloth.h add_tethers). Compliant and between two particles only.
+  tether = 1,
+};
+
 /// A spring between particles a and b (scene particle indices) with rest length `rest` and
 /// stiffness k, as a compliant row (SPOOK relaxation d) or as a force (damping c). Cloth, ropes
 /// and soft bodies are particles joined by springs (vkphys/cloth.h builds a cloth).
@@ -348,7 +356,9 @@ struct Spring {
   float c = 0.0f;  ///< force: damping along the spring [kg/s] (seed 003's k_d)
   SpringEnd end_b = SpringEnd::particle;  ///< what b indexes
   glm::vec3 anchor{0.0f};  ///< end_b body: the attachment point on body b [m], in b's frame
+  SpringPull pull = SpringPull::both;  ///< tether: a one-sided row
   bool to_body() const { return end_b == SpringEnd::body; }
+  bool tether() const { return pull == SpringPull::tether; }
 };
 
 /// A surface triangle over three scene particles (indices a, b, c), wound counter-clockwise
