@@ -39,34 +39,14 @@ TEST_P(Springs, HangingMassStretchesItsSpringByLoadOverK) {
   }
 }
 
-// The cloth tests run at the peers' budget, 60 Hz with 4 substeps of 2 iterations, with a
-// light linear drag (0.001 kg/s: 0.7 /s on a 1.4 g vertex) as the damping that lets a swinging
-// cloth come to rest. Jacobi is skipped in them: its mass splitting (up to 12 springs a vertex)
-// does not hold these stiff springs at this budget (measured: stretch 1.34 and no rest after
-// 10 s), a finding for the issue, not a tolerance.
-void at_cloth_budget(Scene& s) {
-  s.settings.drag = 0.001f;
-  s.settings.solver.substeps = 4;
-  s.settings.solver.iterations = 2;
-}
+// The cloth tests run at the peers' budget (at_cloth_budget, tests/cloth_measures.h). Jacobi is
+// skipped in them: its mass splitting (up to 12 springs a vertex) does not hold these stiff
+// springs at this budget (measured: stretch 1.34 and no rest after 10 s), a finding for the
+// issue, not a tolerance.
 
-// A 12 x 12 cloth, 1 m square, pinned at two corners, falls and hangs: it comes to rest and its
-// structural springs stretch by at most the stated bound (measured: kinetic energy 1.1e-3 of its
-// peak after 10 s, stretch 1.005).
-ClothSpec hanging_cloth() {
-  ClothSpec c;
-  c.origin = {0.0f, 2.0f, 0.0f};
-  c.u = {1.0f, 0.0f, 0.0f};
-  c.v = {0.0f, 0.0f, 1.0f};
-  c.nu = c.nv = 12;
-  c.density = 0.2f;
-  c.k_structural = 2000.0f;
-  c.k_shear = 200.0f;
-  c.k_bend = 20.0f;
-  c.pins = {{0, 0}, {11, 0}};
-  return c;
-}
-
+// hanging_cloth (tests/cloth_measures.h) falls and hangs: it comes to rest and its structural
+// springs stretch by at most the stated bound (measured: kinetic energy 1.1e-3 of its peak
+// after 10 s, stretch 1.005).
 TEST_P(Springs, HangingClothComesToRest) {
   if (GetParam().scheme == SolverScheme::jacobi) GTEST_SKIP() << "see at_cloth_budget";
   Scene s;
