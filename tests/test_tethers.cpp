@@ -211,6 +211,36 @@ TEST(TetherPlacement, NearestPinInStraightLineOrAlongTheSprings) {
   }
 }
 
+// A mesh cloth's tethers: a unit square of two triangles pinned at vertex 0; geodesic runs along
+// its edges (the diagonal 0-2 is one), so both kinds give the corners their straight distances.
+TEST(TetherPlacement, MeshClothsTetherToo) {
+  for (ClothTethers mode : {ClothTethers::euclidean, ClothTethers::geodesic}) {
+    Scene s;
+    MeshClothSpec c;
+    c.mesh.vertices = {{0, 0, 0}, {1, 0, 0}, {1, 0, 1}, {0, 0, 1}};
+    c.mesh.triangles = {{0, 2, 1}, {0, 3, 2}};
+    c.pins = {0};
+    c.tethers = mode;
+    add_mesh_cloth(s, c);
+    std::vector<float> rest;
+    for (const Spring& sp : s.springs) {
+      if (!sp.tether()) continue;
+      EXPECT_EQ(sp.b, 0u);
+      rest.push_back(sp.rest);
+    }
+    ASSERT_EQ(rest.size(), 3u);
+    EXPECT_FLOAT_EQ(rest[0], 1.0f);
+    EXPECT_FLOAT_EQ(rest[1], std::sqrt(2.0f));
+    EXPECT_FLOAT_EQ(rest[2], 1.0f);
+  }
+  MeshClothSpec unpinned;
+  unpinned.mesh.vertices = {{0, 0, 0}, {1, 0, 0}, {1, 0, 1}};
+  unpinned.mesh.triangles = {{0, 2, 1}};
+  unpinned.tethers = ClothTethers::geodesic;
+  Scene s;
+  EXPECT_THROW(add_mesh_cloth(s, unpinned), std::invalid_argument);
+}
+
 // A written scene lists its tethers as springs with "tether": true and reads back bit for bit.
 TEST(TetherPlacement, ScenesWriteAndReadTheirTethers) {
   const nlohmann::json j = nlohmann::json::parse(R"({
