@@ -6,7 +6,8 @@
 # build/ci/tools/vkphys and build/ci/tests/vkphys_tests,
 #   bash scripts/gpu-device-run.sh [BUDGET_S] [MODE]
 # MODE: full (bench all, 1M particles, Jacobi rigid, then every gtest case), final (particles up
-# to 1M, the spring methods, cloth_hang, flag, then every case, those named in $first first) or
+# to 1M, the rigid workloads, cloth_hang with and without tethers, then every case, those named
+# in $first first) or
 # bench (the benches only). Every case runs in its own process with the validation layer on in
 # the tests' shared contexts. Results under $OUT: summary.txt, the bench logs, results.tsv and
 # failed.tar.gz (the logs of the cases that did not pass).
@@ -96,9 +97,9 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,utilization.gpu,power.draw --format=c
 SMI=$!
 if [ "$MODE" = final ]; then
   bench particles 45 particles --sizes 1000,10000,100000,1000000 --backend gpu
-  bench cloth-methods 70 cloth --method all --sizes 64,128 --backend gpu
-  bench cloth-hang 50 cloth_hang --backend gpu
-  bench flag 50 flag --backend gpu
+  bench rigid 60 rigid --backend gpu
+  bench cloth-hang 40 cloth_hang --backend gpu
+  bench cloth-hang-tethers 40 cloth_hang --backend gpu --tethers euclidean
 else
   bench all 150 all --backend gpu
   bench particles1m 60 particles --sizes 1000000 --backend gpu
@@ -110,7 +111,7 @@ if [ "$MODE" != bench ]; then
   T=$ROOT/build/ci/tests/vkphys_tests
   "$T" --gtest_list_tests >"$O/tests/all.txt" 2>&1
   # The tests this session changed or that failed on the card come first, then the rest.
-  first='GpuContexts|ImplicitOnGpu|ClothSelfCollisionGpuVsCpu|ShippedScene|PcontactOrder|PContact|Pcontact|GpuVsCpu|ApiShared|Particle|Api|Compare'
+  first='Tether|ShippedScene|OverflowColor|FusedSolve|GpuVsCpu|StepTraffic|PipelineCache|GpuSyncValidation|ImplicitOnGpu|ApiShared|Particle|Api|Compare'
   awk '/^[^ ]/ {s=$1; next} /^  / {print s $1}' "$O/tests/all.txt" >"$O/tests/list.txt"
   { grep -E "$first" "$O/tests/list.txt"; grep -vE "$first" "$O/tests/list.txt"; } >"$O/tests/names.txt"
   run_one() {
