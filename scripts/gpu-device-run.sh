@@ -7,7 +7,7 @@
 #   bash scripts/gpu-device-run.sh [BUDGET_S] [MODE]
 # MODE: full (bench all, 1M particles, Jacobi rigid, then every gtest case), final (particles up
 # to 1M, the rigid workloads, cloth_hang with and without tethers, then every case, those named
-# in $first first) or
+# in $first first), speed (100k and 1M particles and the rigid workloads: the floors) or
 # bench (the benches only). Every case runs in its own process with the validation layer on in
 # the tests' shared contexts. Results under $OUT: summary.txt, the bench logs, results.tsv and
 # failed.tar.gz (the logs of the cases that did not pass).
@@ -100,6 +100,9 @@ if [ "$MODE" = final ]; then
   bench rigid 60 rigid --backend gpu
   bench cloth-hang 40 cloth_hang --backend gpu
   bench cloth-hang-tethers 40 cloth_hang --backend gpu --tethers euclidean
+elif [ "$MODE" = speed ]; then
+  bench particles 45 particles --sizes 100000,1000000 --backend gpu
+  bench rigid 60 rigid --backend gpu
 else
   bench all 150 all --backend gpu
   bench particles1m 60 particles --sizes 1000000 --backend gpu
@@ -107,7 +110,7 @@ else
 fi
 kill $SMI 2>/dev/null
 
-if [ "$MODE" != bench ]; then
+if [ "$MODE" != bench ] && [ "$MODE" != speed ]; then
   T=$ROOT/build/ci/tests/vkphys_tests
   "$T" --gtest_list_tests >"$O/tests/all.txt" 2>&1
   # The tests this session changed or that failed on the card come first, then the rest.

@@ -3,6 +3,7 @@
 // device's measured speed (host/gpu/device_speed.h) that turns them into floors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -171,6 +172,9 @@ TEST(DeviceSpeed, MeasuresAPositiveBandwidthAndDispatchCost) {
   const DeviceSpeed s = gpu::measure_device_speed(ctx);
   EXPECT_TRUE(std::isfinite(s.copy_gb_per_s));
   EXPECT_GT(s.copy_gb_per_s, 0.05);
+  EXPECT_TRUE(std::isfinite(s.kernel_gb_per_s));
+  EXPECT_GT(s.kernel_gb_per_s, 0.05);
+  EXPECT_EQ(s.gb_per_s(), std::max(s.copy_gb_per_s, s.kernel_gb_per_s));
   EXPECT_TRUE(std::isfinite(s.dispatch_us));
   EXPECT_GT(s.dispatch_us, 0.0);
   EXPECT_LT(s.dispatch_us, 10000.0);

@@ -272,16 +272,17 @@ int cmd_bench(const Options& opt) {
   const std::string cpu_driver_name =
       gpu.is_open() && gpu.info().type == "cpu" ? gpu.info().name : "";
   const bool cpu_driver = !cpu_driver_name.empty();
-  // The device's floors: the traffic model's bytes over its copy bandwidth, and its cost of a
-  // dispatch times the step's dispatches (vkphys/devices.h, DeviceSpeed).
+  // The device's floors: the traffic model's bytes over the faster of its copy and kernel
+  // bandwidths, and its cost of a dispatch times the step's dispatches (vkphys/devices.h,
+  // DeviceSpeed).
   std::optional<DeviceSpeed> speed;
   if (gpu.is_open() && gpu.info().timestamps) {
     speed = gpu.measure_speed();
     std::printf(
-        "\n%s%s: a copy moves %.1f GB/s (read + write); a small dispatch and its barriers "
-        "take %.2f us (measured at start, best of three)\n",
+        "\n%s%s: a copy moves %.1f GB/s and a streaming kernel %.1f GB/s (read + write); a "
+        "small dispatch and its barriers take %.2f us (measured at start, best of three)\n",
         gpu.info().name.c_str(), cpu_driver ? " (a CPU Vulkan driver)" : "", speed->copy_gb_per_s,
-        speed->dispatch_us);
+        speed->kernel_gb_per_s, speed->dispatch_us);
   }
   const std::vector<const char*> stages = step_stage_names();
   std::printf(
@@ -404,7 +405,7 @@ int cmd_bench(const Options& opt) {
               for (const StageTime& stage : st.stages) model_bytes += stage.model_bytes;
               std::string floor = "—";
               if (which == "gpu" && speed) {
-                const double bytes_ms = double(model_bytes) / (speed->copy_gb_per_s * 1e6);
+                const double bytes_ms = double(model_bytes) / (speed->gb_per_s() * 1e6);
                 const double dispatch_ms = st.dispatches * speed->dispatch_us / 1000.0;
                 floor = fmt::format("{:.3f} ({})", std::max(bytes_ms, dispatch_ms),
                                     bytes_ms >= dispatch_ms ? "bytes" : "dispatches");

@@ -28,11 +28,16 @@ struct GpuDevice {
   bool timestamps = false;  ///< it times the step's stages (StepStatistics::stages)
 };
 
-/// Two measured figures of a device that bound a step from below (`vkphys bench` prints the
-/// floors they give beside each step's time).
+/// Measured figures of a device that bound a step from below (`vkphys bench` prints the floors
+/// they give beside each step's time).
 struct DeviceSpeed {
-  double copy_gb_per_s = 0.0;  ///< a large buffer copy: bytes read + bytes written [GB/s]
-  double dispatch_us = 0.0;    ///< one small dispatch and the barriers around it [us]
+  double copy_gb_per_s = 0.0;    ///< a large buffer copy: bytes read + bytes written [GB/s]
+  double kernel_gb_per_s = 0.0;  ///< a compute kernel streaming a large buffer, the same [GB/s]
+  double dispatch_us = 0.0;      ///< one small dispatch and the barriers around it [us]
+  /// The faster of the two ways bytes were seen to move: the bandwidth a step's floor uses.
+  double gb_per_s() const {
+    return copy_gb_per_s > kernel_gb_per_s ? copy_gb_per_s : kernel_gb_per_s;
+  }
 };
 
 /// Every Vulkan device with a compute queue (none: an empty list). Throws Error, one line saying
