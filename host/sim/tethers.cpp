@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/sim/generated_particles.h"
 #include "vkphys/cloth.h"
 
 namespace vkphys {
@@ -107,11 +108,9 @@ std::uint32_t add_tethers(Scene& scene, std::uint32_t first, std::uint32_t count
                                 std::to_string(std::uint64_t{first} + count) +
                                 " lie outside the scene's " + std::to_string(particles));
   }
+  // The mode as add_cloth checks it; the pins are checked below, as this range has them.
+  check_tethers(mode, true, "add_tethers");
   if (mode == ClothTethers::none) return 0;
-  if (mode != ClothTethers::euclidean && mode != ClothTethers::geodesic) {
-    throw std::invalid_argument("tethers " + std::to_string(static_cast<std::uint32_t>(mode)) +
-                                " must be ClothTethers::none, ::euclidean or ::geodesic");
-  }
   if (!(std::isfinite(k) && k > 0.0f && std::isfinite(d) && d >= 0.0f)) {
     throw std::invalid_argument("tethers: k " + std::to_string(k) + " and d " + std::to_string(d) +
                                 " must be finite, k > 0 and d >= 0");
