@@ -135,9 +135,9 @@ struct Scan::Impl {
     const ScanPush push{count};
     blocks.dispatch(cb, sets.blocks, nb, &push);
     if (nb > 1) {
-      vk::barrier(cb);
+      vk::compute_barrier(cb);
       record_level(cb, l + 1, levels[l + 1], nb);
-      vk::barrier(cb);
+      vk::compute_barrier(cb);
       add.dispatch(cb, sets.add, nb, &push);
     }
   }
@@ -283,7 +283,12 @@ void RadixSort::record(VkCommandBuffer cb, const vk::Buffer& keys, const vk::Buf
       im.histogram.dispatch(cb, from_caller ? sets.histogram : im.histogram_scratch, blocks, &push);
       im.scan.record(cb, im.hist, histogram_entries(pass, key_bits, blocks));  // with barriers
       im.scatter.dispatch(cb, from_caller ? sets.to_scratch : sets.to_caller, blocks, &push);
-      vk::barrier(cb);
+      // Full before the copies back (an odd number of passes), compute-only between passes.
+      if (pass + 1 == passes && passes % 2 == 1) {
+        vk::barrier(cb);
+      } else {
+        vk::compute_barrier(cb);
+      }
     }
     if (passes % 2 == 1) {
       vk::copy(cb, im.keys_scratch, keys, count * kWord);

@@ -91,16 +91,31 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
     vk::barrier(cb);
     in.timestamps.write(cb, ++stamp);
   };
+  // Dispatches are followed by compute-only barriers (vk::compute_barrier: a one-workgroup
+  // dispatch costs about half as much after one on an H200 as after a full one). Two things need
+  // the full one: indirect dispatch sizes (`finalize` below) and transfers, each of which has a
+  // full barrier before it.
   auto run = [&](vk::Kernel& k, std::uint32_t groups, std::uint32_t mode, std::uint32_t a = 0,
                  std::uint32_t b = 0, std::uint32_t c = 0) {
     const std::uint32_t push[4] = {mode, a, b, c};
     k.dispatch(cb, gpu.set(k), groups, push);
-    vk::barrier(cb);
+    vk::compute_barrier(cb);
   };
   auto run_indirect = [&](vk::Kernel& k, VkDeviceSize offset, std::uint32_t mode,
                           std::uint32_t a = 0, std::uint32_t b = 0) {
     const std::uint32_t push[4] = {mode, a, b, 0u};
-    k.dispatch_indirect(cb, gpu.set(k), gpu.buf[b_counters], offset, push);
+    k.dispatch_indirect(cb, gpu.set(k), gpu.dispatch_args, offset, push);
+    vk::compute_barrier(cb);
+  };
+  // The finalize kernel writes indirect dispatch sizes into the counters, bytes [first, end);
+  // they are copied into dispatch_args, which the indirect dispatches read and no shader binds,
+  // so no later compute-only barrier has to make them visible again.
+  auto finalize = [&](std::uint32_t mode, VkDeviceSize first, VkDeviceSize end,
+                      std::uint32_t a = 0) {
+    const std::uint32_t push[4] = {mode, a, 0u, 0u};
+    kernels.finalize.dispatch(cb, gpu.set(kernels.finalize), 1, push);
+    vk::barrier(cb);
+    copy_region(cb, gpu.buf[b_counters], gpu.dispatch_args, first, first, end - first);
     vk::barrier(cb);
   };
   // The indirect dispatch size of colour list `list` (world_coloring.inl, color_groups).
@@ -221,7 +236,8 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
     run(kernels.grid, particle_groups, kern::GRID_COUNT);
     scan(b_pcontact_offsets, particles + 1);
   }
-  run(kernels.finalize, 1, kern::FINALIZE_LISTS);
+  finalize(kern::FINALIZE_LISTS, offsetof(kern::WorldCounters, pair_groups),
+           offsetof(kern::WorldCounters, ode_error));
   if (world.sweepers > 0) run(kernels.sweep, body_groups, kern::SWEEP_WRITE);
   if (particles > 0) run(kernels.grid, particle_groups, kern::GRID_WRITE);
   stage_done();
@@ -244,7 +260,8 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
     run(kernels.color, unit_groups, kern::COLOR_KEY);
     sort(b_sort_keys, b_sort_values, unit_cap, 6);
     run(kernels.color, unit_groups, kern::COLOR_RANGE);
-    run(kernels.finalize, 1, kern::FINALIZE_COLORS, choices.colors);
+    finalize(kern::FINALIZE_COLORS, offsetof(kern::WorldCounters, color_groups),
+             offsetof(kern::WorldCounters, pcontact_first), choices.colors);
     if (particles > 0) {
       run(kernels.color, unit_groups, kern::COLOR_GATHER);
       run_indirect(kernels.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
@@ -253,6 +270,7 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
     // The overflow colour's per-body incidence (world_coloring.inl): count, scan, fill,
     // order; recorded with the overflow sweeps (see sweep), indirect over its two lists.
     if (choices.colors == sv.max_colors) {
+      vk::barrier(cb);
       gpu.buf[b_body_color].fill(cb, 0u);  // the colouring's claims and marks are spent
       vk::barrier(cb);
       overflow_lists(kernels.color, kern::OVERFLOW_COUNT);
@@ -277,6 +295,7 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
   // Kept for StepTrace (48 bytes per rigid body, 16 per particle): the solve overwrites v*,
   // w* in place.
   const VkDeviceSize v4 = sizeof(glm::vec4);
+  vk::barrier(cb);
   copy_region(cb, gpu.buf[b_body_vel], gpu.predicted, 0, 0, bodies * v4);
   copy_region(cb, gpu.buf[b_rigid_omega], gpu.predicted, 0, bodies * v4, rigid * v4);
   vk::barrier(cb);

@@ -30,9 +30,10 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_params] =
       vk::Buffer(ctx, sizeof(kern::WorldParams), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, false);
   params_host = vk::Buffer(ctx, sizeof(kern::WorldParams), 0, true);
-  buf[b_counters] =
-      vk::Buffer(ctx, sizeof(kern::WorldCounters), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, false);
+  buf[b_counters] = vk::Buffer(ctx, sizeof(kern::WorldCounters), 0, false);
   counters_host = vk::Buffer(ctx, sizeof(kern::WorldCounters), 0, true);
+  dispatch_args =
+      vk::Buffer(ctx, sizeof(kern::WorldCounters), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, false);
   buf[b_body_pos] = storage(ctx, n * v4, "body positions");
   buf[b_body_vel] = storage(ctx, n * v4, "body velocities");
   buf[b_body_start] = storage(ctx, n * v4, "step-start velocities");

@@ -42,6 +42,10 @@ struct WorldBuffers {
   vk::Buffer backup, predicted;
   vk::Buffer params_host;    // the step constants as the host writes them
   vk::Buffer counters_host;  // the counters as the step's last command copies them out
+  // The counters' indirect dispatch sizes, copied there after the finalize kernel writes them
+  // (host/gpu/step_recording.cpp). No shader binds it, so the compute-only barriers between
+  // dispatches never need to make it visible again, though every kernel may write the counters.
+  vk::Buffer dispatch_args;
   std::unique_ptr<gpu::Scan> scan;
   std::unique_ptr<gpu::RadixSort> sort;
   std::map<const vk::Kernel*, VkDescriptorSet> sets;

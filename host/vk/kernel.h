@@ -65,6 +65,15 @@ inline std::uint32_t groups_for(std::uint64_t count, std::uint32_t group_size) {
 // A full barrier between dependent compute dispatches (and transfers, and indirect reads).
 void barrier(VkCommandBuffer cb);
 
+// A barrier between compute dispatches only: earlier storage writes made visible to later
+// dispatches' storage reads and writes, after earlier indirect-argument reads (so a dispatch may
+// overwrite what an earlier one read its size from). It does not make writes visible to indirect
+// reads or transfers: a dispatch whose size was written since the last full barrier, or a
+// transfer, needs barrier() first. Why both: on an H200 a chain of one-workgroup dispatches cost
+// 7.6 us a link with two full barriers and 4.0 us with two barriers without the indirect-read
+// stage as destination, whose wait holds the command front end (docs/benchmarks.md, 2026-11-28).
+void compute_barrier(VkCommandBuffer cb);
+
 // GPU timestamps for per-stage timing. write(cb, i) records timestamp i after all prior work.
 class Timestamps {
  public:

@@ -33,7 +33,7 @@ struct GpuDevice {
 struct DeviceSpeed {
   double copy_gb_per_s = 0.0;    ///< a large buffer copy: bytes read + bytes written [GB/s]
   double kernel_gb_per_s = 0.0;  ///< a compute kernel streaming a large buffer, the same [GB/s]
-  double dispatch_us = 0.0;      ///< one small dispatch and the barriers around it [us]
+  double dispatch_us = 0.0;      ///< one small dispatch and the compute barrier after it [us]
   /// The faster of the two ways bytes were seen to move: the bandwidth a step's floor uses.
   double gb_per_s() const {
     return copy_gb_per_s > kernel_gb_per_s ? copy_gb_per_s : kernel_gb_per_s;
