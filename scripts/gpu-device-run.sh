@@ -6,7 +6,8 @@
 # build/ci/tools/vkphys and build/ci/tests/vkphys_tests,
 #   bash scripts/gpu-device-run.sh [BUDGET_S] [MODE]
 # MODE: full (bench all, 1M particles, Jacobi rigid, then every gtest case), final (particles up
-# to 1M, the rigid workloads, cloth_hang with and without tethers, then every case, those named
+# to 1M, the rigid workloads, cloth_hang with and without tethers, the drape at 64² to 256² by every
+# method and at 512² compliant, then every case, those named
 # in $first first), speed (100k and 1M particles and the rigid workloads: the floors) or
 # bench (the benches only). Every case runs in its own process with the validation layer on in
 # the tests' shared contexts. Results under $OUT: summary.txt, the bench logs, results.tsv and
@@ -100,6 +101,8 @@ if [ "$MODE" = final ]; then
   bench rigid 60 rigid --backend gpu
   bench cloth-hang 40 cloth_hang --backend gpu
   bench cloth-hang-tethers 40 cloth_hang --backend gpu --tethers euclidean
+  bench cloth 60 cloth --sizes 64,128,256 --method all --backend gpu
+  bench cloth512 40 cloth --sizes 512 --method compliant --backend gpu
 elif [ "$MODE" = speed ]; then
   bench particles 45 particles --sizes 100000,1000000 --backend gpu
   bench rigid 60 rigid --backend gpu
@@ -114,7 +117,7 @@ if [ "$MODE" != bench ] && [ "$MODE" != speed ]; then
   T=$ROOT/build/ci/tests/vkphys_tests
   "$T" --gtest_list_tests >"$O/tests/all.txt" 2>&1
   # The tests this session changed or that failed on the card come first, then the rest.
-  first='Tether|ShippedScene|OverflowColor|FusedSolve|GpuVsCpu|StepTraffic|PipelineCache|GpuSyncValidation|ImplicitOnGpu|ApiShared|Particle|Api|Compare'
+  first='GpuVsCpu|GpuSyncValidation|FusedSolve|OverflowColor|StepTraffic|RecordCounts|DeviceSpeed|ShippedScene|Tether|PipelineCache|ImplicitOnGpu|ApiShared|Particle|Api|Compare'
   awk '/^[^ ]/ {s=$1; next} /^  / {print s $1}' "$O/tests/all.txt" >"$O/tests/list.txt"
   { grep -E "$first" "$O/tests/list.txt"; grep -vE "$first" "$O/tests/list.txt"; } >"$O/tests/names.txt"
   run_one() {

@@ -29,7 +29,8 @@ Scene paddle_scene(std::uint32_t count = 3000);
 
 // scenes/cloth_drape.json: a 1.5 m square cloth of n x n vertices (0.1 kg/m^2; springs k 1000,
 // 100, 10 N/m, d 4) dropped from 0.2 m above a fixed ball of radius 0.5 m, over the ground at
-// y = -0.6; 4 substeps of 2 iterations, drag 0.001 kg/s, no contact-stiffness cap (the cap
+// y = -0.6; 4 substeps of 2 iterations, drag 0.001 kg/s x (32 / n)^2 (so c / m is the same at
+// every n), no contact-stiffness cap (the cap
 // scales with a vertex's own mass, not the tension it carries: see ARCHITECTURE.md).
 // `self_collision`: the cloth has a thickness of 0.75 spacings (vkphys/cloth.h; the bench's
 // cloth_self workload).
