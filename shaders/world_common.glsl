@@ -19,7 +19,7 @@
 #include "kernels/world_layout.h"
 
 // A shader may set its own workgroup size and qualify every buffer (world_fused.comp: one
-// workgroup whose invocations read each other's writes after a barrier, so `coherent`).
+// workgroup whose invocations read each other's writes after a barrier, so `workgroupcoherent`).
 // (`restrict` on every buffer was measured on an H100 and changed no stage's time by 2%.)
 #ifndef VKPHYS_LOCAL_SIZE
 #define VKPHYS_LOCAL_SIZE VKPHYS_GROUP_SIZE

@@ -16,6 +16,7 @@
 #include "scan_blocks.spv.h"
 #include "world_body.spv.h"
 #include "world_fused.spv.h"
+#include "world_fused_workgroup.spv.h"
 #include "world_narrowphase.spv.h"
 #include "world_ode.spv.h"
 #include "world_tree.spv.h"
@@ -100,6 +101,8 @@ TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   // lavapipe's limit, so one more binding here needs another kernel's share or a smaller one.
   EXPECT_TRUE(has(fused, 0u));
   EXPECT_LE(storage_buffers(world_fused_spv), 32u);
+  // Its variant for the Vulkan memory model is the same kernel: the same bindings.
+  EXPECT_EQ(binding_numbers(world_fused_workgroup_spv), fused);
   // The joint trees' kernel: the trees, the joints' rows and the bodies, no contacts.
   const auto tree = binding_numbers(world_tree_spv);
   EXPECT_TRUE(has(tree, binding_of("tree_nodes")));

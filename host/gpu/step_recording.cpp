@@ -177,7 +177,7 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
     if (choices.fuse_sweeps) {
       const std::uint32_t colors = sv.scheme == SolverScheme::colored ? choices.colors : 0u;
       const std::uint32_t measure = last ? kern::FUSED_MEASURE_LAST : 0u;
-      run(kernels.fused, 1, kern::FUSED_SWEEPS, first | kind << 8 | measure, count, colors);
+      run(kernels.fused(), 1, kern::FUSED_SWEEPS, first | kind << 8 | measure, count, colors);
       return;
     }
     const std::uint32_t total = count + (first != kern::KIND_NONE ? 1u : 0u);
@@ -247,7 +247,7 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
   if (sv.scheme == SolverScheme::colored) {
     run(kernels.color, unit_groups, kern::COLOR_INIT);
     const std::uint32_t sub = 2;
-    if (choices.fuse_coloring) run(kernels.fused, 1, kern::FUSED_COLORING, choices.colors);
+    if (choices.fuse_coloring) run(kernels.fused(), 1, kern::FUSED_COLORING, choices.colors);
     for (std::uint32_t c = 0; !choices.fuse_coloring && c < choices.colors; ++c) {
       for (std::uint32_t k = 0; k < sub; ++k) {
         // Over the live units only (the rest are inactive from COLOR_INIT on).

@@ -10,6 +10,7 @@
 #include "world_drive.spv.h"
 #include "world_finalize.spv.h"
 #include "world_fused.spv.h"
+#include "world_fused_workgroup.spv.h"
 #include "world_grid.spv.h"
 #include "world_narrowphase.spv.h"
 #include "world_ode.spv.h"
@@ -58,7 +59,6 @@ WorldKernels::WorldKernels(const vk::Context& c, std::span<const std::uint32_t> 
       commit(c, "world_commit", words(world_commit_spv), kWorldPush, k),
       drive(c, "world_drive", words(world_drive_spv), kWorldPush, k),
       pcontact(c, "world_pcontact", words(world_pcontact_spv), kWorldPush, k),
-      fused(c, "world_fused", words(world_fused_spv), kWorldPush, k),
       tree(c, "world_tree", words(world_tree_spv), kWorldPush, k),
       ctx_(c),
       constants_(k.begin(), k.end()) {}
@@ -74,9 +74,24 @@ vk::Kernel& WorldKernels::ode(std::uint32_t mode) {
   return *k;
 }
 
+vk::Kernel& WorldKernels::fused() {
+  if (!fused_) {
+    // Buffers coherent within the workgroup only on a GPU with the Vulkan memory model,
+    // device-wide otherwise (shaders/world_fused_workgroup.comp says why a CPU driver is not).
+    const bool workgroup = ctx_.info().memory_model && ctx_.info().type != "cpu";
+    fused_ = workgroup ? std::make_unique<vk::Kernel>(ctx_, "world_fused_workgroup",
+                                                      words(world_fused_workgroup_spv), kWorldPush,
+                                                      constants_)
+                       : std::make_unique<vk::Kernel>(ctx_, "world_fused", words(world_fused_spv),
+                                                      kWorldPush, constants_);
+  }
+  return *fused_;
+}
+
 std::vector<vk::Kernel*> WorldKernels::all() {
   std::vector<vk::Kernel*> a = {&body, &grid,   &sweep, &finalize, &narrowphase, &color,
-                                &unit, &commit, &drive, &pcontact, &fused,       &tree};
+                                &unit, &commit, &drive, &pcontact, &tree};
+  if (fused_) a.push_back(fused_.get());
   for (const std::unique_ptr<vk::Kernel>& k : ode_) {
     if (k) a.push_back(k.get());
   }

@@ -33,13 +33,16 @@ inline constexpr std::uint32_t kOdeModes = 0 VKPHYS_ODE_MODES(VKPHYS_COUNT_MODE)
 #undef VKPHYS_COUNT_MODE
 
 struct WorldKernels {
-  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact, fused,
-      tree;
+  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact, tree;
   WorldKernels(const vk::Context& c, std::span<const std::uint32_t> constants);
   // world_ode with `mode` as its specialization constant: one pipeline per mode, made at its
   // first use (a scene records a few of the 15). shaders/world_ode.comp says why the mode is
   // not a push constant.
   vk::Kernel& ode(std::uint32_t mode);
+  // shaders/world_fused.comp (or its world_fused_workgroup.comp variant on a GPU with the
+  // Vulkan memory model), made at its first use: most scenes never fuse, and a pipeline that is
+  // never made is never compiled (each fault variant of the tests compiled it again).
+  vk::Kernel& fused();
   // Every pipeline made so far.
   std::vector<vk::Kernel*> all();
 
@@ -47,6 +50,7 @@ struct WorldKernels {
   const vk::Context& ctx_;
   std::vector<std::uint32_t> constants_;  // constant_id 0 on (VKPHYS_FAULT)
   std::array<std::unique_ptr<vk::Kernel>, kOdeModes> ode_;
+  std::unique_ptr<vk::Kernel> fused_;
 };
 
 }  // namespace vkphys

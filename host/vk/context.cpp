@@ -242,6 +242,15 @@ DeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
       d.device_local_bytes += mem.memoryHeaps[i].size;
     }
   }
+  if (has_device_extension(pd, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME)) {
+    VkPhysicalDeviceVulkanMemoryModelFeaturesKHR model{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = &model;
+    vkGetPhysicalDeviceFeatures2(pd, &features);
+    // Device scope too: with the model on, every shader's device-scope atomics need it.
+    d.memory_model = model.vulkanMemoryModel == VK_TRUE && model.vulkanMemoryModelDeviceScope;
+  }
   if (auto family = compute_queue_family(pd)) {
     std::uint32_t n = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
@@ -379,16 +388,25 @@ std::unique_ptr<Context> Context::create(const ContextOptions& options) {
   VkDeviceCreateInfo dinfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   dinfo.queueCreateInfoCount = 1;
   dinfo.pQueueCreateInfos = &queue;
-  const char* swapchain = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
+  std::vector<const char*> device_extensions;
   if (!options.surface_extensions.empty()) {
-    if (!has_device_extension(ctx->physical_, swapchain)) {
+    if (!has_device_extension(ctx->physical_, VK_KHR_SWAPCHAIN_EXTENSION_NAME)) {
       throw Unavailable("Vulkan device " + ctx->info_.name +
                         " cannot present to a window (no VK_KHR_swapchain); `vkphys render` "
                         "still draws to PNG files");
     }
-    dinfo.enabledExtensionCount = 1;
-    dinfo.ppEnabledExtensionNames = &swapchain;
+    device_extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
   }
+  VkPhysicalDeviceVulkanMemoryModelFeaturesKHR model{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES_KHR};
+  if (ctx->info_.memory_model) {
+    device_extensions.push_back(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
+    model.vulkanMemoryModel = VK_TRUE;
+    model.vulkanMemoryModelDeviceScope = VK_TRUE;
+    dinfo.pNext = &model;
+  }
+  dinfo.enabledExtensionCount = static_cast<std::uint32_t>(device_extensions.size());
+  dinfo.ppEnabledExtensionNames = device_extensions.data();
   check(vkCreateDevice(ctx->physical_, &dinfo, nullptr, &ctx->device_), "vkCreateDevice");
   vkGetDeviceQueue(ctx->device_, ctx->queue_family_, 0, &ctx->queue_);
   VkPhysicalDeviceProperties properties;

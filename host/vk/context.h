@@ -67,6 +67,9 @@ struct DeviceInfo {
   std::uint32_t max_compute_shared_memory = 0;
   float timestamp_period_ns = 0.0f;
   bool timestamps = false;
+  // The Vulkan memory model (VK_KHR_vulkan_memory_model), enabled on the device when it has it:
+  // shaders/world_fused_workgroup.comp needs it for buffers coherent within one workgroup only.
+  bool memory_model = false;
 };
 
 struct ContextOptions {
