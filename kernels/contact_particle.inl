@@ -54,12 +54,13 @@ void pcontact_apply(vec3 p, KINOUT(vec4) a, KINOUT(vec4) b) {
   b = vec4(vec3(b) + b.w * p, b.w);
 }
 
-void pcontact_rows(uint c, uint kind, KINOUT(vec4) a, KINOUT(vec4) b) {
+// `lam`: the contact's (lambda_n, lambda_t1, lambda_t2, mu), which the caller loads and stores
+// (pcontact_lambda in place; the Jacobi gather reads one copy and writes the other).
+void pcontact_rows(uint c, uint kind, KINOUT(vec4) lam, KINOUT(vec4) a, KINOUT(vec4) b) {
   vec3 n;
   vec3 t1;
   vec3 t2;
   pcontact_frame(c, n, t1, t2);
-  vec4 lam = pcontact_lambda[c];
   if (kind == KIND_WARM) {
     pcontact_apply(lam.x * n + lam.y * t1 + lam.z * t2, a, b);
     return;
@@ -85,7 +86,6 @@ void pcontact_rows(uint c, uint kind, KINOUT(vec4) a, KINOUT(vec4) b) {
       max(row_update(lam.x, target.x, dot(vec3(b) - vec3(a), n), target.w, inv_k, relax), 0.0f);
   pcontact_apply((ln - lam.x) * n, a, b);
   lam.x = ln;
-  pcontact_lambda[c] = lam;
 }
 
 // Newton-Coulomb impact (seed 001 step 2, as contact_impacts: after the forces, the rebound
@@ -105,12 +105,13 @@ void pcontact_impact(uint c, KINOUT(vec4) a, KINOUT(vec4) b) {
   pcontact_apply(j, a, b);
 }
 
-// Sweeps contact c of kind `kind` (rows or impact) on the bodies' (v, 1/m).
-void pcontact_sweep(uint c, uint kind, KINOUT(vec4) a, KINOUT(vec4) b) {
+// Sweeps contact c of kind `kind` (rows or impact) on the bodies' (v, 1/m) with its impulses
+// `lam` (unchanged by the warm start and the impact).
+void pcontact_sweep(uint c, uint kind, KINOUT(vec4) lam, KINOUT(vec4) a, KINOUT(vec4) b) {
   if (kind == KIND_IMPACT) {
     pcontact_impact(c, a, b);
   } else {
-    pcontact_rows(c, kind, a, b);
+    pcontact_rows(c, kind, lam, a, b);
   }
 }
 

@@ -22,6 +22,8 @@
 //                     or in the overflow colour's incidence list (coloured scheme)
 //     sweep_ref[i], [N+i]  the velocity (v, 1/m) and, for a rigid body, (w, 0) before the
 //                     step's last solver sweep: the solver residual (kernels/world_units.inl)
+//     body_vel_next[i]  the GPU's Jacobi gather (shaders/world_jacobi_gather.glsl): the other
+//                     half of (v, 1/m) double-buffered across the sweeps (N; empty otherwise)
 //   rigid bodies (R):
 //     rigid_rot[i]    q (x, y, z, w), body to world
 //     rigid_omega[i]  (w, 0) world frame;  rigid_omega_start[i]: w_k
@@ -71,8 +73,10 @@
 //                        coloured scheme stores the contacts in colour order
 //                        (kernels/world_coloring.inl, pcontact_gather); the commit writes the
 //                        prev_ lists through it, so they stay in owner order
-//   pcontact_copy_bodies[c], pcontact_copy_lambda[c]: the gather's copies (pcontact_target
-//                        holds the gathered normals until the targets overwrite it)
+//   pcontact_copy_bodies[c], pcontact_copy_lambda[c]: the colour-order gather's copies
+//                        (pcontact_target holds the gathered normals until the targets
+//                        overwrite it); in the GPU's Jacobi gather pcontact_copy_lambda is the
+//                        other half of the double-buffered impulses
 // Joints (J of them, topology fixed for the run), between rigid bodies:
 //   joint_info[j]       (a, b, type, limited)
 //   joint_frames[9j + ...]  anchor_a (w: length), anchor_b, axis_a, axis_b, ref_a, ref_b,
@@ -327,8 +331,9 @@ struct WorldCounters {
   BUF(72, uvec2, pcontact_copy_bodies) \
   BUF(73, vec4, pcontact_copy_lambda)  \
   BUF(74, uint, sweep_walk)            \
-  BUF(75, uint, sweep_forward)
-#define VKPHYS_WORLD_BINDINGS 76u
+  BUF(75, uint, sweep_forward)         \
+  BUF(76, vec4, body_vel_next)
+#define VKPHYS_WORLD_BINDINGS 77u
 #define VKPHYS_TREE_NODE_STRIDE 26u
 // The least number of walk entries in one sweep work item (kernels/world_broadphase.inl).
 #define VKPHYS_SWEEP_CHUNK 64u

@@ -66,7 +66,9 @@ void pcontact_in_place(uint c, uint kind) {
   vec4 vb = body_vel[ab.y];
   vec4 va_in = va;
   vec4 vb_in = vb;
-  pcontact_sweep(c, kind, va, vb);
+  vec4 lam = pcontact_lambda[c];
+  pcontact_sweep(c, kind, lam, va, vb);
+  pcontact_lambda[c] = lam;
   if (kind == KIND_IMPACT) {
     add_impact_to_start(ab.x, vec3(va - va_in), vec3(0.0f));
     add_impact_to_start(ab.y, vec3(vb - vb_in), vec3(0.0f));
@@ -131,7 +133,9 @@ void jacobi_pcontact(uint c, uint kind) {
   vec4 vb = body_vel[ab.y];
   vec4 sa = vec4(vec3(va), va.w * body_share(ab.x, true));
   vec4 sb = vec4(vec3(vb), vb.w * body_share(ab.y, true));
-  pcontact_sweep(c, kind, sa, sb);
+  vec4 lam = pcontact_lambda[c];
+  pcontact_sweep(c, kind, lam, sa, sb);
+  pcontact_lambda[c] = lam;
   uint slot = 4u * pcontact_unit_base() + 2u * c;
   unit_dv[slot] = vec4(vec3(sa) - vec3(va), 0.0f);
   unit_dv[slot + 1u] = vec4(vec3(sb) - vec3(vb), 0.0f);
@@ -219,10 +223,15 @@ void body_residual_reference(uint i) {
   if (!is_particle(i)) sweep_ref[params.counts.x + i] = rigid_omega[i];
 }
 
+// A dynamic body's velocity change over the measured sweep, into the residual.
+void measure_residual(vec3 before, vec3 after) {
+  float dv = length(after - before);
+  if (dv > 0.0f) atomicMax(counters.residual, floatBitsToUint(dv));
+}
+
 void body_residual(uint i) {
   if (body_vel[i].w <= 0.0f) return;  // static and kinematic bodies: no sweep moves them
-  float dv = length(vec3(body_vel[i]) - vec3(sweep_ref[i]));
-  if (dv > 0.0f) atomicMax(counters.residual, floatBitsToUint(dv));
+  measure_residual(vec3(sweep_ref[i]), vec3(body_vel[i]));
   if (is_particle(i)) return;
   float dw = length(vec3(rigid_omega[i]) - vec3(sweep_ref[params.counts.x + i]));
   if (dw > 0.0f) atomicMax(counters.residual_w, floatBitsToUint(dw));

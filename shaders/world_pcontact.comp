@@ -6,11 +6,23 @@
 // push = (mode, phase or colour list, sweep kind, 0), mode: VKPHYS_PCONTACT_MODES;
 // PCONTACT_COLOR runs one colour's particle contacts (indirect per colour list); PCONTACT_SETTLE
 // moves the gathered copies into place (kernels/world_coloring.inl, particle contacts in colour
-// order).
+// order). PCONTACT_GATHER and PCONTACT_GATHER_SETTLE run per body, not per contact:
+// the Jacobi sweep in one dispatch (shaders/world_jacobi_gather.glsl), push = (mode, parity,
+// sweep kind, measure).
 #include "world_common.glsl"
+#include "world_jacobi_gather.glsl"
 
 void main() {
   uint t = gl_GlobalInvocationID.x;
+  if (push.x == PCONTACT_GATHER || push.x == PCONTACT_GATHER_SETTLE) {
+    if (t >= params.counts.x) return;
+    if (push.x == PCONTACT_GATHER) {
+      jacobi_gather(t, push.y, push.z, push.w != 0u);
+    } else {
+      jacobi_gather_settle(t);
+    }
+    return;
+  }
   if (push.x == PCONTACT_COLOR) {
     uint u = colored_unit(push.y, t);
     if (u != VKPHYS_UNCOLORED && !fault_skips_unit(u, push.z)) {

@@ -77,6 +77,18 @@ inline CompareResult gpu_against_cpu(vk::Context& ctx, const Scene& s, std::uint
   return compare_backends(*gpu, *cpu, s, steps, opt);
 }
 
+// `s` with its particles where the CPU backend leaves them after `steps` steps (a pile mid-fall
+// or settled), so a run from it sees contacts from its first step.
+inline Scene particles_after_cpu_steps(Scene s, int steps) {
+  std::unique_ptr<Backend> cpu = make_cpu_backend();
+  cpu->load(s);
+  for (int k = 0; k < steps; ++k) cpu->step();
+  WorldState st;
+  cpu->read(st);
+  s.particles = st.particles;
+  return s;
+}
+
 inline auto all_cases() {
   return ::testing::Values(Case{"cpu", SolverScheme::sequential},
                            Case{"cpu", SolverScheme::colored}, Case{"cpu", SolverScheme::jacobi},

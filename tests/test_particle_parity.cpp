@@ -20,14 +20,7 @@ using test::WorldTest;
 
 // A scene mid-pile: 2,000 particles after 45 CPU steps (falling, colliding, some at rest).
 Scene pile_in_motion(std::uint32_t n = 2000) {
-  Scene s = particle_box_scene(n, 5);
-  std::unique_ptr<Backend> cpu = make_cpu_backend();
-  cpu->load(s);
-  for (int k = 0; k < 45; ++k) cpu->step();
-  WorldState st;
-  cpu->read(st);
-  s.particles = st.particles;
-  return s;
+  return test::particles_after_cpu_steps(particle_box_scene(n, 5), 45);
 }
 
 // A random cloud with mixed radii, for the broadphase.

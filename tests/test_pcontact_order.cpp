@@ -25,14 +25,7 @@ using test::WorldTest;
 
 // A pile of particles on the floor of a closed box after 30 steps (settled, many contacts).
 Scene settled_pile() {
-  Scene s = particle_box_scene(1200, 4);
-  std::unique_ptr<Backend> cpu = make_cpu_backend();
-  cpu->load(s);
-  for (int k = 0; k < 30; ++k) cpu->step();
-  WorldState st;
-  cpu->read(st);
-  s.particles = st.particles;
-  return s;
+  return test::particles_after_cpu_steps(particle_box_scene(1200, 4), 30);
 }
 
 // The particle contacts of one step as (a, b, then the normal's and the gap's bits), sorted: the

@@ -64,7 +64,7 @@ std::uint32_t binding_of(std::string_view name) {
   throw std::invalid_argument("no world buffer named " + std::string(name));
 }
 
-// world_common.glsl declares 76 bindings, more than lavapipe lets a stage bind (32); the
+// world_common.glsl declares 77 bindings, more than lavapipe lets a stage bind (32); the
 // per-body kernel never touches the pair or joint buffers, the per-unit kernel touches them but
 // not the bounding boxes, the integrators' kernel touches the force springs, the wind and the
 // implicit integrator's CG vectors, the narrowphase the manifold cache's references.
@@ -73,7 +73,7 @@ TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   const auto unit = binding_numbers(world_unit_spv);
   const auto ode = binding_numbers(world_ode_spv);
   const auto narrow = binding_numbers(world_narrowphase_spv);
-  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 76u);
+  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 77u);
   EXPECT_TRUE(has(narrow, binding_of("prev_pair_frame")));
   EXPECT_TRUE(has(narrow, binding_of("point_ref")));
   EXPECT_FALSE(has(narrow, binding_of("joint_rows")));

@@ -142,6 +142,31 @@ TEST(TrafficModel, JacobiAddsTheAveragesAndStagesSumToTheTotal) {
   for (std::uint64_t b : colored.bytes) EXPECT_GT(b, 0u);
 }
 
+// A particle world's Jacobi sweep is the GPU's gather (shaders/world_jacobi_gather.glsl): one
+// more iteration costs each body its range and (v, 1/m) in and out (40 bytes), each of a
+// contact's two entries the entry, the contact's bodies, normal, targets and impulses and both
+// particles' (v, 1/m) and ranges (108 bytes), and the owner's impulses out (16); no unit_dv.
+// An odd count of sweeps in a phase adds the copy back.
+TEST(TrafficModel, JacobiGatherCostsItsWalkPerSweep) {
+  Scene scene;
+  for (int k = 0; k < 3; ++k)
+    scene.particles.add({0.1f * float(k), 0.0f, 0.0f}, {}, 0.05f, 1.0f, 0);
+  scene.settings.solver.scheme = SolverScheme::jacobi;
+  const WorldArrays world = build_world(scene);
+  ASSERT_TRUE(jacobi_gathers(scene.settings.solver, world));
+  const Capacities cap = default_capacities(world);
+  StepStats st;
+  st.particle_contacts = 2;
+  auto solve = [&](std::uint32_t iterations) {
+    scene.settings.solver.iterations = iterations;
+    return step_traffic(st, scene, world, cap).bytes[kSolve];
+  };
+  const std::uint64_t sweep = 3 * 40 + 2 * 2 * 108 + 2 * 16;
+  const std::uint64_t settle = 3 * 40 + 2 * 2 * 12 + 2 * 32;
+  EXPECT_EQ(solve(12) - solve(10), 2 * sweep);       // 13 and 11 sweeps: both settle
+  EXPECT_EQ(solve(11) - solve(10), sweep - settle);  // 12 sweeps: no copy back
+}
+
 // The backends fill the model from the step's own counts: a settled particle pile's solve moves
 // at least its contacts' sweeps.
 TEST(TrafficModel, BackendsReportTheModelOfTheirStep) {

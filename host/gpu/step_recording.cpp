@@ -87,6 +87,8 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
   // Joints and SAP pairs (the unit kernel's units) exist only with joints or a rigid body
   // other than a plane; a particle scene's colours and sweeps skip their empty dispatches.
   const bool rigid_units = joints > 0 || world.sweepers > 0;
+  // Jacobi over particle contacts alone: one gather dispatch a sweep (world_jacobi_gather.glsl).
+  const bool gather = jacobi_gathers(sv, world);
   auto stage_done = [&] {
     vk::barrier(cb);
     in.timestamps.write(cb, ++stamp);
@@ -181,6 +183,17 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
       return;
     }
     const std::uint32_t total = count + (first != kern::KIND_NONE ? 1u : 0u);
+    if (gather) {
+      // One dispatch a sweep, alternating its buffers, and the copy back after an odd count
+      // (shaders/world_jacobi_gather.glsl); the last sweep measures the residual itself.
+      for (std::uint32_t s = 0; s < total; ++s) {
+        const std::uint32_t k = s == 0 && first != kern::KIND_NONE ? first : kind;
+        const std::uint32_t measure = last && s + 1 == total ? 1u : 0u;
+        run(kernels.pcontact, body_groups, kern::PCONTACT_GATHER, s & 1u, k, measure);
+      }
+      if (total % 2 == 1) run(kernels.pcontact, body_groups, kern::PCONTACT_GATHER_SETTLE);
+      return;
+    }
     for (std::uint32_t s = 0; s < total; ++s) {
       const bool measure = last && s + 1 == total;
       if (measure) run(kernels.body, body_groups, kern::BODY_RESIDUAL_REFERENCE);

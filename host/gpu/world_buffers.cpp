@@ -49,6 +49,8 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_rigid_aabb] = storage(ctx, 2 * r * v4, "bounding boxes");
   buf[b_rigid_vel_pos] = storage(ctx, 2 * r * v4, "split-impulse velocities");
   buf[b_sweep_ref] = storage(ctx, (n + r) * v4, "solver residual velocities");
+  const bool gather = jacobi_gathers(scene.settings.solver, world);
+  buf[b_body_vel_next] = storage(ctx, gather ? n * v4 : 0u, "Jacobi gather velocities");
   const VkDeviceSize nt = world.tree_nodes.size();
   buf[b_tree_ranges] = storage(ctx, world.trees() * sizeof(glm::uvec2), "joint trees");
   buf[b_tree_nodes] = storage(ctx, nt * u4, "joint tree nodes");
@@ -154,10 +156,13 @@ WorldBuffers::KeptLists WorldBuffers::size_lists(vk::Context& ctx, const Scene& 
   buf[b_pcontact_target] = storage(ctx, contacts * v4, "particle contact targets");
   buf[b_pcontact_lambda] = storage(ctx, contacts * v4, "particle contact impulses");
   buf[b_pcontact_origin] = storage(ctx, contacts * u1, "particle contact origins");
-  // The gather into colour order (kernels/world_coloring.inl): the coloured scheme only.
+  // The gather into colour order (kernels/world_coloring.inl): the coloured scheme only; the
+  // impulses' copy is also the Jacobi gather's second buffer (shaders/world_jacobi_gather.glsl).
   const VkDeviceSize ordered = scene.settings.solver.scheme == SolverScheme::colored ? contacts : 0;
+  const VkDeviceSize impulse_copies =
+      jacobi_gathers(scene.settings.solver, world) ? contacts : ordered;
   buf[b_pcontact_copy_bodies] = storage(ctx, ordered * sizeof(glm::uvec2), "colour-order contacts");
-  buf[b_pcontact_copy_lambda] = storage(ctx, ordered * v4, "colour-order impulses");
+  buf[b_pcontact_copy_lambda] = storage(ctx, impulse_copies * v4, "copies of contact impulses");
   buf[b_unit_color] = storage(ctx, units * u1, "unit colours");
   buf[b_unit_dv] =
       storage(ctx, (4 * (world.joints() + pairs) + 2 * contacts) * v4, "Jacobi velocity changes");

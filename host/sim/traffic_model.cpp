@@ -63,6 +63,35 @@ u64 jacobi_average_bytes(const StepStats& st, const WorldArrays& world) {
          entries * (kU32 + 2 * kV4) * 2;  // written by the units, read by the bodies
 }
 
+// The GPU's Jacobi gather per sweep (shaders/world_jacobi_gather.glsl), which replaces both the
+// particle contacts' sweep and the averages: each body reads its range and reads and writes its
+// (v, 1/m); each of a contact's (up to) two entries reads the entry, the contact's bodies,
+// normal, targets and impulses, and both particles' (v, 1/m) and ranges (their shares); the
+// owner writes the impulses once.
+u64 jacobi_gather_bytes(const StepStats& st, const WorldArrays& world) {
+  const u64 entries = 2 * u64{st.particle_contacts};
+  return u64{world.bodies()} * (8 + 2 * kV4) + entries * (kU32 + 8 + 3 * kV4 + 2 * (kV4 + 8)) +
+         u64{st.particle_contacts} * kV4;
+}
+
+// Its copy back after a phase of an odd number of sweeps: each body's (v, 1/m) read and
+// written and its range read; each entry and its contact's bodies read; the impulses copied.
+u64 jacobi_gather_settle_bytes(const StepStats& st, const WorldArrays& world) {
+  const u64 entries = 2 * u64{st.particle_contacts};
+  return u64{world.bodies()} * (8 + 2 * kV4) + entries * (kU32 + 8) +
+         u64{st.particle_contacts} * 2 * kV4;
+}
+
+// The phases of a step with an odd number of sweeps (step_recording.cpp, `sweeps`): each
+// settles the gather once.
+u64 odd_phases_per_step(const SolverSettings& sv) {
+  const u64 solve = (1 + u64{sv.iterations}) % 2;
+  const u64 per_substep =
+      solve * (sv.split_impulse ? 2 : 1) + (sv.relax_iterations % 2 == 1 ? 1 : 0);
+  const u64 impact = sv.restitution == RestitutionModel::newton ? sv.impact_passes % 2 : 0;
+  return u64{sv.substeps} * per_substep + impact;
+}
+
 // The sweeps a step runs (step_recording.cpp and cpu_backend.cpp, `sweeps`): per substep a warm
 // start and `iterations`, again for the split impulse's velocity solve, and the relax sweeps;
 // the Newton-Coulomb impact passes once a step.
@@ -155,18 +184,24 @@ StepTraffic step_traffic(const StepStats& st, const Scene& scene, const WorldArr
   add(Stage::prepare, points * (15 + 3) * kV4 + manifolds * 2 * 7 * kV4 +
                           j * (9 * kV4 + 2 * 7 * kV4) + u64{world.joint_rows} * 4 * kV4 + targets);
 
-  // solve: the sweeps (and the Jacobi averages), the later substeps' predict, the other phases'
-  // targets, the
-  // positions' integration (position, velocity, start velocity; a rigid body's rotation read and
-  // written and angular velocity read), and the implicit integrator's conjugate-gradient
-  // iterations (per iteration each particle's 8 CG vectors read or written about once, and every
-  // force spring's ends, parameters and both particles' vectors read for A p).
+  // solve: the sweeps (and the Jacobi averages, or the gather and its copies back), the later
+  // substeps' predict, the other phases' targets, the positions' integration (position,
+  // velocity, start velocity; a rigid body's rotation read and written and angular velocity
+  // read), and the implicit integrator's conjugate-gradient iterations (per iteration each
+  // particle's 8 CG vectors read or written about once, and every force spring's ends, parameters
+  // and both particles' vectors read for A p).
   const SweepBytes sweep = sweep_bytes(st, world);
   u64 per_sweep = sweep.rigid + sweep.particle;
-  if (sv.scheme == SolverScheme::jacobi) per_sweep += jacobi_average_bytes(st, world);
+  u64 settles = 0;
+  if (jacobi_gathers(sv, world)) {
+    per_sweep = jacobi_gather_bytes(st, world);
+    settles = odd_phases_per_step(sv) * jacobi_gather_settle_bytes(st, world);
+  } else if (sv.scheme == SolverScheme::jacobi) {
+    per_sweep += jacobi_average_bytes(st, world);
+  }
   add(Stage::solve,
-      sweeps_per_step(sv) * per_sweep + (sv.substeps - 1u) * predict + (phases - 1) * targets +
-          sv.substeps * (n * 4 * kV4 + r * 3 * kV4) +
+      sweeps_per_step(sv) * per_sweep + settles + (sv.substeps - 1u) * predict +
+          (phases - 1) * targets + sv.substeps * (n * 4 * kV4 + r * 3 * kV4) +
           u64{st.cg_iterations} * (p * 8 * kV4 + u64{world.force_springs()} * (8 + kV4 + 4 * kV4)));
 
   // integrate: the commit reads every pair slot's info and writes each manifold's frame and its

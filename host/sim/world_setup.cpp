@@ -50,6 +50,11 @@ void pack_joint(const Joint& j, std::uint32_t a, std::uint32_t b, WorldArrays& w
   w.joint_rows += kern::joint_row_count(static_cast<std::uint32_t>(j.type), j.limited);
 }
 
+bool jacobi_gathers(const SolverSettings& solver, const WorldArrays& world) {
+  return solver.scheme == SolverScheme::jacobi && world.particles() > 0 && world.joints() == 0 &&
+         world.sweepers == 0;
+}
+
 std::uint32_t union_find_root(std::vector<std::uint32_t>& parent, std::uint32_t i) {
   while (parent[i] != i) i = parent[i] = parent[parent[i]];
   return i;

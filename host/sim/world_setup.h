@@ -65,6 +65,11 @@ struct WorldArrays {
   bool particle_forces() const { return force_springs() > 0 || wind_triangles() > 0; }
 };
 
+// Whether the GPU backend sweeps the Jacobi scheme as one gather per body a sweep
+// (shaders/world_jacobi_gather.glsl): the Jacobi scheme in a world of particles whose only
+// units are particle contacts (no joints or springs, no rigid body other than a plane).
+bool jacobi_gathers(const SolverSettings& solver, const WorldArrays& world);
+
 // Validates what the step relies on (throws std::invalid_argument naming the body, particle,
 // joint, path or impulse). Kinematic bodies and particles get 1/m = 0 (and I^-1 = 0): they push
 // and are not pushed.
