@@ -254,7 +254,10 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
   if (world.sweepers > 0) run(kernels.sweep, body_groups, kern::SWEEP_WRITE);
   if (particles > 0) run(kernels.grid, particle_groups, kern::GRID_WRITE);
   stage_done();
-  run_indirect(kernels.narrowphase, offsetof(kern::WorldCounters, pair_groups), 0);
+  // SAP pairs need a body that starts a sweep; without one the pair stages have nothing to do.
+  if (world.sweepers > 0) {
+    run_indirect(kernels.narrowphase, offsetof(kern::WorldCounters, pair_groups), 0);
+  }
   stage_done();
   const std::uint32_t unit_groups = vk::groups_for(unit_cap, kGroup);
   if (sv.scheme == SolverScheme::colored) {
@@ -355,9 +358,11 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
     }
   }
   stage_done();
-  run(kernels.commit, vk::groups_for(in.cap.pairs, kGroup), kern::COMMIT_PAIRS);
-  run(kernels.commit, vk::groups_for(in.params.counts.w, kGroup), kern::COMMIT_HASH_CLEAR);
-  run(kernels.commit, vk::groups_for(in.cap.pairs, kGroup), kern::COMMIT_HASH_INSERT);
+  if (world.sweepers > 0) {
+    run(kernels.commit, vk::groups_for(in.cap.pairs, kGroup), kern::COMMIT_PAIRS);
+    run(kernels.commit, vk::groups_for(in.params.counts.w, kGroup), kern::COMMIT_HASH_CLEAR);
+    run(kernels.commit, vk::groups_for(in.cap.pairs, kGroup), kern::COMMIT_HASH_INSERT);
+  }
   if (particles > 0) {
     run(kernels.commit, vk::groups_for(std::max(in.cap.contacts, particles + 1), kGroup),
         kern::COMMIT_PARTICLE_CONTACTS);
