@@ -72,7 +72,9 @@
   MODE(COLOR_GATHER, 7u)         \
   MODE(OVERFLOW_COUNT, 8u)       \
   MODE(OVERFLOW_FILL, 9u)        \
-  MODE(OVERFLOW_ORDER, 10u)
+  MODE(OVERFLOW_ORDER, 10u)      \
+  MODE(INCIDENCE_COUNT, 11u)     \
+  MODE(INCIDENCE_FILL, 12u)
 
 // shaders/world_unit.comp, per unit
 #define VKPHYS_UNIT_MODES(MODE) \

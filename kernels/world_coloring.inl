@@ -191,22 +191,30 @@ void incidence_range(uint s) {
 // counts, then the cursors. The GPU backend records all this, and the overflow sweeps, only
 // when it records every colour: with fewer, a left-over unit redoes the step (color_groups).
 
-// Side entries of overflow unit t of colour list k, counted per dynamic body.
-void overflow_count(uint k, uint t) {
-  uint u = colored_unit(k, t);
-  if (u == VKPHYS_UNCOLORED) return;
+// Unit u's side entries, counted per dynamic body.
+void count_unit_sides(uint u) {
   uvec2 ab = unit_bodies(u);
   if (body_dynamic(ab.x)) atomicAdd(body_color[ab.x], 1u);
   if (body_dynamic(ab.y)) atomicAdd(body_color[ab.y], 1u);
 }
 
-// After the exclusive scan of the counts: each entry into its body's run (in atomic order).
-void overflow_fill(uint k, uint t) {
-  uint u = colored_unit(k, t);
-  if (u == VKPHYS_UNCOLORED) return;
+// After the exclusive scan of the counts: unit u's entries into their bodies' runs (in atomic
+// order).
+void fill_unit_sides(uint u) {
   uvec2 ab = unit_bodies(u);
   if (body_dynamic(ab.x)) sort_keys[atomicAdd(body_color[ab.x], 1u)] = 2u * u;
   if (body_dynamic(ab.y)) sort_keys[atomicAdd(body_color[ab.y], 1u)] = 2u * u + 1u;
+}
+
+// Overflow unit t of colour list k.
+void overflow_count(uint k, uint t) {
+  uint u = colored_unit(k, t);
+  if (u != VKPHYS_UNCOLORED) count_unit_sides(u);
+}
+
+void overflow_fill(uint k, uint t) {
+  uint u = colored_unit(k, t);
+  if (u != VKPHYS_UNCOLORED) fill_unit_sides(u);
 }
 
 // After the fill, each cursor stands at the end of its body's run: the body's range, its run
@@ -221,6 +229,21 @@ void overflow_order(uint b) {
     for (; t > begin && sort_keys[t - 1u] > e; --t) sort_keys[t] = sort_keys[t - 1u];
     sort_keys[t] = e;
   }
+}
+
+// The GPU's Jacobi gather (shaders/world_jacobi_gather.glsl, particle contacts the only units)
+// builds the same lists without the sort, as the overflow colour builds its own: each contact's
+// sides counted per dynamic body, the counts scanned, the entries filled through the cursors
+// into sort_keys, each body's run put in entry order by overflow_order. A body's run then holds
+// the entries the sort gives it in the order the sort gives them (the radix sort is stable and
+// starts from the entries in order), with 6 dispatches instead of the sort's passes (21 at 1M
+// particles). A particle's run is short (its neighbours), which the insertion sort needs.
+void incidence_count(uint c) {
+  if (c < stored_pcontacts()) count_unit_sides(pcontact_unit_base() + c);
+}
+
+void incidence_fill(uint c) {
+  if (c < stored_pcontacts()) fill_unit_sides(pcontact_unit_base() + c);
 }
 
 // Entry s of a body's range: Jacobi's sorted incidence list, or the overflow colour's.

@@ -3,7 +3,8 @@
 // Colouring and incidence lists (kernels/world_coloring.inl); push = (mode, colour, pass, 0),
 // mode: VKPHYS_COLOR_MODES, over the unit capacity (incidence modes: over 2 entries per unit;
 // COLOR_GATHER: over the sorted positions; OVERFLOW_COUNT and OVERFLOW_FILL: over colour list
-// push.y, indirect; OVERFLOW_ORDER: over the bodies).
+// push.y, indirect; INCIDENCE_COUNT and INCIDENCE_FILL: over the stored particle contacts,
+// indirect; OVERFLOW_ORDER: over the bodies).
 #include "world_common.glsl"
 
 void main() {
@@ -14,6 +15,14 @@ void main() {
   }
   if (push.x == OVERFLOW_FILL) {
     overflow_fill(push.y, k);
+    return;
+  }
+  if (push.x == INCIDENCE_COUNT) {
+    incidence_count(k);
+    return;
+  }
+  if (push.x == INCIDENCE_FILL) {
+    incidence_fill(k);
     return;
   }
   if (push.x == OVERFLOW_ORDER) {

@@ -8,8 +8,10 @@
 // dispatches a step (H200: ~4 us of dispatch and barrier each), against issue 11's budget of
 // iterations + 30 for a particle step.
 //
-// How. One invocation per body walks its incidence list (body_range, the same sorted entries
-// jacobi_body walks) and, for each of its contacts, runs the contact's sweep itself on the split
+// How. One invocation per body walks its incidence list (body_range over sort_keys, built
+// without a sort by incidence_count, incidence_fill and overflow_order in kernels/
+// world_coloring.inl: the entries jacobi_body walks, in the same order) and, for each of its
+// contacts, runs the contact's sweep itself on the split
 // copies of both particles, keeping its own end's velocity change. Both ends of a contact
 // compute the same update from the same inputs, so each reads the sweep's INPUT velocities and
 // impulses and writes its output elsewhere: body_vel and body_vel_next, pcontact_lambda and
@@ -49,7 +51,7 @@ void jacobi_gather(uint b, uint parity, uint kind, bool measure) {
   uint base = pcontact_unit_base();
   vec3 dv = vec3(0.0f);
   for (uint s = r.x; s < r.y; ++s) {
-    uint e = incidence_entry(s);
+    uint e = sort_keys[s];
     uint u = e >> 1u;
     uint c = u - base;
     uvec2 ab = pcontact_bodies[c];
@@ -91,7 +93,7 @@ void jacobi_gather_settle(uint b) {
   uvec2 r = body_range[b];
   uint base = pcontact_unit_base();
   for (uint s = r.x; s < r.y; ++s) {
-    uint e = incidence_entry(s);
+    uint e = sort_keys[s];
     uint c = (e >> 1u) - base;
     if (gather_owns_impulses(e, pcontact_bodies[c])) pcontact_lambda[c] = pcontact_copy_lambda[c];
   }

@@ -84,8 +84,9 @@ TEST_F(JacobiGather, SameBitsAsTheTwoPassSweep) {
 
 // Issue 11's budget for the particle step: iterations + 30 dispatches. The two-pass sweep
 // recorded 2 a sweep and 2 for the residual (94 at 32 iterations on this pile); the gather
-// records one a sweep, and one more to copy back after the phase's 33 sweeps. (The rest of the
-// step grows with the sorts' and scans' passes: 39 dispatches at 10,000 particles.)
+// records one a sweep, and one more to copy back after the phase's 33 sweeps (50 in all here).
+// The rest of the step grows with the grid sort's and the scans' passes: 63 in all at 10,000
+// particles, 68 at 1M (docs/benchmarks.md).
 TEST_F(JacobiGather, ParticleStepRecordsAtMostIterationsPlusThirtyDispatches) {
   SolverSettings solver;
   solver.iterations = 32;

@@ -87,8 +87,9 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
   // Joints and SAP pairs (the unit kernel's units) exist only with joints or a rigid body
   // other than a plane; a particle scene's colours and sweeps skip their empty dispatches.
   const bool rigid_units = joints > 0 || world.sweepers > 0;
-  // Jacobi over particle contacts alone: one gather dispatch a sweep (world_jacobi_gather.glsl).
-  const bool gather = jacobi_gathers(sv, world);
+  // Jacobi over particle contacts alone, unfused: one gather dispatch a sweep
+  // (world_jacobi_gather.glsl; the fused kernel runs the two passes over the sorted incidence).
+  const bool gather = jacobi_gathers(sv, world) && !choices.fuse_sweeps;
   auto stage_done = [&] {
     vk::barrier(cb);
     in.timestamps.write(cb, ++stamp);
@@ -294,6 +295,13 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
       overflow_lists(kernels.color, kern::OVERFLOW_FILL);
       run(kernels.color, body_groups, kern::OVERFLOW_ORDER);
     }
+  } else if (gather) {
+    // The gather's incidence without the sort (world_coloring.inl, incidence_count).
+    const VkDeviceSize contacts = offsetof(kern::WorldCounters, pcontact_groups);
+    run_indirect(kernels.color, contacts, kern::INCIDENCE_COUNT);
+    scan(b_body_color, bodies + 1);
+    run_indirect(kernels.color, contacts, kern::INCIDENCE_FILL);
+    run(kernels.color, body_groups, kern::OVERFLOW_ORDER);
   } else {
     const std::uint32_t entries = 2 * unit_cap;
     run(kernels.color, vk::groups_for(entries, kGroup), kern::INCIDENCE_KEY);

@@ -152,12 +152,19 @@ StepTraffic step_traffic(const StepStats& st, const Scene& scene, const WorldArr
   // how long a unit stays uncoloured depends on the graph); the colour keys and their 6-bit
   // sort, the ranges, and the particle contacts' gather into colour order (bodies, normal,
   // impulses in and out, and their copies). Jacobi: the incidence list (2 entries a unit), its
-  // sort and the per-body ranges.
+  // sort and the per-body ranges, or the GPU gather's counted lists.
   const u64 live_units = j + manifolds + pc;
   if (sv.scheme == SolverScheme::colored) {
     add(Stage::coloring, unit_cap * (kU32 + 3 * kU32) + sort_bytes(unit_cap, 6) +
                              u64{st.colors} * 2 * 2 * live_units * kU32 +
                              live_units * 4 * (kV4 + 4 * kU32) + pc * 2 * (8 + 3 * kV4));
+  } else if (jacobi_gathers(sv, world)) {
+    // The GPU gather's incidence without the sort (world_coloring.inl, incidence_count): per
+    // contact, twice (count, fill), its bodies and their (v, 1/m) read and two counters bumped,
+    // then its two entries written; the counts' scan; per body its cursors read and its range
+    // written, and its entries read and written once by the insertion sort.
+    add(Stage::coloring, pc * 2 * (8 + 2 * kV4 + 2 * kU32) + pc * 2 * kU32 + scan_bytes(n + 1) +
+                             n * (2 * kU32 + 8) + 2 * pc * 2 * kU32);
   } else if (sv.scheme == SolverScheme::jacobi) {
     add(Stage::coloring,
         2 * unit_cap * 3 * kU32 +
