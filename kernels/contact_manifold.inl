@@ -189,20 +189,22 @@ void prepare_contact(uint p) {
     vec4 geom = point_geom[4u * p + k];
     vec3 ra = vec3(geom) - vec3(body_pos[info.x]);
     vec3 rb = vec3(geom) - vec3(body_pos[info.y]);
-    float kn = row_mass(-n, -cross(ra, n), n, cross(rb, n), sa, sb);
+    RowParts rn = row_parts(n, ra, rb, sa, sb);
+    RowParts r1 = row_parts(t1, ra, rb, sa, sb);
+    RowParts r2 = row_parts(t2, ra, rb, sa, sb);
+    float kn = row_parts_mass(rn, n, sa, sb);
     // The two friction rows share one effective mass, the larger of theirs: the Coulomb disc
     // projection is radial, so the unprojected update must point along the slip (-u_t), which
     // anisotropic masses would skew (a sliding box then yaws and slides too fast).
-    float kt = max(row_mass(-t1, -cross(ra, t1), t1, cross(rb, t1), sa, sb),
-                   row_mass(-t2, -cross(ra, t2), t2, cross(rb, t2), sa, sb));
+    float kt = max(row_parts_mass(r1, t1, sa, sb), row_parts_mass(r2, t2, sa, sb));
     point_prep[slot] = vec4(ra, 0.0f);
     point_prep[slot + 1u] = vec4(rb, kn);
     point_prep[slot + 3u] = vec4(0.0f, 0.0f, box_bound, mat.y);
     point_prep[slot + 4u] = vec4(quat_rotate_inv(qa, ra), geom.w);
     point_prep[slot + 5u] = vec4(quat_rotate_inv(qb, rb), kt);
-    store_row_parts(4u * p + k, 0u, row_parts(n, ra, rb, sa, sb));
-    store_row_parts(4u * p + k, 1u, row_parts(t1, ra, rb, sa, sb));
-    store_row_parts(4u * p + k, 2u, row_parts(t2, ra, rb, sa, sb));
+    store_row_parts(4u * p + k, 0u, rn);
+    store_row_parts(4u * p + k, 1u, r1);
+    store_row_parts(4u * p + k, 2u, r2);
   }
 }
 

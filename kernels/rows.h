@@ -91,6 +91,12 @@ KFN RowParts row_parts(vec3 d, vec3 ra, vec3 rb, BodyState a, BodyState b) {
   return p;
 }
 
+// The row's effective inverse mass K (row_mass) from its parts: the same bits, since
+// c.(I^-1 c) is row_mass's (-c).(I^-1 (-c)), without its cross and matrix products again.
+KFN float row_parts_mass(RowParts p, vec3 d, BodyState a, BodyState b) {
+  return a.im * dot(d, d) + dot(p.ca, p.ia) + b.im * dot(d, d) + dot(p.cb, p.ib);
+}
+
 // The row's velocity u = G v (d from a to b).
 KFN float row_parts_velocity(RowParts p, vec3 d, BodyState a, BodyState b) {
   return dot(d, b.v - a.v) + dot(p.cb, b.w) - dot(p.ca, a.w);
