@@ -249,7 +249,12 @@ void contact_targets(uint p, uint phase) {
 // ---- contact sweeps --------------------------------------------------------------------------
 // The rows' angular parts come prepared (RowParts): a sweep reads them, the bodies' velocities
 // and the targets, and never the anchors.
-void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
+// On the CPU the bodies are swept as local copies (GLSL's inout is copy-in, copy-out anyway):
+// through the references every store to point_lambda, a float array the bodies' floats might
+// alias, made the compiler reload the velocities from memory before the next row.
+void contact_rows(uint p, uint kind, KINOUT(BodyState) a_io, KINOUT(BodyState) b_io) {
+  BodyState a = a_io;
+  BodyState b = b_io;
   uvec4 info = pair_info[p];
   vec3 n = vec3(pair_normal[p]);
   vec3 t1;
@@ -291,6 +296,8 @@ void contact_rows(uint p, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) b) {
     row_parts_apply(rn, n, ln - lam.x, a, b);
     point_lambda[slot] = vec4(ln, lam.y, lam.z, lam.w);
   }
+  a_io = a;
+  b_io = b;
 }
 
 // Newton-Coulomb impacts (seed 001 step 2) for the points that close on impact within the step,

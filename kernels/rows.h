@@ -102,12 +102,15 @@ KFN float row_parts_velocity(RowParts p, vec3 d, BodyState a, BodyState b) {
   return dot(d, b.v - a.v) + dot(p.cb, b.w) - dot(p.ca, a.w);
 }
 
-// Adds M^-1 G^T dlambda to both bodies.
+// Adds M^-1 G^T dlambda to both bodies. The linear part is dlambda (im d), like the angular
+// dlambda i: im d does not wait for dlambda, so the sweep's chain from one row's impulse to the
+// next row's velocity is a product and a sum, not two products and a sum (for unit masses the
+// same bits as (im dlambda) d).
 KFN void row_parts_apply(RowParts p, vec3 d, float dlambda, KINOUT(BodyState) a,
                          KINOUT(BodyState) b) {
-  a.v -= (a.im * dlambda) * d;
+  a.v -= dlambda * (a.im * d);
   a.w -= dlambda * p.ia;
-  b.v += (b.im * dlambda) * d;
+  b.v += dlambda * (b.im * d);
   b.w += dlambda * p.ib;
 }
 

@@ -68,26 +68,26 @@ const std::vector<PinnedScene>& pinned_scenes() {
 // Pins by "backend_scheme/scene". GPU entries: lavapipe only (see the header comment).
 const std::map<std::string, std::uint64_t>& pins() {
   static const std::map<std::string, std::uint64_t> p{
-      {"cpu_sequential/stack", 0xf2643f1e463d0cdull},
+      {"cpu_sequential/stack", 0xb8b9daaf627486baull},
       {"cpu_sequential/ragdoll", 0x64678979e64687ddull},
       {"cpu_sequential/particles", 0xa089c21520e88cfeull},
       {"cpu_sequential/ramp", 0x8245545aa3b26b9bull},
-      {"cpu_colored/stack", 0x2569986880d933e7ull},
+      {"cpu_colored/stack", 0x22c3538987f0ea77ull},
       {"cpu_colored/ragdoll", 0xe695bf5fd72bf825ull},
       {"cpu_colored/particles", 0x6a838295e8c932dfull},
       {"cpu_colored/ramp", 0x45502b48ff6528b8ull},
-      {"cpu_jacobi/stack", 0x8ad2c4bf2e316d2aull},
+      {"cpu_jacobi/stack", 0x6e6b10a5cf05542aull},
       {"cpu_jacobi/ragdoll", 0x96416f81a8d1952bull},
       {"cpu_jacobi/particles", 0xd9784b9f93c87993ull},
-      {"cpu_jacobi/ramp", 0x6894a65d416048c8ull},
-      {"gpu_colored/stack", 0x9a46e6dd3e9f3dabull},
+      {"cpu_jacobi/ramp", 0x31944eae24d86e92ull},
+      {"gpu_colored/stack", 0xdd1889d3179a23ddull},
       {"gpu_colored/ragdoll", 0x2a14139c601d49b8ull},
       {"gpu_colored/particles", 0x6a838295e8c932dfull},
       {"gpu_colored/ramp", 0x45502b48ff6528b8ull},
-      {"gpu_jacobi/stack", 0xef37a0903c0bd3d7ull},
+      {"gpu_jacobi/stack", 0x11625c12d2acb6f8ull},
       {"gpu_jacobi/ragdoll", 0xb5815555761585d7ull},
       {"gpu_jacobi/particles", 0xd9784b9f93c87993ull},
-      {"gpu_jacobi/ramp", 0x927abf01546c854full},
+      {"gpu_jacobi/ramp", 0x22fd9c06ff7cc9abull},
   };
   return p;
 }
