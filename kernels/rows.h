@@ -103,9 +103,9 @@ KFN float row_parts_velocity(RowParts p, vec3 d, BodyState a, BodyState b) {
 }
 
 // Adds M^-1 G^T dlambda to both bodies. The linear part is dlambda (im d), like the angular
-// dlambda i: im d does not wait for dlambda, so the sweep's chain from one row's impulse to the
-// next row's velocity is a product and a sum, not two products and a sum (for unit masses the
-// same bits as (im dlambda) d).
+// dlambda i: im d does not wait for dlambda, so the sweep's chain from a row's impulse to the
+// bodies' new velocities is a product and a sum, not two products and a sum (for unit masses
+// the same bits as (im dlambda) d).
 KFN void row_parts_apply(RowParts p, vec3 d, float dlambda, KINOUT(BodyState) a,
                          KINOUT(BodyState) b) {
   a.v -= dlambda * (a.im * d);
