@@ -18,9 +18,9 @@
 // pcontact_copy_lambda take turns (`parity` 0 reads the first of each pair, 1 the second). A
 // contact's impulses are written by one end, its owner: end a, or end b where a is a plane or
 // a kinematic particle (every stored contact has a dynamic end, kernels/particle_grid.inl).
-// A phase with an odd number of sweeps ends in the second buffers, and one more dispatch
-// (jacobi_gather_settle) copies them back, so every other stage sees body_vel and
-// pcontact_lambda as before.
+// A phase with an odd number of sweeps after its warm start (which runs in place) ends in the
+// second buffers, and one more dispatch (jacobi_gather_settle) copies them back, so every other
+// stage sees body_vel and pcontact_lambda as before.
 //
 // The same bits. Body b's new velocity is v + (1/n) sum_k dv_k, the sum over its entries in
 // list order, each dv_k = (split copy after the contact's sweep) - v, with the contact's rows
@@ -44,9 +44,15 @@ bool gather_owns_impulses(uint e, uvec2 ab) {
 }
 
 // One sweep of kind `kind` for body b: its contacts from the `parity` buffers into the others;
-// `measure`: the step's last sweep, whose velocity changes are the solver residual.
+// `measure`: the step's last sweep, whose velocity changes are the solver residual. The warm
+// start runs in place on body_vel and pcontact_lambda instead and takes no turn (`parity`
+// unused): a body's change there is its own split inverse mass times the contact's impulses,
+// which it does not change, so it reads no other body's velocity and writes no impulse. (That
+// keeps a phase of warm start and an even number of iterations free of the copy back.)
 void jacobi_gather(uint b, uint parity, uint kind, bool measure) {
-  vec4 vel = gather_velocity(b, parity);
+  bool warm = kind == KIND_WARM;
+  bool first = warm || parity == 0u;
+  vec4 vel = first ? body_vel[b] : body_vel_next[b];
   uvec2 r = body_range[b];
   uint base = pcontact_unit_base();
   vec3 dv = vec3(0.0f);
@@ -55,16 +61,19 @@ void jacobi_gather(uint b, uint parity, uint kind, bool measure) {
     uint u = e >> 1u;
     uint c = u - base;
     uvec2 ab = pcontact_bodies[c];
-    vec4 lam = parity == 0u ? pcontact_lambda[c] : pcontact_copy_lambda[c];
+    bool side_a = (e & 1u) == 0u;
+    vec4 lam = first ? pcontact_lambda[c] : pcontact_copy_lambda[c];
     if (!fault_skips_unit(u, kind)) {
-      vec4 va = gather_velocity(ab.x, parity);
-      vec4 vb = gather_velocity(ab.y, parity);
+      // The warm start's other end is a placeholder: nothing of it reaches this end's change.
+      vec4 other = warm ? vec4(0.0f) : gather_velocity(side_a ? ab.y : ab.x, parity);
+      vec4 va = side_a ? vel : other;
+      vec4 vb = side_a ? other : vel;
       vec4 sa = vec4(vec3(va), va.w * body_share(ab.x, true));
       vec4 sb = vec4(vec3(vb), vb.w * body_share(ab.y, true));
       pcontact_sweep(c, kind, lam, sa, sb);
-      dv += (e & 1u) == 0u ? vec3(sa) - vec3(va) : vec3(sb) - vec3(vb);
+      dv += side_a ? vec3(sa) - vec3(va) : vec3(sb) - vec3(vb);
     }
-    if (gather_owns_impulses(e, ab)) {
+    if (!warm && gather_owns_impulses(e, ab)) {
       if (parity == 0u) {
         pcontact_copy_lambda[c] = lam;
       } else {
@@ -78,10 +87,10 @@ void jacobi_gather(uint b, uint parity, uint kind, bool measure) {
     if (kind == KIND_IMPACT) add_impact_to_start(b, inv_n * dv, vec3(0.0f));
     next = vec4(vec3(vel) + inv_n * dv, vel.w);
   }
-  if (parity == 0u) {
-    body_vel_next[b] = next;
-  } else {
+  if (warm || parity == 1u) {
     body_vel[b] = next;
+  } else {
+    body_vel_next[b] = next;
   }
   if (measure && vel.w > 0.0f) measure_residual(vec3(vel), vec3(next));
 }

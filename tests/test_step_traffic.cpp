@@ -146,7 +146,7 @@ TEST(TrafficModel, JacobiAddsTheAveragesAndStagesSumToTheTotal) {
 // more iteration costs each body its range and (v, 1/m) in and out (40 bytes), each of a
 // contact's two entries the entry, the contact's bodies, normal, targets and impulses and both
 // particles' (v, 1/m) and ranges (108 bytes), and the owner's impulses out (16); no unit_dv.
-// An odd count of sweeps in a phase adds the copy back.
+// An odd count of sweeps after the warm start (which runs in place) adds the copy back.
 TEST(TrafficModel, JacobiGatherCostsItsWalkPerSweep) {
   Scene scene;
   for (int k = 0; k < 3; ++k)
@@ -163,8 +163,8 @@ TEST(TrafficModel, JacobiGatherCostsItsWalkPerSweep) {
   };
   const std::uint64_t sweep = 3 * 40 + 2 * 2 * 108 + 2 * 16;
   const std::uint64_t settle = 3 * 40 + 2 * 2 * 12 + 2 * 32;
-  EXPECT_EQ(solve(12) - solve(10), 2 * sweep);       // 13 and 11 sweeps: both settle
-  EXPECT_EQ(solve(11) - solve(10), sweep - settle);  // 12 sweeps: no copy back
+  EXPECT_EQ(solve(12) - solve(10), 2 * sweep);       // neither copies back
+  EXPECT_EQ(solve(11) - solve(10), sweep + settle);  // 11 turns: the copy back
 }
 
 // The backends fill the model from the step's own counts: a settled particle pile's solve moves

@@ -185,14 +185,17 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
     }
     const std::uint32_t total = count + (first != kern::KIND_NONE ? 1u : 0u);
     if (gather) {
-      // One dispatch a sweep, alternating its buffers, and the copy back after an odd count
-      // (shaders/world_jacobi_gather.glsl); the last sweep measures the residual itself.
+      // One dispatch a sweep, alternating its buffers (but the warm start, in place), and the
+      // copy back after an odd count of turns (shaders/world_jacobi_gather.glsl); the last
+      // sweep measures the residual itself.
+      std::uint32_t turns = 0;
       for (std::uint32_t s = 0; s < total; ++s) {
         const std::uint32_t k = s == 0 && first != kern::KIND_NONE ? first : kind;
         const std::uint32_t measure = last && s + 1 == total ? 1u : 0u;
-        run(kernels.pcontact, body_groups, kern::PCONTACT_GATHER, s & 1u, k, measure);
+        run(kernels.pcontact, body_groups, kern::PCONTACT_GATHER, turns % 2, k, measure);
+        if (k != kern::KIND_WARM) ++turns;
       }
-      if (total % 2 == 1) run(kernels.pcontact, body_groups, kern::PCONTACT_GATHER_SETTLE);
+      if (turns % 2 == 1) run(kernels.pcontact, body_groups, kern::PCONTACT_GATHER_SETTLE);
       return;
     }
     for (std::uint32_t s = 0; s < total; ++s) {

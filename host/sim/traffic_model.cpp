@@ -82,10 +82,10 @@ u64 jacobi_gather_settle_bytes(const StepStats& st, const WorldArrays& world) {
          u64{st.particle_contacts} * 2 * kV4;
 }
 
-// The phases of a step with an odd number of sweeps (step_recording.cpp, `sweeps`): each
-// settles the gather once.
+// The phases of a step whose sweeps take an odd number of turns (step_recording.cpp, `sweeps`;
+// the warm start runs in place and takes none): each settles the gather once.
 u64 odd_phases_per_step(const SolverSettings& sv) {
-  const u64 solve = (1 + u64{sv.iterations}) % 2;
+  const u64 solve = u64{sv.iterations} % 2;
   const u64 per_substep =
       solve * (sv.split_impulse ? 2 : 1) + (sv.relax_iterations % 2 == 1 ? 1 : 0);
   const u64 impact = sv.restitution == RestitutionModel::newton ? sv.impact_passes % 2 : 0;
