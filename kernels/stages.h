@@ -84,14 +84,15 @@
   MODE(UNIT_JACOBI, 3u)         \
   MODE(UNIT_TARGETS, 4u)
 
-// shaders/world_pcontact.comp, per stored particle contact (the gather's two modes: per body)
+// shaders/world_pcontact.comp, per stored particle contact (the gather's three modes: per body)
 #define VKPHYS_PCONTACT_MODES(MODE) \
   MODE(PCONTACT_TARGETS, 0u)        \
   MODE(PCONTACT_JACOBI, 1u)         \
   MODE(PCONTACT_COLOR, 2u)          \
   MODE(PCONTACT_SETTLE, 3u)         \
   MODE(PCONTACT_GATHER, 4u)         \
-  MODE(PCONTACT_GATHER_SETTLE, 5u)
+  MODE(PCONTACT_GATHER_SETTLE, 5u)  \
+  MODE(PCONTACT_GATHER_IMPACT_START, 6u)
 
 // shaders/world_tree.comp, per joint tree (kernels/joint_trees.inl); TREE_SOLVE: push.y the kind
 #define VKPHYS_TREE_MODES(MODE) \

@@ -21,7 +21,9 @@
 //     body_range[i]   (begin, end) of the body's entries in the sorted incidence list (Jacobi)
 //                     or in the overflow colour's incidence list (coloured scheme)
 //     sweep_ref[i], [N+i]  the velocity (v, 1/m) and, for a rigid body, (w, 0) before the
-//                     step's last solver sweep: the solver residual (kernels/world_units.inl)
+//                     step's last solver sweep: the solver residual (kernels/world_units.inl);
+//                     in the GPU's Jacobi gather, which measures the residual itself, an
+//                     impact pass's change to the body's step-start velocity
 //     body_vel_next[i]  the GPU's Jacobi gather (shaders/world_jacobi_gather.glsl): the other
 //                     half of (v, 1/m) double-buffered across the sweeps (N; empty otherwise)
 //   rigid bodies (R):

@@ -11,8 +11,8 @@
 // How. One invocation per body walks its incidence list (body_range over sort_keys, built
 // without a sort by incidence_count, incidence_fill and overflow_order in kernels/
 // world_coloring.inl: the entries jacobi_body walks, in the same order) and, for each of its
-// contacts, runs the contact's sweep itself on the split
-// copies of both particles, keeping its own end's velocity change. Both ends of a contact
+// contacts, runs the contact's sweep itself on the split copies of both particles, keeping its
+// own end's velocity change. Both ends of a contact
 // compute the same update from the same inputs, so each reads the sweep's INPUT velocities and
 // impulses and writes its output elsewhere: body_vel and body_vel_next, pcontact_lambda and
 // pcontact_copy_lambda take turns (`parity` 0 reads the first of each pair, 1 the second). A
@@ -20,7 +20,11 @@
 // a kinematic particle (every stored contact has a dynamic end, kernels/particle_grid.inl).
 // A phase with an odd number of sweeps after its warm start (which runs in place) ends in the
 // second buffers, and one more dispatch (jacobi_gather_settle) copies them back, so every other
-// stage sees body_vel and pcontact_lambda as before.
+// stage sees body_vel and pcontact_lambda as before. Nothing a sweep writes is read by another
+// invocation of it: whether a contact's end a can move comes from the input copy's 1/m, and an
+// impact pass (which moves the bodies' step-start velocities, which every contact of the pass
+// reads) leaves its change in sweep_ref, free here (the gather measures the residual itself),
+// for one more per-body dispatch (jacobi_gather_impact_start) to add.
 //
 // The same bits. Body b's new velocity is v + (1/n) sum_k dv_k, the sum over its entries in
 // list order, each dv_k = (split copy after the contact's sweep) - v, with the contact's rows
@@ -38,9 +42,10 @@ vec4 gather_velocity(uint i, uint parity) {
   return parity == 0u ? body_vel[i] : body_vel_next[i];
 }
 
-// Whether incidence entry e (2u + side) of contact c = (a, b) writes the contact's impulses.
-bool gather_owns_impulses(uint e, uvec2 ab) {
-  return (e & 1u) == 0u || !body_dynamic(ab.x);
+// Whether incidence entry e (2u + side) writes its contact's impulses: end a, or end b where a
+// cannot move (`va`: end a's (v, 1/m) from a copy the sweep does not write; body_dynamic's test).
+bool gather_owns_impulses(uint e, vec4 va) {
+  return (e & 1u) == 0u || !(va.w > 0.0f);
 }
 
 // One sweep of kind `kind` for body b: its contacts from the `parity` buffers into the others;
@@ -52,7 +57,7 @@ bool gather_owns_impulses(uint e, uvec2 ab) {
 void jacobi_gather(uint b, uint parity, uint kind, bool measure) {
   bool warm = kind == KIND_WARM;
   bool first = warm || parity == 0u;
-  vec4 vel = first ? body_vel[b] : body_vel_next[b];
+  vec4 vel = gather_velocity(b, first ? 0u : 1u);
   uvec2 r = body_range[b];
   uint base = pcontact_unit_base();
   vec3 dv = vec3(0.0f);
@@ -63,9 +68,9 @@ void jacobi_gather(uint b, uint parity, uint kind, bool measure) {
     uvec2 ab = pcontact_bodies[c];
     bool side_a = (e & 1u) == 0u;
     vec4 lam = first ? pcontact_lambda[c] : pcontact_copy_lambda[c];
+    // The warm start's other end is a placeholder: nothing of it reaches this end's change.
+    vec4 other = warm ? vec4(0.0f) : gather_velocity(side_a ? ab.y : ab.x, parity);
     if (!fault_skips_unit(u, kind)) {
-      // The warm start's other end is a placeholder: nothing of it reaches this end's change.
-      vec4 other = warm ? vec4(0.0f) : gather_velocity(side_a ? ab.y : ab.x, parity);
       vec4 va = side_a ? vel : other;
       vec4 vb = side_a ? other : vel;
       vec4 sa = vec4(vec3(va), va.w * body_share(ab.x, true));
@@ -73,7 +78,7 @@ void jacobi_gather(uint b, uint parity, uint kind, bool measure) {
       pcontact_sweep(c, kind, lam, sa, sb);
       dv += side_a ? vec3(sa) - vec3(va) : vec3(sb) - vec3(vb);
     }
-    if (!warm && gather_owns_impulses(e, ab)) {
+    if (!warm && gather_owns_impulses(e, side_a ? vel : other)) {
       if (parity == 0u) {
         pcontact_copy_lambda[c] = lam;
       } else {
@@ -84,7 +89,7 @@ void jacobi_gather(uint b, uint parity, uint kind, bool measure) {
   vec4 next = vel;
   if (r.y > r.x) {
     float inv_n = 1.0f / float(r.y - r.x);
-    if (kind == KIND_IMPACT) add_impact_to_start(b, inv_n * dv, vec3(0.0f));
+    if (kind == KIND_IMPACT) sweep_ref[b] = vec4(inv_n * dv, 0.0f);
     next = vec4(vec3(vel) + inv_n * dv, vel.w);
   }
   if (warm || parity == 1u) {
@@ -95,8 +100,16 @@ void jacobi_gather(uint b, uint parity, uint kind, bool measure) {
   if (measure && vel.w > 0.0f) measure_residual(vec3(vel), vec3(next));
 }
 
+// After an impact pass: body b's share of the pass's change added to its step-start velocity,
+// as jacobi_body adds it (add_impact_to_start), once no contact of the pass reads it any more.
+void jacobi_gather_impact_start(uint b) {
+  uvec2 r = body_range[b];
+  if (r.y > r.x) add_impact_to_start(b, vec3(sweep_ref[b]), vec3(0.0f));
+}
+
 // After a phase of an odd number of sweeps: body b's velocity and its owned contacts' impulses
-// back where every other stage reads them.
+// back where every other stage reads them (the 1/m of end a from body_vel_next, which this pass
+// does not write).
 void jacobi_gather_settle(uint b) {
   body_vel[b] = body_vel_next[b];
   uvec2 r = body_range[b];
@@ -104,6 +117,8 @@ void jacobi_gather_settle(uint b) {
   for (uint s = r.x; s < r.y; ++s) {
     uint e = sort_keys[s];
     uint c = (e >> 1u) - base;
-    if (gather_owns_impulses(e, pcontact_bodies[c])) pcontact_lambda[c] = pcontact_copy_lambda[c];
+    if (gather_owns_impulses(e, body_vel_next[pcontact_bodies[c].x])) {
+      pcontact_lambda[c] = pcontact_copy_lambda[c];
+    }
   }
 }

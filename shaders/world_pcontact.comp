@@ -6,7 +6,7 @@
 // push = (mode, phase or colour list, sweep kind, 0), mode: VKPHYS_PCONTACT_MODES;
 // PCONTACT_COLOR runs one colour's particle contacts (indirect per colour list); PCONTACT_SETTLE
 // moves the gathered copies into place (kernels/world_coloring.inl, particle contacts in colour
-// order). PCONTACT_GATHER and PCONTACT_GATHER_SETTLE run per body, not per contact:
+// order). PCONTACT_GATHER and the two modes after it run per body, not per contact:
 // the Jacobi sweep in one dispatch (shaders/world_jacobi_gather.glsl), push = (mode, parity,
 // sweep kind, measure).
 #include "world_common.glsl"
@@ -14,12 +14,14 @@
 
 void main() {
   uint t = gl_GlobalInvocationID.x;
-  if (push.x == PCONTACT_GATHER || push.x == PCONTACT_GATHER_SETTLE) {
+  if (push.x >= PCONTACT_GATHER) {
     if (t >= params.counts.x) return;
     if (push.x == PCONTACT_GATHER) {
       jacobi_gather(t, push.y, push.z, push.w != 0u);
-    } else {
+    } else if (push.x == PCONTACT_GATHER_SETTLE) {
       jacobi_gather_settle(t);
+    } else {
+      jacobi_gather_impact_start(t);
     }
     return;
   }

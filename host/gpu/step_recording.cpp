@@ -193,6 +193,9 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
         const std::uint32_t k = s == 0 && first != kern::KIND_NONE ? first : kind;
         const std::uint32_t measure = last && s + 1 == total ? 1u : 0u;
         run(kernels.pcontact, body_groups, kern::PCONTACT_GATHER, turns % 2, k, measure);
+        if (k == kern::KIND_IMPACT) {
+          run(kernels.pcontact, body_groups, kern::PCONTACT_GATHER_IMPACT_START);
+        }
         if (k != kern::KIND_WARM) ++turns;
       }
       if (turns % 2 == 1) run(kernels.pcontact, body_groups, kern::PCONTACT_GATHER_SETTLE);

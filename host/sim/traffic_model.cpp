@@ -82,6 +82,12 @@ u64 jacobi_gather_settle_bytes(const StepStats& st, const WorldArrays& world) {
          u64{st.particle_contacts} * 2 * kV4;
 }
 
+// After each of its impact passes, each body's range and deferred start change read and its
+// step-start velocity read and written (jacobi_gather_impact_start).
+u64 jacobi_gather_impact_start_bytes(const WorldArrays& world) {
+  return u64{world.bodies()} * (8 + 3 * kV4);
+}
+
 // The phases of a step whose sweeps take an odd number of turns (step_recording.cpp, `sweeps`;
 // the warm start runs in place and takes none): each settles the gather once.
 u64 odd_phases_per_step(const SolverSettings& sv) {
@@ -203,6 +209,9 @@ StepTraffic step_traffic(const StepStats& st, const Scene& scene, const WorldArr
   if (jacobi_gathers(sv, world)) {
     per_sweep = jacobi_gather_bytes(st, world);
     settles = odd_phases_per_step(sv) * jacobi_gather_settle_bytes(st, world);
+    if (sv.restitution == RestitutionModel::newton) {
+      settles += u64{sv.impact_passes} * jacobi_gather_impact_start_bytes(world);
+    }
   } else if (sv.scheme == SolverScheme::jacobi) {
     per_sweep += jacobi_average_bytes(st, world);
   }
