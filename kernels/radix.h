@@ -1,23 +1,39 @@
 // Digit helpers and block sizes for the prefix scan and the LSD radix sort, shared by the shaders
 // (shaders/scan_*.comp, shaders/sort_*.comp) and their CPU twins (host/cpu/primitives.cpp).
 //
-// The sort takes VKPHYS_RADIX_BITS = 8 bits of the key per pass (256 digits), least significant
-// first, and only the low `key_bits` bits count: 13 bits are a pass of 8 and a pass of the
-// remaining 5 (32 digits), so keys that differ above key_bits keep their input order. 8 bits
-// rather than 4 halve the passes (4 for 32-bit keys, each 3 dispatches and their barriers); the
-// price is 16x the per-block histogram entries to scan, which a short last pass trims to the
-// digits it can have (radix_pass_bits).
+// The sort takes `width` bits of the key per pass, least significant first, and only the low
+// `key_bits` bits count: 13 bits at width 8 are a pass of 8 and a pass of the remaining 5 (32
+// digits), so keys that differ above key_bits keep their input order. The CPU twin counts 8 bits
+// a pass; a stable sort by the same bits gives the same result at any width.
 //
-// Both GPU primitives work on blocks of VKPHYS_GROUP_SIZE * ITEMS elements, one workgroup each;
-// a short list sorts in one workgroup instead (shaders/sort_local.comp).
+// The GPU sort chooses its width per sort (radix_width) between VKPHYS_RADIX_BITS = 8 and
+// VKPHYS_RADIX_MAX_BITS = 11, whichever records the fewest dispatches, the narrowest on a tie.
+// A pass is 2 dispatches (histogram, scatter) plus the scan of its 2^bits x blocks digit-major
+// histogram entries (1 dispatch up to VKPHYS_SCAN_BLOCK entries, 3 up to its square, 5 beyond).
+// A wider pass saves a whole pass (a read of every key, a write of every pair and 3-5 dispatches
+// with their barriers) for a histogram 2^(bits - 8) times larger to scan: the particle grid's
+// 21-bit sort at 1M particles is 2 passes (11 + 10 bits, 10 dispatches) instead of 3 (8 + 8 + 5,
+// 15); 32-bit keys from 4,097 keys on are 3 passes instead of 4. Below that the 8-bit plan wins
+// or ties: 4,096 32-bit keys are 4 passes whose histograms scan in one dispatch each (12), where
+// 3 wide ones would need 3 each (15). 11 bits is the widest whose scatter fits the 16 KiB of
+// shared memory Vulkan guarantees (shaders/sort_scatter.comp).
+//
+// Both GPU primitives work on blocks, one workgroup each: the scan on VKPHYS_SCAN_BLOCK = 128 x 16
+// elements, the sort on VKPHYS_SORT_BLOCK = 64 x 16 keys; a short list sorts in one workgroup
+// instead (shaders/sort_local.comp).
 #ifndef VKPHYS_KERNELS_RADIX_H
 #define VKPHYS_KERNELS_RADIX_H
 #include "kernels/common.h"
 
-#define VKPHYS_RADIX_BITS 8u
-#define VKPHYS_RADIX_DIGITS 256u  // 1 << VKPHYS_RADIX_BITS
-#define VKPHYS_SCAN_ITEMS 16u     // elements per invocation in the scan kernels
-#define VKPHYS_SORT_ITEMS 16u     // elements per invocation in the sort kernels
+#define VKPHYS_RADIX_BITS 8u           // the narrowest GPU pass, and the CPU twin's
+#define VKPHYS_RADIX_DIGITS 256u       // 1 << VKPHYS_RADIX_BITS
+#define VKPHYS_RADIX_MAX_BITS 11u      // the widest GPU pass
+#define VKPHYS_RADIX_MAX_DIGITS 2048u  // 1 << VKPHYS_RADIX_MAX_BITS
+#define VKPHYS_SCAN_GROUP 128u         // invocations in a scan kernel's workgroup
+#define VKPHYS_SCAN_ITEMS 16u          // elements per invocation in the scan kernels
+#define VKPHYS_SCAN_BLOCK 2048u        // VKPHYS_SCAN_GROUP * VKPHYS_SCAN_ITEMS
+#define VKPHYS_SORT_ITEMS 16u          // elements per invocation in the sort kernels
+#define VKPHYS_SORT_BLOCK 1024u        // VKPHYS_GROUP_SIZE * VKPHYS_SORT_ITEMS
 // Lists of up to VKPHYS_LOCAL_SORT_MAX pairs sort in one workgroup (shaders/sort_local.comp).
 #define VKPHYS_LOCAL_SORT_MAX 2048u
 #define VKPHYS_LOCAL_SORT_GROUP 256u
@@ -35,20 +51,58 @@ KFN uint saturating_add(uint a, uint b) {
   return (s < a || s > VKPHYS_SCAN_LIMIT) ? VKPHYS_SCAN_LIMIT : s;
 }
 
-// Passes needed for key_bits (0..32) bits; 0 bits need none.
-KFN uint radix_passes(uint key_bits) {
-  return (key_bits + VKPHYS_RADIX_BITS - 1u) / VKPHYS_RADIX_BITS;
+// Passes needed for key_bits (0..32) bits at `width` bits a pass; 0 bits need none.
+KFN uint radix_passes(uint key_bits, uint width) {
+  return (key_bits + width - 1u) / width;
 }
 
-// Bits that pass `pass` (< radix_passes(key_bits)) sorts by: 8, or fewer in the last pass.
-KFN uint radix_pass_bits(uint pass, uint key_bits) {
-  uint bits = key_bits - pass * VKPHYS_RADIX_BITS;
-  return bits > VKPHYS_RADIX_BITS ? VKPHYS_RADIX_BITS : bits;
+// Bits that pass `pass` (< radix_passes(key_bits, width)) sorts by: width, or fewer in the last.
+KFN uint radix_pass_bits(uint pass, uint key_bits, uint width) {
+  uint bits = key_bits - pass * width;
+  return bits > width ? width : bits;
 }
 
-// The digit of `key` that pass `pass` sorts by: bits [8 pass, min(8 pass + 8, key_bits)).
-KFN uint radix_digit(uint key, uint pass, uint key_bits) {
-  return (key >> (pass * VKPHYS_RADIX_BITS)) & ((1u << radix_pass_bits(pass, key_bits)) - 1u);
+// The digit of `key` that pass `pass` sorts by: bits [width pass, min(width (pass + 1), key_bits)).
+KFN uint radix_digit(uint key, uint pass, uint key_bits, uint width) {
+  return (key >> (pass * width)) & ((1u << radix_pass_bits(pass, key_bits, width)) - 1u);
+}
+
+// Dispatches of one GPU scan of `count` elements: a block scan per level, and below the top
+// level an add of the scanned block sums.
+KFN uint scan_dispatches(uint count) {
+  if (count == 0u) return 0u;
+  uint n = 1u;
+  while (count > VKPHYS_SCAN_BLOCK) {
+    n += 2u;
+    count = (count + VKPHYS_SCAN_BLOCK - 1u) / VKPHYS_SCAN_BLOCK;
+  }
+  return n;
+}
+
+// Dispatches of a GPU sort of `blocks` blocks by key_bits bits at `width`: per pass the
+// histogram, the scan of its digit-major entries and the scatter.
+KFN uint radix_block_dispatches(uint blocks, uint key_bits, uint width) {
+  uint n = 0u;
+  for (uint pass = 0u; pass < radix_passes(key_bits, width); ++pass) {
+    n += 2u + scan_dispatches((1u << radix_pass_bits(pass, key_bits, width)) * blocks);
+  }
+  return n;
+}
+
+// The GPU sort's width for `count` (> VKPHYS_LOCAL_SORT_MAX) keys by key_bits bits: the fewest
+// dispatches, the narrowest on a tie (the smaller histograms to scan).
+KFN uint radix_width(uint count, uint key_bits) {
+  uint blocks = (count + VKPHYS_SORT_BLOCK - 1u) / VKPHYS_SORT_BLOCK;
+  uint best = VKPHYS_RADIX_BITS;
+  uint fewest = radix_block_dispatches(blocks, key_bits, best);
+  for (uint w = VKPHYS_RADIX_BITS + 1u; w <= VKPHYS_RADIX_MAX_BITS; ++w) {
+    uint n = radix_block_dispatches(blocks, key_bits, w);
+    if (n < fewest) {
+      best = w;
+      fewest = n;
+    }
+  }
+  return best;
 }
 
 KERNELS_END

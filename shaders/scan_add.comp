@@ -5,11 +5,11 @@
 #include "kernels/limits.h"
 #include "kernels/radix.h"
 
-#define GROUP VKPHYS_GROUP_SIZE
+#define GROUP VKPHYS_SCAN_GROUP
 #define ITEMS VKPHYS_SCAN_ITEMS
-#define BLOCK (VKPHYS_GROUP_SIZE * VKPHYS_SCAN_ITEMS)
+#define BLOCK VKPHYS_SCAN_BLOCK
 
-layout(local_size_x = VKPHYS_GROUP_SIZE) in;
+layout(local_size_x = VKPHYS_SCAN_GROUP) in;
 
 layout(std430, binding = 0) buffer Data { uint data[]; };
 layout(std430, binding = 1) readonly buffer Sums { uint sums[]; };

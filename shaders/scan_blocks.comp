@@ -1,4 +1,4 @@
-// Scan, step 1 of each level: exclusive scan of each block of BLOCK = 64 x 16 elements in place,
+// Scan, step 1 of each level: exclusive scan of each block of BLOCK = 128 x 16 elements in place,
 // and the block's total into sums[block] (the next level scans the sums; scan_add adds them back).
 // Sums saturate at VKPHYS_SCAN_LIMIT (kernels/radix.h, saturating_add) like the CPU twin.
 #version 450
@@ -6,11 +6,11 @@
 #include "kernels/limits.h"
 #include "kernels/radix.h"
 
-#define GROUP VKPHYS_GROUP_SIZE
+#define GROUP VKPHYS_SCAN_GROUP
 #define ITEMS VKPHYS_SCAN_ITEMS
-#define BLOCK (VKPHYS_GROUP_SIZE * VKPHYS_SCAN_ITEMS)
+#define BLOCK VKPHYS_SCAN_BLOCK
 
-layout(local_size_x = VKPHYS_GROUP_SIZE) in;
+layout(local_size_x = VKPHYS_SCAN_GROUP) in;
 
 layout(std430, binding = 0) buffer Data { uint data[]; };
 layout(std430, binding = 1) writeonly buffer Sums { uint sums[]; };

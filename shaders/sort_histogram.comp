@@ -2,9 +2,10 @@
 // stored digit-major (hist[digit * blocks + block]) so that an exclusive scan of the whole
 // array gives every (digit, block) its first output position, in stable order.
 //
-// With 256 digits a count per (digit, invocation) would take 64 KiB of shared memory, so the
-// block counts with shared atomics: a histogram does not depend on the order of the increments.
-// Only the 2^bits digits the pass can have are written (a short last pass scans fewer entries).
+// With up to 2,048 digits (a pass of pc.width <= 11 bits) a count per (digit, invocation) would
+// not fit in shared memory, so the block counts with shared atomics: a histogram does not
+// depend on the order of the increments. Only the 2^bits digits the pass can have are written
+// (a short last pass scans fewer entries).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "kernels/limits.h"
@@ -12,7 +13,7 @@
 
 #define GROUP VKPHYS_GROUP_SIZE
 #define ITEMS VKPHYS_SORT_ITEMS
-#define DIGITS VKPHYS_RADIX_DIGITS
+#define DIGITS VKPHYS_RADIX_MAX_DIGITS
 #define BLOCK (VKPHYS_GROUP_SIZE * VKPHYS_SORT_ITEMS)
 
 layout(local_size_x = VKPHYS_GROUP_SIZE) in;
@@ -25,6 +26,7 @@ layout(push_constant) uniform Push {
   uint pass_index;
   uint key_bits;
   uint blocks;
+  uint width;
 } pc;
 
 shared uint s_count[DIGITS];
@@ -33,16 +35,18 @@ void main() {
   uint t = gl_LocalInvocationID.x;
   uint base = gl_WorkGroupID.x * BLOCK;
 
-  for (uint d = t; d < DIGITS; d += GROUP) s_count[d] = 0u;
+  uint digits = 1u << radix_pass_bits(pc.pass_index, pc.key_bits, pc.width);
+  for (uint d = t; d < digits; d += GROUP) s_count[d] = 0u;
   memoryBarrierShared();
   barrier();
   for (uint i = 0u; i < ITEMS; ++i) {
     uint g = base + i * GROUP + t;
-    if (g < pc.count) atomicAdd(s_count[radix_digit(keys[g], pc.pass_index, pc.key_bits)], 1u);
+    if (g < pc.count) {
+      atomicAdd(s_count[radix_digit(keys[g], pc.pass_index, pc.key_bits, pc.width)], 1u);
+    }
   }
   memoryBarrierShared();
   barrier();
 
-  uint digits = 1u << radix_pass_bits(pc.pass_index, pc.key_bits);
   for (uint d = t; d < digits; d += GROUP) hist[d * pc.blocks + gl_WorkGroupID.x] = s_count[d];
 }

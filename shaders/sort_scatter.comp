@@ -7,10 +7,15 @@
 //
 // Why a local sort: ranking each key among the block's keys of its digit by per-invocation
 // counters, as a 16-digit pass can, needs a (digit, invocation) table of 256 x 64 words with
-// 256 digits, 64 KiB, past the 16 KiB of shared memory Vulkan guarantees. The local sort is two
-// 4-bit counting passes over (digit, position) entries packed in one word each, which need a
-// 16 x 64 table (4 KiB) and no subgroup operations; a pass of 4 bits or fewer needs one. A side
-// effect: equal digits leave the block as contiguous runs, so the global writes coalesce.
+// 256 digits, 64 KiB, past the 16 KiB of shared memory Vulkan guarantees. The local sort is
+// 4-bit counting passes (ceil(bits / 4): three for an 11-bit pass) over (digit, position)
+// entries packed in one word each, which need a 16 x 64 table (4 KiB) and no subgroup
+// operations. A side effect: equal digits leave the block as contiguous runs, so the global
+// writes coalesce.
+//
+// Shared memory, 16 KiB in all at the widest pass (11 bits, 2,048 digits): the entries' two
+// halves (8 KiB) and one 2,048-word table (8 KiB) that the local passes use for their counts and
+// run totals and the writes then use for each digit's start.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "kernels/limits.h"
@@ -18,7 +23,7 @@
 
 #define GROUP VKPHYS_GROUP_SIZE
 #define ITEMS VKPHYS_SORT_ITEMS
-#define DIGITS VKPHYS_RADIX_DIGITS
+#define DIGITS VKPHYS_RADIX_MAX_DIGITS
 #define BLOCK (VKPHYS_GROUP_SIZE * VKPHYS_SORT_ITEMS)
 #define NIBBLE_BITS 4u
 #define NIBBLES 16u
@@ -37,12 +42,15 @@ layout(push_constant) uniform Push {
   uint pass_index;
   uint key_bits;
   uint blocks;
+  uint width;
 } pc;
 
-shared uint s_entry[2 * BLOCK];         // two halves, ping-pong of the local passes
-shared uint s_count[NIBBLES * GROUP];  // [nibble][invocation]: counts, then ranks
-shared uint s_part[GROUP];
-shared uint s_start[DIGITS];  // first position of each digit, then its output slot minus it
+shared uint s_entry[2 * BLOCK];  // two halves, ping-pong of the local passes
+// The local passes' [nibble][invocation] counts, then ranks (COUNT), and run totals (PART); after
+// them, each digit's first position in the block, then its output slot minus that position.
+shared uint s_table[DIGITS];
+#define COUNT 0u
+#define PART (NIBBLES * GROUP)
 
 uint nibble(uint entry, uint shift) {
   return (entry >> (DIGIT_SHIFT + shift)) & (NIBBLES - 1u);
@@ -53,37 +61,37 @@ uint nibble(uint entry, uint shift) {
 // counts, scanned nibble-major across the workgroup, give each run's first rank per nibble.
 void local_pass(uint src, uint dst, uint shift, uint valid) {
   uint t = gl_LocalInvocationID.x;
-  for (uint d = 0u; d < NIBBLES; ++d) s_count[d * GROUP + t] = 0u;
+  for (uint d = 0u; d < NIBBLES; ++d) s_table[COUNT + d * GROUP + t] = 0u;
   for (uint i = 0u; i < ITEMS; ++i) {
     uint j = t * ITEMS + i;
-    if (j < valid) s_count[nibble(s_entry[src + j], shift) * GROUP + t] += 1u;
+    if (j < valid) s_table[COUNT + nibble(s_entry[src + j], shift) * GROUP + t] += 1u;
   }
   memoryBarrierShared();
   barrier();
 
-  // Exclusive scan of s_count in nibble-major order: invocation t scans entries
+  // Exclusive scan of the counts in nibble-major order: invocation t scans entries
   // [t * NIBBLES, (t + 1) * NIBBLES), then the GROUP partial sums are scanned.
   uint sum = 0u;
   for (uint k = 0u; k < NIBBLES; ++k) {
     uint e = t * NIBBLES + k;
-    uint v = s_count[e];
-    s_count[e] = sum;
+    uint v = s_table[COUNT + e];
+    s_table[COUNT + e] = sum;
     sum += v;
   }
-  s_part[t] = sum;
+  s_table[PART + t] = sum;
   memoryBarrierShared();
   barrier();
   for (uint off = 1u; off < GROUP; off <<= 1u) {
-    uint v = s_part[t];
-    if (t >= off) v += s_part[t - off];
+    uint v = s_table[PART + t];
+    if (t >= off) v += s_table[PART + t - off];
     memoryBarrierShared();
     barrier();
-    s_part[t] = v;
+    s_table[PART + t] = v;
     memoryBarrierShared();
     barrier();
   }
-  uint prefix = s_part[t] - sum;
-  for (uint k = 0u; k < NIBBLES; ++k) s_count[t * NIBBLES + k] += prefix;
+  uint prefix = s_table[PART + t] - sum;
+  for (uint k = 0u; k < NIBBLES; ++k) s_table[COUNT + t * NIBBLES + k] += prefix;
   memoryBarrierShared();
   barrier();
 
@@ -93,8 +101,8 @@ void local_pass(uint src, uint dst, uint shift, uint valid) {
     if (j < valid) {
       uint entry = s_entry[src + j];
       uint c = nibble(entry, shift) * GROUP + t;
-      s_entry[dst + s_count[c]] = entry;
-      s_count[c] += 1u;
+      s_entry[dst + s_table[COUNT + c]] = entry;
+      s_table[COUNT + c] += 1u;
     }
   }
   memoryBarrierShared();
@@ -106,13 +114,13 @@ void main() {
   uint block = gl_WorkGroupID.x;
   uint base = block * BLOCK;
   uint valid = min(BLOCK, pc.count - base);
-  uint bits = radix_pass_bits(pc.pass_index, pc.key_bits);
+  uint bits = radix_pass_bits(pc.pass_index, pc.key_bits, pc.width);
 
   // Coalesced load of the block's digits.
   for (uint i = 0u; i < ITEMS; ++i) {
     uint j = i * GROUP + t;
     if (j < valid) {
-      uint digit = radix_digit(keys_in[base + j], pc.pass_index, pc.key_bits);
+      uint digit = radix_digit(keys_in[base + j], pc.pass_index, pc.key_bits, pc.width);
       s_entry[j] = digit << DIGIT_SHIFT | j;
     }
   }
@@ -132,12 +140,14 @@ void main() {
     uint p = i * GROUP + t;
     if (p < valid) {
       uint digit = s_entry[src + p] >> DIGIT_SHIFT;
-      if (p == 0u || s_entry[src + p - 1u] >> DIGIT_SHIFT != digit) s_start[digit] = p;
+      if (p == 0u || s_entry[src + p - 1u] >> DIGIT_SHIFT != digit) s_table[digit] = p;
     }
   }
   memoryBarrierShared();
   barrier();
-  for (uint d = t; d < (1u << bits); d += GROUP) s_start[d] = hist[d * pc.blocks + block] - s_start[d];
+  for (uint d = t; d < (1u << bits); d += GROUP) {
+    s_table[d] = hist[d * pc.blocks + block] - s_table[d];
+  }
   memoryBarrierShared();
   barrier();
 
@@ -147,7 +157,7 @@ void main() {
     if (p < valid) {
       uint entry = s_entry[src + p];
       uint j = entry & (BLOCK - 1u);
-      uint slot = s_start[entry >> DIGIT_SHIFT] + p;
+      uint slot = s_table[entry >> DIGIT_SHIFT] + p;
       keys_out[slot] = keys_in[base + j];
       values_out[slot] = values_in[base + j];
     }

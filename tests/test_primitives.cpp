@@ -23,7 +23,9 @@ namespace {
 using u32 = std::uint32_t;
 using Words = std::vector<u32>;
 
-constexpr u32 kLarge = (1u << 21) + 3u;  // > 2^20, needs three scan levels
+constexpr u32 kLarge = (1u << 22) + 3u;  // > 2048^2, needs three scan levels
+// 2,049 sort blocks: an 11-bit pass's 4,196,352 histogram entries need a three-level scan.
+constexpr u32 kLargeSort = (1u << 21) + 3u;
 
 // Sizes around the workgroup (64) and the block (1024) sizes, and one > 2^20.
 const u32 kSizes[] = {0, 1, 63, 64, 65, 1237, 2048, 2049, 100000, 1234567};
@@ -221,9 +223,9 @@ TEST(GpuScanReuse, DispatchCount) {
   gpu::Scan scan(ctx, kLarge);
   EXPECT_EQ(scan.dispatches(0), 0u);
   EXPECT_EQ(scan.dispatches(1), 1u);
-  EXPECT_EQ(scan.dispatches(1024), 1u);
-  EXPECT_EQ(scan.dispatches(1025), 3u);
-  EXPECT_EQ(scan.dispatches(1024 * 1024), 3u);
+  EXPECT_EQ(scan.dispatches(2048), 1u);  // one block of 128 x 16
+  EXPECT_EQ(scan.dispatches(2049), 3u);
+  EXPECT_EQ(scan.dispatches(2048 * 2048), 3u);
   EXPECT_EQ(scan.dispatches(kLarge), 5u);
 }
 
@@ -261,15 +263,16 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuRadixSort,
                                             ::testing::Values(32u, 13u)),
                          sort_name);
 
-// Odd pass counts (the result is copied back from the scratch pair: 1..8 and 17..24 bits) and
-// the largest size.
-INSTANTIATE_TEST_SUITE_P(OddPasses, GpuRadixSort,
-                         ::testing::Values(std::tuple<u32, u32>{5000u, 1u},
-                                           std::tuple<u32, u32>{5000u, 4u},
-                                           std::tuple<u32, u32>{5000u, 9u},
-                                           std::tuple<u32, u32>{kLarge, 9u},
-                                           std::tuple<u32, u32>{kLarge, 17u}),
-                         sort_name);
+// Odd pass counts (the result is copied back from the scratch pair: 1..8 and 17..24 bits at 8
+// bits a pass), and the largest size at each width the sort chooses there (kern::radix_width):
+// 9 bits in one pass of 9, 17 in 9 + 8, 20 in 10 + 10, 21 in 11 + 10.
+INSTANTIATE_TEST_SUITE_P(
+    OddPasses, GpuRadixSort,
+    ::testing::Values(std::tuple<u32, u32>{5000u, 1u}, std::tuple<u32, u32>{5000u, 4u},
+                      std::tuple<u32, u32>{5000u, 9u}, std::tuple<u32, u32>{kLargeSort, 9u},
+                      std::tuple<u32, u32>{kLargeSort, 17u}, std::tuple<u32, u32>{kLargeSort, 20u},
+                      std::tuple<u32, u32>{kLargeSort, 21u}),
+    sort_name);
 
 // Every pass shape (kKeyBits) on counts that are no multiple of the workgroup (64) or the block
 // (1,024): 3,001 is three blocks, the last one partial; 70,001 is 69 blocks, whose 256-digit
@@ -354,20 +357,36 @@ TEST(GpuRadixSortReuse, RejectsBadArgumentsAndCountsDispatches) {
   EXPECT_EQ(sort.dispatches(1), 0u);
   EXPECT_EQ(sort.dispatches(2), 1u);  // one workgroup sorts up to 2048 pairs
   EXPECT_EQ(sort.dispatches(2048), 1u);
-  EXPECT_EQ(sort.dispatches(2049), 4u * 3u);  // 4 passes x (histogram, scan, scatter)
+  // 4 passes x (histogram, scan, scatter): 3 blocks' 8-bit histograms (768 entries) scan in one
+  // dispatch, where 3 passes of 11 bits (6,144 entries) would need three scan dispatches each.
+  EXPECT_EQ(kern::radix_width(2049, 32), 8u);
+  EXPECT_EQ(sort.dispatches(2049), 4u * 3u);
   // 4 blocks: passes of 8 and 5 bits, histograms of 1,024 and 128 entries, one-dispatch scans.
   EXPECT_EQ(sort.dispatches(4096, 13), 2u * 3u);
   EXPECT_EQ(sort.dispatches(4096, 1), 3u);
   EXPECT_EQ(sort.dispatches(4096, 8), 3u);
-  EXPECT_EQ(sort.dispatches(4096, 9), 6u);
+  EXPECT_EQ(kern::radix_width(4096, 9), 9u);  // one pass of 2,048 entries, not 8 + 1 bits
+  EXPECT_EQ(sort.dispatches(4096, 9), 3u);
   EXPECT_EQ(sort.dispatches(4096, 0), 0u);
   EXPECT_EQ(sort.dispatches(2, 0), 0u);
 
-  // 1,024 blocks: a full pass's 262,144 histogram entries take a three-dispatch scan, and so do
-  // a 4-bit last pass's 16,384 (the grid's 20-bit keys: 8 + 8 + 4).
+  // The particle grid's sorts (grid_table_size: 2n cells, rounded up to a power of two). At 1M
+  // particles, 977 blocks: 21 bits in 2 passes of 11 and 10 bits (2,000,896 and 1,000,448
+  // entries, three-dispatch scans) instead of 8 + 8 + 5 bits (15 dispatches); at 100k, 18 bits
+  // in 2 passes of 9; at 10k, 15 bits in 8 + 7 (a one-dispatch scan of the 7-bit pass's 1,280
+  // entries), which 11 + 4 only ties.
   gpu::RadixSort big(ctx, 1u << 20);
-  EXPECT_EQ(big.dispatches(1u << 20), 4u * 5u);
-  EXPECT_EQ(big.dispatches(1u << 20, 20), 3u * 5u);
+  EXPECT_EQ(kern::radix_width(1000000, 21), 11u);
+  EXPECT_EQ(big.dispatches(1000000, 21), 2u * 5u);
+  EXPECT_EQ(kern::radix_width(100000, 18), 9u);
+  EXPECT_EQ(big.dispatches(100000, 18), 2u * 5u);
+  EXPECT_EQ(kern::radix_width(10000, 15), 8u);
+  EXPECT_EQ(big.dispatches(10000, 15), 5u + 3u);
+  // 1,024 blocks: 32-bit keys in 3 passes of 11, 11 and 10 bits (2,097,152 entries at most,
+  // three-dispatch scans) instead of 4 of 8; the colour keys' 6 bits in one pass.
+  EXPECT_EQ(kern::radix_width(1u << 20, 32), 11u);
+  EXPECT_EQ(big.dispatches(1u << 20), 3u * 5u);
+  EXPECT_EQ(big.dispatches(1u << 20, 20), 2u * 5u);
   EXPECT_EQ(big.dispatches(1u << 20, 6), 5u);
 }
 

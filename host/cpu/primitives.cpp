@@ -1,5 +1,7 @@
-// CPU twins of the GPU scan and radix sort (host/gpu/primitives.cpp): the same digits
-// (kernels/radix.h) and the same LSD counting-sort passes, so the orderings are identical.
+// CPU twins of the GPU scan and radix sort (host/gpu/primitives.cpp): the same digit helpers
+// (kernels/radix.h) and LSD counting-sort passes. The twin always counts 8 bits a pass where
+// the GPU may take up to 11 (radix_width); both are stable sorts by the same key bits, so the
+// orderings are identical.
 #include "host/cpu/primitives.h"
 
 #include <algorithm>
@@ -44,13 +46,14 @@ void radix_sort(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
   std::vector<std::uint32_t> keys_scratch(n), values_scratch(n);
   std::span<std::uint32_t> src_keys = keys, src_values = values;
   std::span<std::uint32_t> dst_keys = keys_scratch, dst_values = values_scratch;
-  const std::uint32_t passes = kern::radix_passes(key_bits);
+  constexpr std::uint32_t width = VKPHYS_RADIX_BITS;
+  const std::uint32_t passes = kern::radix_passes(key_bits, width);
   for (std::uint32_t pass = 0; pass < passes; ++pass) {
     std::array<std::uint32_t, VKPHYS_RADIX_DIGITS> offset{};
-    for (std::uint32_t key : src_keys) ++offset[kern::radix_digit(key, pass, key_bits)];
+    for (std::uint32_t key : src_keys) ++offset[kern::radix_digit(key, pass, key_bits, width)];
     exclusive_scan(offset);
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t slot = offset[kern::radix_digit(src_keys[i], pass, key_bits)]++;
+      const std::uint32_t slot = offset[kern::radix_digit(src_keys[i], pass, key_bits, width)]++;
       dst_keys[slot] = src_keys[i];
       dst_values[slot] = src_values[i];
     }

@@ -4,8 +4,9 @@
 // of kScanBlock elements in place, block totals into the level's sums buffer); when a level has
 // more than one block, its sums are scanned as the next level and scan_add adds them back.
 //
-// RadixSort: per pass of up to 8 bits, sort_histogram writes per-block digit counts digit-major
-// (2^bits digits x blocks entries), Scan turns them into output offsets, and sort_scatter moves
+// RadixSort: per pass of up to `width` bits (8 to 11, kernels/radix.h radix_width), sort_histogram
+// writes per-block digit counts digit-major (2^bits digits x blocks entries), Scan turns them into
+// output offsets, and sort_scatter moves
 // the pairs stably into the other buffer of a ping-pong pair (the caller's buffers and an
 // internal scratch pair). After an odd number of passes the result is copied back into the
 // caller's buffers. Up to VKPHYS_LOCAL_SORT_MAX pairs sort in one dispatch of one workgroup
@@ -36,10 +37,12 @@ namespace vkphys::gpu {
 
 namespace {
 
-constexpr std::uint32_t kGroup = VKPHYS_GROUP_SIZE;
-constexpr std::uint32_t kScanBlock = kGroup * VKPHYS_SCAN_ITEMS;
-constexpr std::uint32_t kSortBlock = kGroup * VKPHYS_SORT_ITEMS;
-constexpr std::uint32_t kDigits = VKPHYS_RADIX_DIGITS;
+constexpr std::uint32_t kScanBlock = VKPHYS_SCAN_BLOCK;
+constexpr std::uint32_t kSortBlock = VKPHYS_SORT_BLOCK;
+constexpr std::uint32_t kMaxDigits = VKPHYS_RADIX_MAX_DIGITS;
+static_assert(kScanBlock == VKPHYS_SCAN_GROUP * VKPHYS_SCAN_ITEMS);
+static_assert(kSortBlock == VKPHYS_GROUP_SIZE * VKPHYS_SORT_ITEMS);
+static_assert(kMaxDigits == 1u << VKPHYS_RADIX_MAX_BITS);
 constexpr VkDeviceSize kWord = sizeof(std::uint32_t);
 
 template <std::size_t N>
@@ -51,15 +54,20 @@ std::uint32_t blocks_for(std::uint32_t count, std::uint32_t block) {
   return vk::groups_for(count, block);
 }
 
+// Throws unless `words` 32-bit words of `what` fit in one storage buffer binding on this device.
+void check_range(const vk::Context& ctx, std::uint64_t words, const std::string& what) {
+  const std::uint64_t limit = ctx.info().max_storage_buffer_range;
+  if (limit != 0 && words * kWord > limit) {
+    throw std::invalid_argument(what + " needs " + std::to_string(words * kWord) +
+                                " bytes, over the device's storage buffer range of " +
+                                std::to_string(limit) + " bytes");
+  }
+}
+
 // Returns `capacity` after checking that it fits in one storage buffer binding on this device
 // and that one dispatch of a block per workgroup stays within the guaranteed 65535 workgroups.
 std::uint32_t checked_capacity(const vk::Context& ctx, std::uint32_t capacity, const char* what) {
-  const std::uint64_t limit = ctx.info().max_storage_buffer_range;
-  if (limit != 0 && capacity * kWord > limit) {
-    throw std::invalid_argument(std::string(what) + ": capacity " + std::to_string(capacity) +
-                                " exceeds the device's storage buffer range of " +
-                                std::to_string(limit) + " bytes");
-  }
+  check_range(ctx, capacity, std::string(what) + ": capacity " + std::to_string(capacity));
   constexpr std::uint64_t kMaxGroups = 65535;
   if (capacity > kMaxGroups * std::min(kScanBlock, kSortBlock)) {
     throw std::invalid_argument(std::string(what) + ": capacity " + std::to_string(capacity) +
@@ -73,8 +81,9 @@ struct ScanPush {
 };
 
 // Entries of a pass's digit-major histogram: only the digits the pass's bits can take.
-std::uint32_t histogram_entries(std::uint32_t pass, std::uint32_t key_bits, std::uint32_t blocks) {
-  return (1u << kern::radix_pass_bits(pass, key_bits)) * blocks;
+std::uint32_t histogram_entries(std::uint32_t pass, std::uint32_t key_bits, std::uint32_t width,
+                                std::uint32_t blocks) {
+  return (1u << kern::radix_pass_bits(pass, key_bits, width)) * blocks;
 }
 
 struct SortPush {
@@ -82,6 +91,7 @@ struct SortPush {
   std::uint32_t pass_index;
   std::uint32_t key_bits;
   std::uint32_t blocks;
+  std::uint32_t width;
 };
 
 }  // namespace
@@ -174,12 +184,7 @@ void Scan::record(VkCommandBuffer cb, const vk::Buffer& data, std::uint32_t coun
 
 std::uint32_t Scan::dispatches(std::uint32_t count) const {
   if (count == 0) return 0;
-  std::uint32_t n = 1;
-  while (count > kScanBlock) {
-    n += 2;
-    count = blocks_for(count, kScanBlock);
-  }
-  return n;
+  return kern::scan_dispatches(count);
 }
 
 // ---- RadixSort -------------------------------------------------------------------------------
@@ -201,12 +206,20 @@ struct RadixSort::Impl {
     return std::max(1u, blocks_for(cap, kSortBlock));
   }
 
+  // The histograms of the widest pass: 2^11 entries per block of 1,024 keys, 8 bytes per key of
+  // capacity (the keys' and values' scratch pair is another 8).
+  static std::uint32_t hist_entries(const vk::Context& context, std::uint32_t cap) {
+    const std::uint64_t entries = std::uint64_t{kMaxDigits} * max_blocks(cap);
+    check_range(context, entries, "RadixSort: capacity " + std::to_string(cap) + "'s histograms");
+    return static_cast<std::uint32_t>(entries);
+  }
+
   Impl(const vk::Context& context, std::uint32_t cap)
       : capacity(checked_capacity(context, cap, "RadixSort")),
         keys_scratch(context, VkDeviceSize{cap} * kWord),
         values_scratch(context, VkDeviceSize{cap} * kWord),
-        hist(context, VkDeviceSize{kDigits} * max_blocks(cap) * kWord),
-        scan(context, kDigits * max_blocks(cap)),
+        hist(context, VkDeviceSize{hist_entries(context, cap)} * kWord),
+        scan(context, hist_entries(context, cap)),
         histogram(context, "sort_histogram", spirv(sort_histogram_spv), sizeof(SortPush)),
         scatter(context, "sort_scatter", spirv(sort_scatter_spv), sizeof(SortPush)),
         local(context, "sort_local", spirv(sort_local_spv), sizeof(SortPush)) {
@@ -268,10 +281,11 @@ void RadixSort::record(VkCommandBuffer cb, const vk::Buffer& keys, const vk::Buf
                                 " elements");
   }
   vk::barrier(cb);
-  const std::uint32_t passes = kern::radix_passes(key_bits);
+  const std::uint32_t width = kern::radix_width(count, key_bits);
+  const std::uint32_t passes = kern::radix_passes(key_bits, width);
   if (count > 1 && passes > 0 && count <= VKPHYS_LOCAL_SORT_MAX) {
     Impl& im = *impl_;
-    const SortPush push{count, 0, key_bits, std::bit_ceil(count)};
+    const SortPush push{count, 0, key_bits, std::bit_ceil(count), width};
     im.local.dispatch(cb, im.sets_for(keys, values).local, 1, &push);
   } else if (count > 1) {
     Impl& im = *impl_;
@@ -279,9 +293,9 @@ void RadixSort::record(VkCommandBuffer cb, const vk::Buffer& keys, const vk::Buf
     const std::uint32_t blocks = blocks_for(count, kSortBlock);
     for (std::uint32_t pass = 0; pass < passes; ++pass) {
       const bool from_caller = pass % 2 == 0;
-      const SortPush push{count, pass, key_bits, blocks};
+      const SortPush push{count, pass, key_bits, blocks, width};
       im.histogram.dispatch(cb, from_caller ? sets.histogram : im.histogram_scratch, blocks, &push);
-      im.scan.record(cb, im.hist, histogram_entries(pass, key_bits, blocks));  // with barriers
+      im.scan.record(cb, im.hist, histogram_entries(pass, key_bits, width, blocks));  // barriers
       im.scatter.dispatch(cb, from_caller ? sets.to_scratch : sets.to_caller, blocks, &push);
       // Full before the copies back (an odd number of passes), compute-only between passes.
       if (pass + 1 == passes && passes % 2 == 1) {
@@ -300,15 +314,10 @@ void RadixSort::record(VkCommandBuffer cb, const vk::Buffer& keys, const vk::Buf
 
 std::uint32_t RadixSort::dispatches(std::uint32_t count, std::uint32_t key_bits) const {
   check_key_bits(key_bits);
-  const std::uint32_t passes = kern::radix_passes(key_bits);
-  if (count <= 1 || passes == 0) return 0;
+  if (count <= 1 || key_bits == 0) return 0;
   if (count <= VKPHYS_LOCAL_SORT_MAX) return 1;
-  const std::uint32_t blocks = blocks_for(count, kSortBlock);
-  std::uint32_t n = 0;
-  for (std::uint32_t pass = 0; pass < passes; ++pass) {
-    n += 2 + impl_->scan.dispatches(histogram_entries(pass, key_bits, blocks));
-  }
-  return n;
+  return kern::radix_block_dispatches(blocks_for(count, kSortBlock), key_bits,
+                                      kern::radix_width(count, key_bits));
 }
 
 }  // namespace vkphys::gpu

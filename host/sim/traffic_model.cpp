@@ -13,18 +13,29 @@ using u64 = std::uint64_t;
 constexpr u64 kV4 = 16;  // one vec4 / uvec4 element
 constexpr u64 kU32 = 4;
 
-// The LSD radix sort of `n` (key, value) pairs by `bits` bits: per pass, the histogram reads the
-// keys, the scatter reads both and writes both; the block histograms and their scan are small
-// beside them. A list that fits one workgroup (VKPHYS_LOCAL_SORT_MAX) is read and written once.
-u64 sort_bytes(u64 n, std::uint32_t bits) {
-  if (n <= 1 || bits == 0) return 0;
-  if (n <= VKPHYS_LOCAL_SORT_MAX) return 4 * kU32 * n;
-  return u64{kern::radix_passes(bits)} * 5 * kU32 * n;
-}
-
 // An exclusive scan reads and writes each element once.
 u64 scan_bytes(u64 n) {
   return 2 * kU32 * n;
+}
+
+// The GPU's LSD radix sort of `n` (key, value) pairs by `bits` bits, at the width it chooses
+// (kernels/radix.h, radix_width): per pass, the histogram reads the keys, the scatter reads both
+// and writes both; the pass's 2^pass_bits entries per block are written by the histogram, read
+// and written by the scan and read by the scatter (at 11 bits 2 entries per key, no longer small
+// beside the keys). A list that fits one workgroup (VKPHYS_LOCAL_SORT_MAX) is read and written
+// once.
+u64 sort_bytes(u64 n, std::uint32_t bits) {
+  if (n <= 1 || bits == 0) return 0;
+  if (n <= VKPHYS_LOCAL_SORT_MAX) return 4 * kU32 * n;
+  const auto count = static_cast<std::uint32_t>(n);
+  const std::uint32_t width = kern::radix_width(count, bits);
+  const u64 blocks = (n + VKPHYS_SORT_BLOCK - 1) / VKPHYS_SORT_BLOCK;
+  u64 bytes = 0;
+  for (std::uint32_t pass = 0; pass < kern::radix_passes(bits, width); ++pass) {
+    const u64 entries = (u64{1} << kern::radix_pass_bits(pass, bits, width)) * blocks;
+    bytes += 5 * kU32 * n + entries * kU32 + scan_bytes(entries) + entries * kU32;
+  }
+  return bytes;
 }
 
 // One sweep over every unit. A manifold reads its pair (pair_info, pair_normal) and reads and
