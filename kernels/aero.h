@@ -32,6 +32,15 @@
 // to the wind and the vertices changes nothing) and turn with a rotation of the whole
 // configuration. A degenerate triangle (A = 0) or still air relative to it (u = 0) feels nothing.
 //
+// Skin friction (forces.wind.skin_friction, C_f; 0 by default): the flow along the sheet, the
+// part of u in its plane u_t = u - (n . u) n, shears each wetted face with 1/2 rho C_f |u_t|^2
+// per unit area along u_t (the flat plate's wall shear stress; Schlichting, Boundary-Layer
+// Theory, ch. 2: C_f = 1.328 / sqrt(Re) laminar). A sheet of cloth is wetted on both faces, so
+//   F_f = 2 x 1/2 rho C_f A |u_t| u_t = rho C_f A |u_t| u_t.
+// It is the only force on a sheet edge-on to the wind, and none face-on; even in n, homogeneous
+// of degree 2 in u like the others. The pressure model's drag is the plate's whole drag at
+// C_D = 1.17 face-on, where the shear is zero, so the two do not count the same force twice.
+//
 // The force is applied at the triangle's vertices in equal thirds (its centroid), so the model
 // adds no torque about the centroid: the centre of pressure of a plate at an angle of attack
 // moves towards its leading edge, which a cloth's many triangles resolve only across triangles.
@@ -48,9 +57,10 @@
 KERNELS_BEGIN
 
 // The triangle (x_a, x_b, x_c) moving with (v_a, v_b, v_c) in the wind w; coeffs =
-// (1/2 rho C_D, 1/2 rho C_L) [kg/m^3]. Returns the whole triangle's force F_D + F_L [N].
+// (1/2 rho C_D, 1/2 rho C_L, rho C_f) [kg/m^3]. Returns the whole triangle's force
+// F_D + F_L + F_f [N].
 KFN vec3 triangle_wind_force(vec3 xa, vec3 xb, vec3 xc, vec3 va, vec3 vb, vec3 vc, vec3 wind,
-                             vec2 coeffs) {
+                             vec3 coeffs) {
   vec3 normal2 = cross(xb - xa, xc - xa);  // 2 A n
   float twice_area = length(normal2);
   vec3 u = wind - (va + vb + vc) * (1.0f / 3.0f);
@@ -61,7 +71,12 @@ KFN vec3 triangle_wind_force(vec3 xa, vec3 xb, vec3 xc, vec3 va, vec3 vb, vec3 v
   float un = dot(n, u);
   vec3 drag = (coeffs.x * area * abs(un)) * u;
   vec3 lift = (coeffs.y * area * un) * (speed * n - (un / speed) * u);
-  return drag + lift;
+  vec3 force = drag + lift;
+  if (coeffs.z > 0.0f) {      // skipped at C_f = 0, so that the pressure model keeps its bits
+    vec3 along = u - un * n;  // u_t
+    force += (coeffs.z * area * length(along)) * along;
+  }
+  return force;
 }
 
 KERNELS_END

@@ -200,7 +200,7 @@ struct WorldParams {
                     //  contact stiffness cap [Hz] (0: none), substeps per step)
   vec4 drag;        // (linear drag c [kg/s], quadratic drag 1/2 rho C_D [kg/m^3], the wind's
                     //  1/2 rho C_D and 1/2 rho C_L on triangles [kg/m^3], kernels/aero.h)
-  vec4 wind;        // (wind velocity [m/s], 0)
+  vec4 wind;        // (wind velocity [m/s], rho C_f [kg/m^3]: both faces' skin friction)
   vec4 central;     // central field (centre, strength), kernels/integrate.h
   vec4 grid;        // (cell size [m], 1 / cell size, the largest particle reach 2 r_max + margin
                     //  [m], 0)

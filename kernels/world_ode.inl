@@ -52,7 +52,7 @@ vec3 particle_wind_force(uint i) {
   if (params.aero.x == 0u) return vec3(0.0f);
   uint p = i - params.kinds.x;
   vec3 wind = vec3(params.wind);
-  vec2 coeffs = vec2(params.drag.z, params.drag.w);
+  vec3 coeffs = vec3(params.drag.z, params.drag.w, params.wind.w);
   vec3 f = vec3(0.0f);
   for (uint e = wind_offsets[p]; e < wind_offsets[p + 1u]; ++e) {
     uvec4 t = wind_tris[wind_incident[e]];

@@ -53,6 +53,7 @@ inline void expect_same_settings(const Settings& sa, const Settings& sb) {
     VKPHYS_EXPECT_SAME(sa.wind->density, sb.wind->density);
     VKPHYS_EXPECT_SAME(sa.wind->drag, sb.wind->drag);
     VKPHYS_EXPECT_SAME(sa.wind->lift, sb.wind->lift);
+    VKPHYS_EXPECT_SAME(sa.wind->skin_friction, sb.wind->skin_friction);
   }
   VKPHYS_EXPECT_SAME(sa.contact_margin, sb.contact_margin);
   VKPHYS_EXPECT_SAME(sa.cell_size, sb.cell_size);

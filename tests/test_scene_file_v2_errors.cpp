@@ -101,7 +101,7 @@ TEST(SceneFileV2Errors, UnknownKeys) {
   j["forces"]["wind"] = {{"velocity", {1, 0, 0}}, {"speed", 1}};
   EXPECT_EQ(error_of(j),
             "<test>: forces.wind.speed = 1: unknown key; allowed keys here: velocity, density, "
-            "drag, lift");
+            "drag, lift, skin_friction");
 
   j = mixed();
   j["forces"]["quadratic_drag"]["area"] = 1;
@@ -155,7 +155,7 @@ TEST(SceneFileV2Errors, Forces) {
   j["forces"]["quadratic_drag"]["coefficient"] = -0.5;
   EXPECT_EQ(error_of(j), "<test>: forces.quadratic_drag.coefficient = -0.5: must be >= 0");
 
-  for (const char* field : {"density", "drag", "lift"}) {
+  for (const char* field : {"density", "drag", "lift", "skin_friction"}) {
     j = mixed();
     j["forces"]["wind"] = {{"velocity", {6, 0, 0}}, {field, -0.5}};
     EXPECT_EQ(error_of(j), std::string("<test>: forces.wind.") + field + " = -0.5: must be >= 0");

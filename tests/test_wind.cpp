@@ -1,5 +1,6 @@
 // Wind on cloth (issue 9; kernels/aero.h, forces.wind): the triangle's force against the
-// model's closed forms (face-on drag, edge-on nothing, the lift at 45 degrees) and its
+// model's closed forms (face-on drag, edge-on nothing, the lift at 45 degrees, the skin
+// friction) and its
 // symmetries, finite differences of it, the per-vertex gather in the world step on both
 // backends, and the flag (scenes/flag.json) streaming out in the wind and hanging without it.
 #include <gtest/gtest.h>
@@ -18,10 +19,13 @@
 namespace vkphys::test {
 namespace {
 
-// The default wind's coefficients (1/2 rho C_D, 1/2 rho C_L), as make_world_params packs them.
-glm::vec2 default_coeffs() {
-  const Wind w;
-  return {0.5f * w.density * w.drag, 0.5f * w.density * w.lift};
+// The wind's coefficients (1/2 rho C_D, 1/2 rho C_L, rho C_f), as make_world_params packs them.
+glm::vec3 coeffs_of(const Wind& w) {
+  return {0.5f * w.density * w.drag, 0.5f * w.density * w.lift, w.density * w.skin_friction};
+}
+
+glm::vec3 default_coeffs() {
+  return coeffs_of(Wind{});
 }
 
 glm::vec3 force_at_rest(glm::vec3 a, glm::vec3 b, glm::vec3 c, glm::vec3 wind) {
@@ -79,7 +83,7 @@ struct Config {
   glm::vec3 x[3] = {{0.1f, 0.2f, -0.3f}, {0.7f, 0.1f, 0.2f}, {0.2f, 0.8f, 0.4f}};
   glm::vec3 v[3] = {{0.5f, -0.2f, 0.1f}, {-0.3f, 0.4f, 0.2f}, {0.1f, 0.1f, -0.6f}};
   glm::vec3 wind{4.0f, 1.0f, -2.5f};
-  glm::vec3 force(glm::vec2 coeffs = default_coeffs()) const {
+  glm::vec3 force(glm::vec3 coeffs = default_coeffs()) const {
     return kern::triangle_wind_force(x[0], x[1], x[2], v[0], v[1], v[2], wind, coeffs);
   }
 };
@@ -149,12 +153,51 @@ TEST(WindForce, FiniteDifferencesMatchTheModel) {
   expect_near(vertex.force(), air.force(), 1e-5 * double(glm::length(f)),
               "vertex velocity vs wind");
 
-  const glm::vec3 drag = c.force({default_coeffs().x, 0.0f});
-  const glm::vec3 lift = c.force({0.0f, default_coeffs().y});
+  const glm::vec3 drag = c.force({default_coeffs().x, 0.0f, 0.0f});
+  const glm::vec3 lift = c.force({0.0f, default_coeffs().y, 0.0f});
   expect_near(drag + lift, f, 1e-5 * double(glm::length(f)), "drag + lift");
   EXPECT_NEAR(glm::dot(lift, u), 0.0, 1e-5 * double(glm::length(lift) * glm::length(u)))
       << "the lift is across the relative wind";
   EXPECT_GT(glm::dot(drag, u), 0.0f) << "the drag is along it";
+}
+
+// Skin friction (C_f = 0.004): edge-on it is the whole force, rho C_f A |u|^2 along the wind
+// (both faces wetted); face-on it adds nothing, bit for bit; in general it is what the pressure
+// model's force gains, rho C_f A |u_t| u_t in the sheet's plane, whichever way the triangle
+// winds; and the default C_f = 0 leaves the pressure model's bits.
+TEST(WindForce, SkinFrictionShearsBothFacesAlongTheSheet) {
+  Wind w;
+  w.skin_friction = 0.004f;
+  const glm::vec3 k = coeffs_of(w), zero(0.0f);
+  const glm::vec3 wind(5.0f, 0.0f, 0.0f);
+  // Edge-on: the triangle of legs 0.5 and 0.3 m in the plane z = 1 (A = 0.075 m^2).
+  const glm::vec3 edge = kern::triangle_wind_force({0.1f, 0.2f, 1.0f}, {0.6f, 0.2f, 1.0f},
+                                                   {0.1f, 0.5f, 1.0f}, zero, zero, zero, wind, k);
+  const double shear = double(w.density) * 0.004 * 0.075 * 25.0;
+  EXPECT_NEAR(edge.x, shear, 1e-5 * shear);
+  EXPECT_EQ(edge.y, 0.0f);
+  EXPECT_EQ(edge.z, 0.0f);
+
+  const glm::vec3 a(0.0f), b(0.0f, 0.3f, 0.0f), c(0.0f, 0.0f, 0.4f);  // face-on to x
+  EXPECT_EQ(kern::triangle_wind_force(a, b, c, zero, zero, zero, {7.0f, 0.0f, 0.0f}, k),
+            force_at_rest(a, b, c, {7.0f, 0.0f, 0.0f}));
+
+  const Config g;
+  const glm::dvec3 x0(g.x[0]), x1(g.x[1]), x2(g.x[2]);
+  const glm::dvec3 cr = glm::cross(x1 - x0, x2 - x0);
+  const glm::dvec3 n = glm::normalize(cr);
+  const glm::dvec3 u =
+      glm::dvec3(g.wind) - (glm::dvec3(g.v[0]) + glm::dvec3(g.v[1]) + glm::dvec3(g.v[2])) / 3.0;
+  const glm::dvec3 ut = u - glm::dot(n, u) * n;
+  const glm::dvec3 want = double(w.density) * 0.004 * 0.5 * glm::length(cr) * glm::length(ut) * ut;
+  const glm::vec3 gained = g.force(k) - g.force();
+  expect_near(gained, glm::vec3(want), 1e-4 * glm::length(want), "rho C_f A |u_t| u_t");
+  EXPECT_NEAR(glm::dot(glm::dvec3(gained), n), 0.0, 1e-4 * glm::length(want)) << "in the plane";
+  Config wound = g;
+  std::swap(wound.x[1], wound.x[2]);
+  std::swap(wound.v[1], wound.v[2]);
+  EXPECT_EQ(wound.force(k), g.force(k)) << "winding";
+  EXPECT_EQ(g.force(coeffs_of(Wind{})), g.force()) << "C_f = 0 by default";
 }
 
 // The lift against the angle theta between the normal and the wind, by central differences: it
@@ -191,6 +234,9 @@ TEST(WindSettings, BadValuesNameTheFieldTheValueAndTheLimit) {
   s.settings.wind->lift = -2.0f;
   EXPECT_EQ(load_error(s), "forces.wind.lift = -2.000000: must be a finite number >= 0");
   s.settings.wind = Wind{};
+  s.settings.wind->skin_friction = -0.1f;
+  EXPECT_EQ(load_error(s), "forces.wind.skin_friction = -0.100000: must be a finite number >= 0");
+  s.settings.wind = Wind{};
   s.settings.wind->velocity.y = INFINITY;
   EXPECT_EQ(load_error(s), "forces.wind.velocity = (0.000000, inf, 0.000000): must be finite");
 }
@@ -222,6 +268,31 @@ TEST_P(WindWorld, EachVertexTakesAThirdOfTheTrianglesForce) {
     EXPECT_EQ(v.z, 0.0f) << "vertex " << i;
   }
   EXPECT_EQ(glm::vec3(st.particles.vel_invmass[3]), glm::vec3(0.0f)) << "on no triangle";
+}
+
+// A horizontal triangle edge-on to a 7 m/s wind with C_f = 0.005 (no gravity): only the skin
+// friction acts, rho C_f A |u|^2 along the wind (A = 0.06 m^2), a third on each vertex.
+TEST_P(WindWorld, AnEdgeOnSheetFeelsOnlyItsSkinFriction) {
+  Scene s;
+  s.settings.gravity = glm::vec3(0.0f);
+  Wind& w = s.settings.wind.emplace();
+  w.velocity = {7.0f, 0.0f, 0.0f};
+  w.skin_friction = 0.005f;
+  const float m = 0.02f;
+  s.particles.add({0.0f, 1.0f, 0.0f}, glm::vec3(0.0f), 0.01f, m, 0);
+  s.particles.add({0.3f, 1.0f, 0.0f}, glm::vec3(0.0f), 0.01f, m, 0);
+  s.particles.add({0.0f, 1.0f, 0.4f}, glm::vec3(0.0f), 0.01f, m, 0);
+  s.triangles.push_back({0, 1, 2});
+  load(s);
+  const WorldState st = run(1);
+  const double f = double(w.density) * 0.005 * 0.06 * 49.0;
+  const double dv = double(s.settings.time_step) * f / (3.0 * double(m));
+  for (std::size_t i = 0; i < 3; ++i) {
+    const glm::vec4 v = st.particles.vel_invmass[i];
+    EXPECT_NEAR(v.x, dv, 1e-5 * dv) << "vertex " << i;
+    EXPECT_EQ(v.y, 0.0f) << "vertex " << i;
+    EXPECT_EQ(v.z, 0.0f) << "vertex " << i;
+  }
 }
 
 VKPHYS_ON_ALL_CASES(WindWorld);

@@ -138,12 +138,13 @@ void SceneParser::read_forces(const Object& top) {
     if (auto h = c.get("law")) field.law = static_cast<CentralLaw>(choice(*h, kCentralLawNames));
   }
   if (auto g = o.get("wind")) {
-    Object w(*g, {"velocity", "density", "drag", "lift"});
+    Object w(*g, {"velocity", "density", "drag", "lift", "skin_friction"});
     Wind& wind = scene_.settings.wind.emplace();
     wind.velocity = w.require("velocity").as_vec3();
     if (auto h = w.get("density")) wind.density = h->non_negative();
     if (auto h = w.get("drag")) wind.drag = h->non_negative();
     if (auto h = w.get("lift")) wind.lift = h->non_negative();
+    if (auto h = w.get("skin_friction")) wind.skin_friction = h->non_negative();
   }
 }
 

@@ -172,9 +172,10 @@ std::string forces_json(const Settings& st) {
   if (st.wind) {
     if (!text.empty()) text += ",\n             ";
     const Wind& w = *st.wind;
-    text +=
-        fmt::format("\"wind\": {{\"velocity\": {}, \"density\": {}, \"drag\": {}, \"lift\": {}}}",
-                    vec(w.velocity), num(w.density), num(w.drag), num(w.lift));
+    text += fmt::format(
+        "\"wind\": {{\"velocity\": {}, \"density\": {}, \"drag\": {}, \"lift\": {}, "
+        "\"skin_friction\": {}}}",
+        vec(w.velocity), num(w.density), num(w.drag), num(w.lift), num(w.skin_friction));
   }
   return text.empty() ? text : fmt::format("  \"forces\": {{{}}},\n", text);
 }

@@ -136,8 +136,10 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
                                   ", " + std::to_string(wind.velocity.y) + ", " +
                                   std::to_string(wind.velocity.z) + "): must be finite");
     }
-    const std::pair<const char*, float> coefficients[] = {
-        {"density", wind.density}, {"drag", wind.drag}, {"lift", wind.lift}};
+    const std::pair<const char*, float> coefficients[] = {{"density", wind.density},
+                                                          {"drag", wind.drag},
+                                                          {"lift", wind.lift},
+                                                          {"skin_friction", wind.skin_friction}};
     for (const auto& [name, value] : coefficients) {
       if (!(value >= 0.0f) || !std::isfinite(value)) {
         throw std::invalid_argument(std::string("forces.wind.") + name + " = " +
@@ -146,7 +148,8 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
     }
     p.drag.z = 0.5f * wind.density * wind.drag;
     p.drag.w = 0.5f * wind.density * wind.lift;
-    p.wind = glm::vec4(wind.velocity, 0.0f);
+    // Both faces wetted: 2 x 1/2 rho C_f (kernels/aero.h).
+    p.wind = glm::vec4(wind.velocity, wind.density * wind.skin_friction);
   }
   p.aero = glm::uvec4(world.wind_triangles(), 0u, 0u, 0u);
   p.trees = glm::uvec4(world.trees(), static_cast<std::uint32_t>(world.tree_nodes.size()), 0u, 0u);

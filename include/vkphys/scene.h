@@ -182,6 +182,11 @@ struct Wind {
   /// C_L: the flat-plate normal-force model's value, C_L = C_D,90 (Viterna and Corrigan 1982;
   /// kernels/aero.h), so the lift peaks at 45 degrees at 1/2 rho (C_L / 2) A |u|^2.
   float lift = 1.17f;
+  /// C_f: the skin-friction coefficient of each face (the shear 1/2 rho C_f |u_t|^2 of the flow
+  /// along the sheet, both faces wetted; kernels/aero.h). 0, the default, is the pressure model
+  /// alone; a smooth flat plate has about 1.328 / sqrt(Re) laminar, 0.074 Re^-1/5 turbulent
+  /// (0.002 to 0.005 for a 1 m flag in a few m/s).
+  float skin_friction = 0.0f;
 };
 
 struct Settings {
