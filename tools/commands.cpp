@@ -19,6 +19,7 @@
 #include "vkphys/error.h"
 #include "vkphys/limits.h"
 #include "vkphys/scene_file.h"
+#include "vkphys/stability.h"
 
 namespace vkphys::tools {
 
@@ -67,6 +68,13 @@ void apply_solver_overrides(const Options& opt, SolverSettings& solver) {
   if (opt.relax) solver.relax_iterations = *opt.relax;
 }
 
+void warn_stability(const Scene& scene) {
+  const std::string warning = stability_warning(spring_stability(scene));
+  if (warning.empty()) return;
+  std::fflush(stdout);  // after what the command printed before it, in a log of both streams
+  std::fprintf(stderr, "vkphys: warning: %s\n", warning.c_str());
+}
+
 int cmd_compare(const Options& opt) {
   Scene scene = read_scene_file(opt.scene);
   SolverSettings& solver = scene.settings.solver;
@@ -98,6 +106,7 @@ int cmd_compare(const Options& opt) {
   copt.sync_validation = opt.sync_validation;
   const Tolerance& tol = copt.tolerance;
   std::printf("%s\n", scene_summary(scene).c_str());
+  warn_stability(scene);
   Progress progress(opt.steps);
   const BackendComparison r(scene, opt.steps, copt,
                             [&progress](std::uint32_t k) { progress.update(k); });

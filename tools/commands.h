@@ -85,6 +85,11 @@ SolverScheme parse_scheme(const std::string& name);
 // Applies --iterations, --substeps and --relax to the scene's solver settings.
 void apply_solver_overrides(const Options& opt, SolverSettings& solver);
 
+// Prints "vkphys: warning: ..." to stderr when the scene's force springs are past their explicit
+// stability bound at its step (vkphys/stability.h). The scene still runs as it is: showing an
+// explicit method blow up is a use, so the bound is not an error.
+void warn_stability(const Scene& scene);
+
 // `vkphys export-scene NAME [--size N] [--out FILE]` (tools/export_scene.cpp): writes a
 // built-in scene (vkphys/builtin_scenes.h) as scene JSON.
 int cmd_export_scene(const Options& opt);

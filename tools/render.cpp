@@ -29,6 +29,7 @@ int cmd_render(const Options& opt) {
   if (opt.frames == 0) throw std::runtime_error("--frames must be at least 1");
   if (opt.every == 0) throw std::runtime_error("--every must be at least 1");
   World world(scene, world_options(opt, opt.backend, opt.device));
+  warn_stability(scene);
   std::filesystem::create_directories(opt.out);
   const SceneCamera camera = world.camera();
   auto draw = [&](std::uint32_t f) {

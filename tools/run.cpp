@@ -147,6 +147,7 @@ int cmd_run(const Options& opt) {
   // Refuses a non-empty folder before any step.
   Recorder recorder(opt.out, world, recorder_options(plan, opt.force));
   print_world(world);
+  warn_stability(world.scene());
   recorder.frame(world);  // step 0: no step has touched anything, its contacts are none
   recorder.metrics(world, 0.0);
   if (plan.checkpoint_every) {
@@ -193,6 +194,7 @@ int cmd_resume(const Options& opt) {
       world_options(opt, plan.backend, opt.device.empty() ? plan.device : opt.device);
   World world = World::load(snapshot, run_options(options, snapshot.scene(), plan));
   print_world(world);
+  warn_stability(world.scene());
   std::printf("resuming %s from step %llu to step %llu\n", dir.string().c_str(),
               static_cast<unsigned long long>(snapshot.step()),
               static_cast<unsigned long long>(plan.steps));

@@ -91,6 +91,7 @@ int cmd_soak(const Options& opt) {
   if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
   const WorldOptions wopt = world_options(opt, opt.backend, opt.device);
   World world(scene, wopt);
+  warn_stability(scene);
   std::printf("%s\nsoak: %s, %u steps, a sample and a checkpoint every %u\n",
               scene_summary(scene).c_str(), world.backend_name().c_str(), opt.steps,
               opt.sample_every);

@@ -24,6 +24,7 @@ int cmd_view(const Options& opt) {
     solver.scheme = SolverScheme::colored;  // the GPU's nearest scheme, as `vkphys render` does
   }
   const std::string summary = scene_summary(scene);
+  warn_stability(scene);
   Viewer viewer(std::move(scene), {.width = opt.width,
                                    .height = opt.height,
                                    .world = world_options(opt, opt.backend, opt.device),

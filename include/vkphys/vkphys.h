@@ -14,9 +14,10 @@
 /// vkphys/devices.h (the Vulkan devices), vkphys/recorder.h (a run written as `vkphys run` writes
 /// it), vkphys/builtin_scenes.h (the scenes built in code), vkphys/limits.h (the scene loader's
 /// size limits), vkphys/files.h (whole-or-nothing file writes), vkphys/plot.h (SVG line plots),
-/// vkphys/soak.h (a long run's checks), vkphys/error.h, vkphys/version.h, vkphys/export.h (what the
-/// library exports). GLM types (glm::vec3, glm::vec4) are part of the API: a user compiles with
-/// GLM's headers (find_package(vkphys) brings glm::glm in).
+/// vkphys/soak.h (a long run's checks), vkphys/stability.h (force springs' explicit step bound),
+/// vkphys/error.h, vkphys/version.h, vkphys/export.h (what the library exports). GLM types
+/// (glm::vec3, glm::vec4) are part of the API: a user compiles with GLM's headers
+/// (find_package(vkphys) brings glm::glm in).
 ///
 /// Errors: every failure throws vkphys::Error with a one-line message (vkphys/error.h).
 ///
@@ -55,6 +56,7 @@
 #include "vkphys/snapshot.h"
 #include "vkphys/soak.h"
 #include "vkphys/soft_body.h"
+#include "vkphys/stability.h"
 #include "vkphys/statistics.h"
 #include "vkphys/version.h"
 #include "vkphys/viewer.h"
