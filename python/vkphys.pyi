@@ -101,6 +101,10 @@ class World:
     def constraint_errors(self) -> dict[str, float]:
         """max/mean_rigid_penetration [m], max/mean_joint_error [m], max/mean_spring_strain
         after the last step; a scene with rigid bodies needs record_contacts=True."""
+    def spring_stability(self) -> dict[str, Any]:
+        """The explicit stability bound of the scene's force springs: spring, k, c, mass_a,
+        mass_b (inf: pinned), omega, bound, step, network_bound, substeps_needed, past,
+        assured, warning (empty when assured)."""
     def camera(self) -> Camera:
         """The camera render uses by default (the scene's, or one framing the state)."""
     def render(self, width: int, height: int, camera: Camera | None = None,

@@ -121,6 +121,37 @@ py::dict to_dict(const vkphys::ConstraintErrors& e) {
   return d;
 }
 
+py::dict to_dict(const vkphys::SpringStability& st) {
+  using S = vkphys::SpringStability;
+  py::dict d;
+  d["integrator"] = vkphys::integrator_name(st.integrator);
+  d["force_springs"] = st.force_springs;
+  d["checked"] = st.checked;
+  d["spring"] = st.spring;
+  put<S, double>(d, st,
+                 {{"k", &S::k},
+                  {"c", &S::c},
+                  {"mass_a", &S::mass_a},
+                  {"mass_b", &S::mass_b},
+                  {"omega", &S::omega},
+                  {"gamma", &S::gamma},
+                  {"bound", &S::bound},
+                  {"step", &S::step},
+                  {"growth_per_period", &S::growth_per_period},
+                  {"network_omega", &S::network_omega},
+                  {"network_gamma", &S::network_gamma},
+                  {"network_bound", &S::network_bound}});
+  put<S, std::uint64_t>(d, st,
+                        {{"substeps_needed", &S::substeps_needed},
+                         {"ode_steps_needed", &S::ode_steps_needed},
+                         {"network_substeps_needed", &S::network_substeps_needed},
+                         {"network_ode_steps_needed", &S::network_ode_steps_needed}});
+  d["past"] = st.past();
+  d["assured"] = st.assured();
+  d["warning"] = vkphys::stability_warning(st);
+  return d;
+}
+
 py::dict to_dict(const vkphys::GpuDevice& g) {
   using G = vkphys::GpuDevice;
   py::dict d;
@@ -423,6 +454,14 @@ step's contact lists (constraint_errors needs them for a scene with rigid bodies
           "How far the last step left contacts, joints and springs from holding: "
           "max/mean_rigid_penetration [m], max/mean_joint_error [m], max/mean_spring_strain. "
           "A scene with rigid bodies needs record_contacts=True.")
+      .def(
+          "spring_stability",
+          [](const World& w) { return to_dict(vkphys::spring_stability(w.scene())); },
+          "The explicit stability bound of the scene's force springs (vkphys/stability.h): the "
+          "limiting spring, its k [N/m], c [kg/s], masses [kg] (inf: pinned), omega [rad/s], "
+          "the bound and the step [s], the network's bound, past (it will blow up), assured "
+          "(the linearised network is stable) and the warning `vkphys run` prints (empty when "
+          "assured).")
       .def(
           "camera", [](const World& w) { return to_dict(w.camera()); },
           "The camera render uses by default: a dict of position, target, up (3-tuples [m]) "

@@ -127,7 +127,6 @@ std::string mass_text(double m) {
 }  // namespace
 
 double stable_step(Integrator integrator, double omega, double gamma) {
-  if (integrator == Integrator::implicit) return kInf;
   const double zeta = gamma / (2.0 * omega);
   switch (integrator) {
     case Integrator::symplectic:

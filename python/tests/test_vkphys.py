@@ -215,3 +215,26 @@ def test_pick_and_pull_grab_a_sphere_and_bring_it_to_the_target():
     assert w.body_positions[0, 1] == pytest.approx(1.5, abs=1e-2)
     with pytest.raises(vkphys.Error, match="out of range"):
         w.pull({"particle": True, "index": 0, "local": (0, 0, 0), "depth": 0}, (0, 0, 0))
+
+
+def test_spring_stability_reports_the_bound_and_the_warning():
+    """A pinned 1 kg bob on a force spring of 1600 N/m (omega 40 rad/s): symplectic Euler's
+    bound is h omega < 2, so a 0.055 s step is past it and 2 substeps would hold it."""
+    def scene(h, integrator):
+        return {"format": "vkphys-scene", "version": 2, "gravity": [0, 0, 0], "time_step": h,
+                "solver": {"integrator": integrator},
+                "particles": [{"type": "particle", "position": [0, 0, 0], "radius": 0.05,
+                               "static": True},
+                              {"type": "particle", "position": [1.001, 0, 0], "radius": 0.05,
+                               "mass": 1}],
+                "springs": [{"particles": [0, 1], "k": 1600, "model": "force", "rest": 1}]}
+    past = vkphys.World.from_dict(scene(0.055, "symplectic")).spring_stability()
+    assert past["past"] and not past["assured"]
+    assert math.isinf(past["mass_a"]) and past["mass_b"] == 1.0
+    assert math.isclose(past["omega"], 40.0) and math.isclose(past["bound"], 0.05)
+    assert past["substeps_needed"] == 2
+    assert past["warning"].startswith("force spring 0 (k 1600 N/m")
+    within = vkphys.World.from_dict(scene(0.045, "symplectic")).spring_stability()
+    assert within["assured"] and within["warning"] == ""
+    implicit = vkphys.World.from_dict(scene(0.055, "implicit")).spring_stability()
+    assert not implicit["checked"] and implicit["warning"] == ""
