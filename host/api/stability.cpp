@@ -69,6 +69,7 @@
 #include <limits>
 #include <numbers>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 #include "host/api/guarded.h"
@@ -157,7 +158,10 @@ SpringStability spring_stability(const Scene& scene) {
     auto mass = [&](std::uint32_t i) {
       return driven[i] ? kInf : mass_of(scene.particles.vel_invmass[i].w);
     };
-    double last_zeta = -1.0, last_y = 0.0;  // a cloth's springs share a few damping ratios
+    // The damped Runge-Kutta bound in h omega by damping ratio: a cloth's springs share a few
+    // (2.9 million springs of a 700 x 700 cloth: 2.9 s bisecting each, 0.09 s with this; a mesh
+    // cloth of uneven masses has more ratios, each about 1 us).
+    std::unordered_map<double, double> rk_y;
     // Gershgorin's rows of M^-1/2 K M^-1/2 and M^-1/2 C M^-1/2 (the essay's "A network").
     std::vector<double> row_k(particles, 0.0), row_c(particles, 0.0);
     for (std::size_t i = 0; i < scene.springs.size(); ++i) {
@@ -183,11 +187,9 @@ SpringStability spring_stability(const Scene& scene) {
       const double zeta = gamma / (2.0 * omega);
       if ((sv.integrator == Integrator::midpoint || sv.integrator == Integrator::rk4) &&
           gamma > 0.0) {
-        if (zeta != last_zeta) {
-          last_zeta = zeta;
-          last_y = stable_step(sv.integrator, 1.0, 2.0 * zeta);
-        }
-        bound = last_y / omega;
+        auto [at, added] = rk_y.try_emplace(zeta, 0.0);
+        if (added) at->second = stable_step(sv.integrator, 1.0, 2.0 * zeta);
+        bound = at->second / omega;
       } else {
         bound = stable_step(sv.integrator, omega, gamma);
       }
