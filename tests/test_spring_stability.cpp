@@ -213,12 +213,12 @@ TEST(SpringStability, WarnsPastTheBoundAndNotWithinIt) {
   EXPECT_EQ(stability_warning(
                 spring_stability(oscillator_scene(Integrator::symplectic, 0.18f, k, m, 0.1f))),
             "");
-  // Adaptive RK4: past only when even max_steps ODE steps per substep are past the bound.
-  Scene adaptive = oscillator_scene(Integrator::rk4, 1.0f, k, m, 0.1f);  // 3.5 x the bound
-  adaptive.settings.solver.adaptive = {.tolerance = 1e-4f, .max_steps = 2};
+  // Adaptive RK4: past only when even the half steps of max_steps ODE steps per substep are.
+  Scene adaptive = oscillator_scene(Integrator::rk4, 1.0f, k, m, 0.1f);      // 3.5 x the bound
+  adaptive.settings.solver.adaptive = {.tolerance = 1e-4f, .max_steps = 1};  // 0.5 s: past
   const std::string coarse = stability_warning(spring_stability(adaptive));
-  EXPECT_NE(coarse.find("solver.adaptive.max_steps 4 would"), std::string::npos) << coarse;
-  adaptive.settings.solver.adaptive.max_steps = 4;
+  EXPECT_NE(coarse.find("solver.adaptive.max_steps 2 would"), std::string::npos) << coarse;
+  adaptive.settings.solver.adaptive.max_steps = 2;  // 0.25 s: within
   EXPECT_EQ(stability_warning(spring_stability(adaptive)), "");
   // Explicit Euler undamped: past at any step, its energy growth per period stated.
   const SpringStability euler =
@@ -274,6 +274,28 @@ TEST(SpringStability, ClothHoldsBelowTheNetworkBoundAndMayBlowUpAboveIt) {
   const std::string may = stability_warning(spring_stability(cloth(0.6 * st.bound)));
   EXPECT_NE(may.find("may blow up"), std::string::npos) << may;
   EXPECT_NE(may.find("solver.substeps 2 would assure it"), std::string::npos) << may;
+}
+
+// Step doubling goes on from its two half steps: RK4 at H omega = 4 (past 2 sqrt 2) blows up at a
+// fixed step and holds under adaptive even with max_steps 1, whose half steps are at 2.
+TEST(SpringStability, AdaptiveStepPropagatesItsHalfSteps) {
+  auto blows_up = [](const Scene& s) {
+    World world(s, {.backend = "cpu"});
+    try {
+      world.step(300);
+    } catch (const NonFiniteError&) {
+      return true;
+    }
+    return false;
+  };
+  Scene fixed = oscillator_scene(Integrator::rk4, 0.1f, 800.0f, 0.5f, 1e-3f);  // omega 40 rad/s
+  Scene adaptive = fixed;
+  adaptive.settings.solver.adaptive = {.tolerance = 1e-4f, .max_steps = 1};
+  EXPECT_TRUE(spring_stability(fixed).past());
+  EXPECT_TRUE(blows_up(fixed));
+  EXPECT_FALSE(spring_stability(adaptive).past());
+  EXPECT_NEAR(spring_stability(adaptive).step, 0.05, 1e-9);
+  EXPECT_FALSE(blows_up(adaptive));
 }
 
 // `vkphys run` prints the warning and runs the scene as it is; within the bound, or implicit,

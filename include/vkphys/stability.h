@@ -41,13 +41,15 @@ struct SpringStability {
   double gamma = 0.0;        ///< c (1/m_a + 1/m_b) [1/s]
   double bound = 0.0;        ///< stable_step(integrator, omega, gamma) [s]
   /// The ODE step the bound is held to [s]: time_step / substeps, and with solver.adaptive the
-  /// finest step its controller may take, time_step / substeps / max_steps.
+  /// finest step its controller may take, time_step / substeps / (2 max_steps) (step doubling
+  /// goes on from its two half steps).
   double step = 0.0;
   /// The fewest substeps with time_step / substeps below the bound (no adaptive refinement);
   /// 0 when none does (bound 0).
   std::uint64_t substeps_needed = 0;
-  /// With solver.adaptive: the fewest ODE steps per substep, a power of two as the controller
-  /// takes them, below the bound; 0 without adaptive or when none does.
+  /// With solver.adaptive: the fewest ODE steps n per substep, a power of two as the controller
+  /// takes them, whose half steps time_step / substeps / (2 n) are below the bound; 0 without
+  /// adaptive or when none does.
   std::uint64_t ode_steps_needed = 0;
   /// When bound is 0: the factor by which the spring's energy grows over one period 2 pi / omega
   /// at `step` (explicit Euler: (1 + h^2 omega^2) per step; midpoint: 1 + (h omega)^4 / 4).
