@@ -28,8 +28,9 @@
 // spring a SPOOK row in the solver), force (a force, symplectic Euler over the scene's substeps)
 // or implicit (a force, backward Euler by conjugate gradient), or all three; by default the
 // scene's own. Workloads without springs run once. An explicit method past its stable step
-// diverges: a state that is no longer finite is refused at the World's next read (that row prints
-// the error and the bench goes on), and strains that overflow are reported as diverged.
+// (vkphys/stability.h; its warning follows the row's progress line on stderr) diverges: a state
+// that is no longer finite is refused at the World's next read (that row prints the error and the
+// bench goes on), and strains that overflow are reported as diverged.
 //
 // Each workload/size/backend/scheme first runs --warmup steps (default 30 for the particles,
 // which fall and compress into a pile; 120 for the mixed pour, while the particles land on the
@@ -339,6 +340,7 @@ int cmd_bench(const Options& opt) {
                            "%s %u (%u bodies, %u particles), %s, %s: %u warm-up + %u timed steps\n",
                            w->name, size, bodies, particles, which.c_str(), label.c_str(), warmup,
                            opt.steps);
+              warn_stability(solved);  // a force row past its bound is expected to diverge
               World world(solved, options);
               Progress progress(std::uint64_t{warmup} + opt.steps);
               for (std::uint32_t k = 0; k < warmup; ++k) {
