@@ -42,14 +42,16 @@ KFN float collide_box_radius(CollideBox b, vec3 l) {
   return b.e.x * abs(dot(b.x[0], l)) + b.e.y * abs(dot(b.x[1], l)) + b.e.z * abs(dot(b.x[2], l));
 }
 
-// The face axes of box f against box o, d the offset between their centres (either sign):
-// the largest separation and its axis. False when one separates them by the margin or more.
-KFN bool collide_box_faces(CollideBox f, CollideBox o, vec3 d, float margin, KOUT(float) sep,
+// The face axes of box f against box o, d the offset between their centres (either sign), eo
+// o's half extents and r[i][k] = |f.x[i] . o.x[k]| (so o's radius along f.x[i] is
+// eo . r[i], summed in the order collide_box_radius sums): the largest separation and its axis.
+// False when one separates them by the margin or more.
+KFN bool collide_box_faces(CollideBox f, vec3 eo, mat3 r, vec3 d, float margin, KOUT(float) sep,
                            KOUT(int) axis) {
   sep = -VKPHYS_COLLIDE_BIG;
   axis = 0;
   for (int i = 0; i < 3; ++i) {
-    float s = abs(dot(d, f.x[i])) - f.e[i] - collide_box_radius(o, f.x[i]);
+    float s = abs(dot(d, f.x[i])) - f.e[i] - (eo.x * r[i].x + eo.y * r[i].y + eo.z * r[i].z);
     if (s >= margin) return false;
     if (s > sep) {
       sep = s;
@@ -83,29 +85,53 @@ KFN CollideBoxSat collide_box_sat(CollideBox a, CollideBox b, float margin) {
   o.sep = -VKPHYS_COLLIDE_BIG;
   vec3 d = b.c - a.c;
 
-  // a's faces, b's faces, edge pairs.
+  // a's faces, b's faces, edge pairs. The face axes need the 9 products |a.x[i] . b.x[k]| (a
+  // face axis of either box against the other's 3 axes), taken once: row i for a's face i,
+  // column k for b's face k. The same products summed in the same order as along any other
+  // axis, so the same bits as 3 dot products per face axis.
+  mat3 r;
+  for (int i = 0; i < 3; ++i) {
+    r[i] = abs(vec3(dot(a.x[i], b.x[0]), dot(a.x[i], b.x[1]), dot(a.x[i], b.x[2])));
+  }
   float sep_a;
   int ia;
-  if (!collide_box_faces(a, b, d, margin, sep_a, ia)) return o;
+  if (!collide_box_faces(a, b.e, r, d, margin, sep_a, ia)) return o;
   float sep_b;
   int ib;
-  if (!collide_box_faces(b, a, d, margin, sep_b, ib)) return o;
+  if (!collide_box_faces(b, a.e, transpose(r), d, margin, sep_b, ib)) return o;
+  // Edge pairs without a square root per axis. Along l = a.x[i] x b.x[j] unnormalised, the
+  // radii and |d . l| are L = |l| times their values along l / L, so the separation is s = u / L
+  // with u = |d . l| - r_a(l) - r_b(l). As x |x| increases with x, s compares as
+  // s |s| = u |u| / L^2 does: s >= margin when u |u| >= margin |margin| L^2, and s beats the
+  // best pair's (k, L^2) = (u |u|, L^2) so far when u |u| L_best^2 > k_best L^2 (no division;
+  // the start (-1, 0) is below any pair). Only the winner is normalised, and its separation is
+  // then taken along the unit axis, as every axis's was before: the same axis, sep and normal up
+  // to a rounding tie between two pairs' separations.
+  float mk = margin * abs(margin);
+  float best_k = -1.0f;
+  float best_ll = 0.0f;
   for (int i = 0; i < 3; ++i) {
     for (int j = 0; j < 3; ++j) {
       vec3 l = cross(a.x[i], b.x[j]);
       float ll = dot(l, l);
       if (ll < 1.0e-6f) continue;
-      l = l / sqrt(ll);
-      if (dot(d, l) < 0.0f) l = -l;
-      float s = dot(d, l) - collide_box_radius(a, l) - collide_box_radius(b, l);
-      if (s >= margin) return o;
-      if (s > o.sep) {
-        o.sep = s;
+      float u = abs(dot(d, l)) - collide_box_radius(a, l) - collide_box_radius(b, l);
+      float k = u * abs(u);
+      if (k >= mk * ll) return o;
+      if (k * best_ll > best_k * ll) {
+        best_k = k;
+        best_ll = ll;
         o.ea = i;
         o.eb = j;
-        o.axis = l;
       }
     }
+  }
+  if (o.ea >= 0) {
+    vec3 l = cross(a.x[o.ea], b.x[o.eb]);
+    l = l / sqrt(dot(l, l));
+    if (dot(d, l) < 0.0f) l = -l;
+    o.sep = dot(d, l) - collide_box_radius(a, l) - collide_box_radius(b, l);
+    o.axis = l;
   }
 
   // The bias: a's face, else b's face, else an edge pair.
