@@ -44,16 +44,27 @@ KFN CollidePoly collide_poly_empty() {
   return o;
 }
 
-// One Sutherland-Hodgman step: keeps the part of the polygon with dot(x, pn) <= off.
+// One Sutherland-Hodgman step: keeps the part of the polygon with dot(x, pn) <= off. Each
+// vertex's signed distance is taken once (it is one edge's end and the next edge's start), and
+// a plane with every vertex on its inner side returns the polygon as it is (what the loop would
+// copy: the same vertices, codes and edge labels), so a plane no incident vertex crosses (all
+// four, for a box resting within a larger face) costs only the distances.
 KFN CollidePoly collide_clip(CollidePoly poly, vec3 pn, float off, uint plane) {
+  float dist[8];
+  bool inside = true;
+  for (int k = 0; k < 8; ++k) {
+    dist[k] = dot(poly.p[k], pn) - off;
+    if (k < poly.n && !(dist[k] <= 0.0f)) inside = false;
+  }
+  if (inside) return poly;
   CollidePoly o = collide_poly_empty();
   for (int k = 0; k < 8; ++k) {
     if (k >= poly.n) break;
     int k1 = k + 1 == poly.n ? 0 : k + 1;
     vec3 va = poly.p[k];
     vec3 vb = poly.p[k1];
-    float da = dot(va, pn) - off;
-    float db = dot(vb, pn) - off;
+    float da = dist[k];
+    float db = dist[k1];
     if (da <= 0.0f) {
       if (o.n < 8) {
         o.p[o.n] = va;
