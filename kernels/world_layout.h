@@ -122,7 +122,8 @@
 // The wind on the scene's triangles (T of them with forces.wind, else none; kernels/aero.h),
 // gathered per particle so that each particle sums its triangles in a fixed order (no atomics:
 // both backends and repeated runs add the same floats in the same order):
-//   wind_tris[t]         (a, b, c, 0) world indices of triangle t's particles
+//   wind_tris[t]         (a, b, c, sides) world indices of triangle t's particles and which of
+//                        its faces the air reaches (VKPHYS_WIND_*, kernels/aero.h)
 //   wind_offsets[p]      each particle's range of wind_incident (P + 1, exclusive scan)
 //   wind_incident[e]     3T entries, per particle in triangle order: the triangle's index
 // The implicit integrator's conjugate gradient (kernels/world_implicit.inl), particles only

@@ -58,7 +58,7 @@ vec3 particle_wind_force(uint i) {
     uvec4 t = wind_tris[wind_incident[e]];
     f += triangle_wind_force(vec3(body_pos[t.x]), vec3(body_pos[t.y]), vec3(body_pos[t.z]),
                              vec3(body_vel[t.x]), vec3(body_vel[t.y]), vec3(body_vel[t.z]), wind,
-                             coeffs);
+                             coeffs, t.w);
   }
   return f * (1.0f / 3.0f);
 }

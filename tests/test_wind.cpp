@@ -12,6 +12,7 @@
 #include <numbers>
 
 #include "host/io/scene_file.h"
+#include "host/sim/closed_surfaces.h"
 #include "kernels/aero.h"
 #include "tests/backends.h"
 #include "tests/scene_errors.h"
@@ -30,7 +31,8 @@ glm::vec3 default_coeffs() {
 
 glm::vec3 force_at_rest(glm::vec3 a, glm::vec3 b, glm::vec3 c, glm::vec3 wind) {
   const glm::vec3 zero(0.0f);
-  return kern::triangle_wind_force(a, b, c, zero, zero, zero, wind, default_coeffs());
+  return kern::triangle_wind_force(a, b, c, zero, zero, zero, wind, default_coeffs(),
+                                   VKPHYS_WIND_TWO_SIDED);
 }
 
 // Face-on (the normal along the wind): the plate's drag 1/2 rho C_D A |u|^2 along the wind and
@@ -83,8 +85,9 @@ struct Config {
   glm::vec3 x[3] = {{0.1f, 0.2f, -0.3f}, {0.7f, 0.1f, 0.2f}, {0.2f, 0.8f, 0.4f}};
   glm::vec3 v[3] = {{0.5f, -0.2f, 0.1f}, {-0.3f, 0.4f, 0.2f}, {0.1f, 0.1f, -0.6f}};
   glm::vec3 wind{4.0f, 1.0f, -2.5f};
-  glm::vec3 force(glm::vec3 coeffs = default_coeffs()) const {
-    return kern::triangle_wind_force(x[0], x[1], x[2], v[0], v[1], v[2], wind, coeffs);
+  glm::vec3 force(glm::vec3 coeffs = default_coeffs(),
+                  std::uint32_t sides = VKPHYS_WIND_TWO_SIDED) const {
+    return kern::triangle_wind_force(x[0], x[1], x[2], v[0], v[1], v[2], wind, coeffs, sides);
   }
 };
 
@@ -171,15 +174,17 @@ TEST(WindForce, SkinFrictionShearsBothFacesAlongTheSheet) {
   const glm::vec3 k = coeffs_of(w), zero(0.0f);
   const glm::vec3 wind(5.0f, 0.0f, 0.0f);
   // Edge-on: the triangle of legs 0.5 and 0.3 m in the plane z = 1 (A = 0.075 m^2).
-  const glm::vec3 edge = kern::triangle_wind_force({0.1f, 0.2f, 1.0f}, {0.6f, 0.2f, 1.0f},
-                                                   {0.1f, 0.5f, 1.0f}, zero, zero, zero, wind, k);
+  const glm::vec3 edge =
+      kern::triangle_wind_force({0.1f, 0.2f, 1.0f}, {0.6f, 0.2f, 1.0f}, {0.1f, 0.5f, 1.0f}, zero,
+                                zero, zero, wind, k, VKPHYS_WIND_TWO_SIDED);
   const double shear = double(w.density) * 0.004 * 0.075 * 25.0;
   EXPECT_NEAR(edge.x, shear, 1e-5 * shear);
   EXPECT_EQ(edge.y, 0.0f);
   EXPECT_EQ(edge.z, 0.0f);
 
   const glm::vec3 a(0.0f), b(0.0f, 0.3f, 0.0f), c(0.0f, 0.0f, 0.4f);  // face-on to x
-  EXPECT_EQ(kern::triangle_wind_force(a, b, c, zero, zero, zero, {7.0f, 0.0f, 0.0f}, k),
+  EXPECT_EQ(kern::triangle_wind_force(a, b, c, zero, zero, zero, {7.0f, 0.0f, 0.0f}, k,
+                                      VKPHYS_WIND_TWO_SIDED),
             force_at_rest(a, b, c, {7.0f, 0.0f, 0.0f}));
 
   const Config g;
@@ -198,6 +203,44 @@ TEST(WindForce, SkinFrictionShearsBothFacesAlongTheSheet) {
   std::swap(wound.v[1], wound.v[2]);
   EXPECT_EQ(wound.force(k), g.force(k)) << "winding";
   EXPECT_EQ(g.force(coeffs_of(Wind{})), g.force()) << "C_f = 0 by default";
+}
+
+// A face of a closed surface (kernels/aero.h): with the air striking its outside it feels
+// exactly the sheet's force (the same floats); from inside, in the body's lee, nothing; and its
+// skin friction wets one face, exactly half the sheet's two. Which winding is outside is the
+// sides flag's: the general triangle's normal n has u . n < 0 here, so n is the windward
+// outward normal for VKPHYS_WIND_OUTWARD and the leeward one for VKPHYS_WIND_INWARD.
+TEST(WindForce, AClosedSurfacesFaceFeelsThePressureOnlyOnItsOutside) {
+  const Config c;
+  const glm::vec3 u = c.wind - (c.v[0] + c.v[1] + c.v[2]) / 3.0f;
+  ASSERT_LT(glm::dot(glm::cross(c.x[1] - c.x[0], c.x[2] - c.x[0]), u), 0.0f);
+  const glm::vec3 sheet = c.force();
+  ASSERT_GT(glm::length(sheet), 1.0f);
+  EXPECT_EQ(c.force(default_coeffs(), VKPHYS_WIND_OUTWARD), sheet) << "windward";
+  EXPECT_EQ(c.force(default_coeffs(), VKPHYS_WIND_INWARD), glm::vec3(0.0f)) << "leeward";
+  Config wound = c;  // the other winding swaps the roles
+  std::swap(wound.x[1], wound.x[2]);
+  std::swap(wound.v[1], wound.v[2]);
+  EXPECT_EQ(wound.force(default_coeffs(), VKPHYS_WIND_INWARD), sheet) << "windward, wound in";
+  EXPECT_EQ(wound.force(default_coeffs(), VKPHYS_WIND_OUTWARD), glm::vec3(0.0f)) << "leeward";
+
+  // Edge-on with C_f = 0.004 (the skin friction test's triangle): half the sheet's shear,
+  // whichever way it winds.
+  Wind w;
+  w.skin_friction = 0.004f;
+  const glm::vec3 k = coeffs_of(w), zero(0.0f), along(5.0f, 0.0f, 0.0f);
+  auto edge_on = [&](std::uint32_t sides) {
+    return kern::triangle_wind_force({0.1f, 0.2f, 1.0f}, {0.6f, 0.2f, 1.0f}, {0.1f, 0.5f, 1.0f},
+                                     zero, zero, zero, along, k, sides);
+  };
+  const glm::vec3 two = edge_on(VKPHYS_WIND_TWO_SIDED);
+  ASSERT_GT(two.x, 0.0f);
+  EXPECT_EQ(edge_on(VKPHYS_WIND_OUTWARD), 0.5f * two);
+  EXPECT_EQ(edge_on(VKPHYS_WIND_INWARD), 0.5f * two);
+  // In general the leeward face keeps only its one face's shear, half what C_f adds to a sheet.
+  const glm::vec3 shear = c.force(k) - sheet;
+  expect_near(c.force(k, VKPHYS_WIND_INWARD), 0.5f * shear, 1e-5 * double(glm::length(shear)),
+              "the leeward face's shear");
 }
 
 // The lift against the angle theta between the normal and the wind, by central differences: it
@@ -292,6 +335,111 @@ TEST_P(WindWorld, AnEdgeOnSheetFeelsOnlyItsSkinFriction) {
     EXPECT_NEAR(v.x, dv, 1e-5 * dv) << "vertex " << i;
     EXPECT_EQ(v.y, 0.0f) << "vertex " << i;
     EXPECT_EQ(v.z, 0.0f) << "vertex " << i;
+  }
+}
+
+// A cube's closed surface: 8 corner particles (the corner edge * (x, y, z) from origin is
+// particle first + x + 2y + 4z) and 12 triangles, two per face, wound outward. On the face
+// normal to axis a the grid runs along u = axis a+1 and v = axis a+2, and u x v = axis a.
+void add_cube_surface(Scene& s, glm::vec3 origin, float edge, float mass) {
+  const auto first = static_cast<std::uint32_t>(s.particles.size());
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    const glm::vec3 corner(float(i & 1u), float(i >> 1 & 1u), float(i >> 2));
+    s.particles.add(origin + edge * corner, glm::vec3(0.0f), 0.01f, mass, 0);
+  }
+  for (std::uint32_t a = 0; a < 3; ++a) {
+    const std::uint32_t du = 1u << (a + 1) % 3, dv = 1u << (a + 2) % 3;
+    for (std::uint32_t side : {0u, 1u << a}) {
+      const std::uint32_t c00 = first + side, c10 = c00 + du, c11 = c10 + dv, c01 = c00 + dv;
+      if (side != 0u) {
+        s.triangles.push_back({c00, c10, c11});
+        s.triangles.push_back({c00, c11, c01});
+      } else {
+        s.triangles.push_back({c00, c11, c10});
+        s.triangles.push_back({c00, c01, c11});
+      }
+    }
+  }
+}
+
+std::vector<std::uint32_t> sides_of(const Scene& s) {
+  return wind_sides(s.triangles, s.particles.pos_radius);
+}
+
+// Closed surfaces are found per edge-connected component (host/sim/closed_surfaces.h): a cube's
+// surface wound outward, the same wound inward, and beside them the things that stay sheets: a
+// flat 3 x 3 grid of cloth, the cube with one triangle gone (open) or one wound the other way
+// (inconsistent), and a cube sharing one edge with a flap (non-manifold).
+TEST(WindSides, ClosedSurfacesAreFoundAndOrientedAndEverythingElseIsASheet) {
+  using V = std::vector<std::uint32_t>;
+  Scene s;
+  add_cube_surface(s, glm::vec3(0.0f, 1.0f, 0.0f), 0.5f, 0.1f);
+  EXPECT_EQ(sides_of(s), V(12, VKPHYS_WIND_OUTWARD));
+  Scene in = s;
+  for (Triangle& t : in.triangles) std::swap(t.b, t.c);
+  EXPECT_EQ(sides_of(in), V(12, VKPHYS_WIND_INWARD));
+  Scene open = s;
+  open.triangles.pop_back();
+  EXPECT_EQ(sides_of(open), V(11, VKPHYS_WIND_TWO_SIDED));
+  Scene mixed = s;
+  std::swap(mixed.triangles[4].b, mixed.triangles[4].c);
+  EXPECT_EQ(sides_of(mixed), V(12, VKPHYS_WIND_TWO_SIDED));
+  Scene flap = s;
+  flap.particles.add({2.0f, 1.0f, 0.0f}, glm::vec3(0.0f), 0.01f, 0.1f, 0);
+  flap.triangles.push_back({0, 1, 8});  // on the edge 0-1 with two of the cube's triangles
+  EXPECT_EQ(sides_of(flap), V(13, VKPHYS_WIND_TWO_SIDED));
+
+  // The grid and the outward cube in one scene: two components, each its own answer.
+  Scene both = s;
+  const auto g = static_cast<std::uint32_t>(both.particles.size());
+  for (std::uint32_t k = 0; k < 9; ++k) {
+    both.particles.add({3.0f + 0.1f * float(k % 3), 1.0f, 0.1f * float(k / 3)}, glm::vec3(0.0f),
+                       0.01f, 0.1f, 0);
+  }
+  for (std::uint32_t j = 0; j < 2; ++j) {
+    for (std::uint32_t i = 0; i < 2; ++i) {
+      const std::uint32_t c = g + 3 * j + i;
+      both.triangles.push_back({c, c + 1, c + 4});
+      both.triangles.push_back({c, c + 4, c + 3});
+    }
+  }
+  V want(12, VKPHYS_WIND_OUTWARD);
+  want.resize(20, VKPHYS_WIND_TWO_SIDED);
+  EXPECT_EQ(sides_of(both), want);
+}
+
+// A closed cube (8 free corner particles, 12 triangles, edge 0.5 m, no gravity) face-on to a
+// 6 m/s wind along x: after one step the momentum it gained is h times the front face's plate
+// drag 1/2 rho C_D A |u|^2 alone (A = 0.25 m^2), half what its 12 triangles feel as sheets,
+// with its back corners untouched (shielded) and nothing across the wind; with C_f = 0.005 the
+// four side faces add their one wetted face's shear, 4 x 1/2 rho C_f A |u|^2.
+TEST_P(WindWorld, AClosedCubeFeelsTheDragOfItsFrontFaceOnly) {
+  for (float cf : {0.0f, 0.005f}) {
+    Scene s;
+    s.settings.gravity = glm::vec3(0.0f);
+    Wind& w = s.settings.wind.emplace();
+    w.velocity = {6.0f, 0.0f, 0.0f};
+    w.skin_friction = cf;
+    const float m = 0.05f;
+    add_cube_surface(s, glm::vec3(0.0f, 1.0f, 0.0f), 0.5f, m);
+    load(s);
+    const WorldState st = run(1);
+    const double q = 0.5 * double(w.density) * 0.25 * 36.0;  // 1/2 rho A |u|^2
+    const double want = double(s.settings.time_step) * q * double(w.drag + 4.0f * cf);
+    glm::dvec3 p(0.0);
+    for (std::uint32_t i = 0; i < 8; ++i) {
+      const glm::vec3 v(st.particles.vel_invmass[i]);
+      p += double(m) * glm::dvec3(v);
+      if ((i & 1u) != 0u && cf == 0.0f) {
+        EXPECT_EQ(v, glm::vec3(0.0f)) << "back corner " << i;
+      }
+    }
+    std::printf("C_f %.3f: momentum %.6e kg m/s, front face alone %.6e, as 12 sheets %.6e\n",
+                double(cf), p.x, want,
+                double(s.settings.time_step) * q * double(2.0f * w.drag + 8.0f * cf));
+    EXPECT_NEAR(p.x, want, 1e-5 * want) << "C_f " << cf;
+    EXPECT_NEAR(p.y, 0.0, 1e-6 * want) << "C_f " << cf;
+    EXPECT_NEAR(p.z, 0.0, 1e-6 * want) << "C_f " << cf;
   }
 }
 
@@ -405,6 +553,19 @@ TEST(FlagWithoutWind, Hangs) {
     free_y += double(st.particles.pos_radius[(kNv - 1) * kNu + i].y) / kNu;
   }
   EXPECT_LT(free_y, 3.0 - 0.9 * kLength);
+}
+
+// The shipped scenes' surfaces: the flag is open cloth, a sheet; the jelly cube's skin (the
+// soft-body generator's, wound outward) is closed.
+TEST(WindSides, TheFlagIsASheetAndTheJellyCubesSkinIsClosed) {
+  const Scene flag = flag_scene(2.0f);
+  EXPECT_EQ(sides_of(flag),
+            std::vector<std::uint32_t>(flag.triangles.size(), VKPHYS_WIND_TWO_SIDED));
+  const Scene jelly =
+      io::load_scene(std::filesystem::path(VKPHYS_SOURCE_DIR) / "scenes/jelly_cube.json");
+  ASSERT_FALSE(jelly.triangles.empty());
+  EXPECT_EQ(sides_of(jelly),
+            std::vector<std::uint32_t>(jelly.triangles.size(), VKPHYS_WIND_OUTWARD));
 }
 
 // The GPU against the CPU on the flag, 120 steps, within the particle parity tests' 1 mm and

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "host/sim/closed_surfaces.h"
 #include "host/sim/finite.h"
 
 namespace vkphys {
@@ -126,8 +127,10 @@ void add_wind_triangles(const Scene& scene, WorldArrays& w) {
   const std::size_t particles = scene.particles.size();
   w.wind_offsets.assign(particles + 1, 0u);
   if (!scene.settings.wind) return;
-  for (const Triangle& t : scene.triangles) {
-    w.wind_tris.emplace_back(w.rigid + t.a, w.rigid + t.b, w.rigid + t.c, 0u);
+  const std::vector<std::uint32_t> sides = wind_sides(scene.triangles, scene.particles.pos_radius);
+  for (std::size_t k = 0; k < scene.triangles.size(); ++k) {
+    const Triangle& t = scene.triangles[k];
+    w.wind_tris.emplace_back(w.rigid + t.a, w.rigid + t.b, w.rigid + t.c, sides[k]);
     for (std::uint32_t i : {t.a, t.b, t.c}) ++w.wind_offsets[i + 1];
   }
   for (std::size_t p = 0; p < particles; ++p) w.wind_offsets[p + 1] += w.wind_offsets[p];

@@ -26,7 +26,8 @@ void add_spring_partners(const Scene& scene, WorldArrays& w);
 // Triangles carry no physics, but the pictures and the VTK frames index particles by them.
 void check_triangles(const Scene& scene);
 
-// With forces.wind, every scene triangle feels the wind: its world indices and, per particle,
+// With forces.wind, every scene triangle feels the wind: its world indices and which faces the
+// air reaches (wind_sides: one on closed surfaces, two on sheets) and, per particle,
 // the triangles it is a vertex of in triangle order (an exclusive scan of the counts, then each
 // triangle's three entries), which the wind's gather walks (kernels/world_ode.inl).
 void add_wind_triangles(const Scene& scene, WorldArrays& w);

@@ -148,7 +148,8 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
     }
     p.drag.z = 0.5f * wind.density * wind.drag;
     p.drag.w = 0.5f * wind.density * wind.lift;
-    // Both faces wetted: 2 x 1/2 rho C_f (kernels/aero.h).
+    // A sheet's two wetted faces: 2 x 1/2 rho C_f (a closed surface's one takes half,
+    // kernels/aero.h).
     p.wind = glm::vec4(wind.velocity, wind.density * wind.skin_friction);
   }
   p.aero = glm::uvec4(world.wind_triangles(), 0u, 0u, 0u);
