@@ -236,7 +236,7 @@ void overflow_order(uint b) {
 // sides counted per dynamic body, the counts scanned, the entries filled through the cursors
 // into sort_keys, each body's run put in entry order by overflow_order. A body's run then holds
 // the entries the sort gives it in the order the sort gives them (the radix sort is stable and
-// starts from the entries in order), with 6 dispatches instead of the sort's passes (21 at 1M
+// starts from the entries in order), with 6 dispatches instead of the sort's passes (12 at 1M
 // particles). A particle's run is short (its neighbours), which the insertion sort needs.
 void incidence_count(uint c) {
   if (c < stored_pcontacts()) count_unit_sides(pcontact_unit_base() + c);
