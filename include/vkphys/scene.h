@@ -367,9 +367,11 @@ struct Spring {
 };
 
 /// A surface triangle over three scene particles (indices a, b, c), wound counter-clockwise
-/// about its front normal (x_b - x_a) x (x_c - x_a). Triangles carry no physics: they say which
-/// particles form a surface (a cloth), so pictures draw it as a shaded mesh and the VTK frames
-/// write it as polygons. The three indices are distinct and below the particle count.
+/// about its front normal (x_b - x_a) x (x_c - x_a). Triangles say which particles form a surface
+/// (a cloth, a soft body's skin): pictures draw it as a shaded mesh, the VTK frames write it as
+/// polygons, and with Settings::wind each triangle feels the wind (kernels/aero.h; on its outside
+/// only where the triangles close a consistently wound surface). They add no mass, spring or
+/// contact. The three indices are distinct and below the particle count.
 struct Triangle {
   std::uint32_t a = 0, b = 0, c = 0;
 };
