@@ -286,56 +286,60 @@ TEST(WindSettings, BadValuesNameTheFieldTheValueAndTheLimit) {
 
 class WindWorld : public WorldTest {};
 
-// Three free particles (no gravity, no springs) on one triangle face-on to the wind, and a
-// fourth on no triangle: after one step each vertex has v = h F / (3 m) with F the plate's
-// drag, and the fourth has not moved.
-TEST_P(WindWorld, EachVertexTakesAThirdOfTheTrianglesForce) {
+// A scene without gravity in a wind along x of `speed` with skin friction C_f = cf.
+Scene windy(float speed, float cf = 0.0f) {
   Scene s;
   s.settings.gravity = glm::vec3(0.0f);
-  s.settings.wind.emplace().velocity = {7.0f, 0.0f, 0.0f};
-  const float m = 0.02f;
+  Wind& w = s.settings.wind.emplace();
+  w.velocity = {speed, 0.0f, 0.0f};
+  w.skin_friction = cf;
+  return s;
+}
+
+// One triangle of particles of mass m at (0, 1, 0), b and c, particles 0-2 of s.
+void add_triangle(Scene& s, glm::vec3 b, glm::vec3 c, float m) {
   s.particles.add({0.0f, 1.0f, 0.0f}, glm::vec3(0.0f), 0.01f, m, 0);
-  s.particles.add({0.0f, 1.3f, 0.0f}, glm::vec3(0.0f), 0.01f, m, 0);
-  s.particles.add({0.0f, 1.0f, 0.4f}, glm::vec3(0.0f), 0.01f, m, 0);
-  s.particles.add({2.0f, 1.0f, 0.0f}, glm::vec3(0.0f), 0.01f, m, 0);
+  s.particles.add(b, glm::vec3(0.0f), 0.01f, m, 0);
+  s.particles.add(c, glm::vec3(0.0f), 0.01f, m, 0);
   s.triangles.push_back({0, 1, 2});
-  load(s);
-  const WorldState st = run(1);
-  const Wind w;
-  const double f = 0.5 * double(w.density * w.drag) * 0.06 * 49.0;
-  const double dv = double(s.settings.time_step) * f / (3.0 * double(m));
+}
+
+// Particles 0-2 each took a third of their triangle's force along the wind: v = (dv, 0, 0).
+void expect_thirds_along_x(const WorldState& st, double dv) {
   for (std::size_t i = 0; i < 3; ++i) {
     const glm::vec4 v = st.particles.vel_invmass[i];
     EXPECT_NEAR(v.x, dv, 1e-5 * dv) << "vertex " << i;
     EXPECT_EQ(v.y, 0.0f) << "vertex " << i;
     EXPECT_EQ(v.z, 0.0f) << "vertex " << i;
   }
+}
+
+// Three free particles (no gravity, no springs) on one triangle face-on to the wind, and a
+// fourth on no triangle: after one step each vertex has v = h F / (3 m) with F the plate's
+// drag, and the fourth has not moved.
+TEST_P(WindWorld, EachVertexTakesAThirdOfTheTrianglesForce) {
+  Scene s = windy(7.0f);
+  const float m = 0.02f;
+  add_triangle(s, {0.0f, 1.3f, 0.0f}, {0.0f, 1.0f, 0.4f}, m);
+  s.particles.add({2.0f, 1.0f, 0.0f}, glm::vec3(0.0f), 0.01f, m, 0);
+  load(s);
+  const WorldState st = run(1);
+  const Wind w;
+  const double f = 0.5 * double(w.density * w.drag) * 0.06 * 49.0;
+  expect_thirds_along_x(st, double(s.settings.time_step) * f / (3.0 * double(m)));
   EXPECT_EQ(glm::vec3(st.particles.vel_invmass[3]), glm::vec3(0.0f)) << "on no triangle";
 }
 
 // A horizontal triangle edge-on to a 7 m/s wind with C_f = 0.005 (no gravity): only the skin
 // friction acts, rho C_f A |u|^2 along the wind (A = 0.06 m^2), a third on each vertex.
 TEST_P(WindWorld, AnEdgeOnSheetFeelsOnlyItsSkinFriction) {
-  Scene s;
-  s.settings.gravity = glm::vec3(0.0f);
-  Wind& w = s.settings.wind.emplace();
-  w.velocity = {7.0f, 0.0f, 0.0f};
-  w.skin_friction = 0.005f;
+  Scene s = windy(7.0f, 0.005f);
   const float m = 0.02f;
-  s.particles.add({0.0f, 1.0f, 0.0f}, glm::vec3(0.0f), 0.01f, m, 0);
-  s.particles.add({0.3f, 1.0f, 0.0f}, glm::vec3(0.0f), 0.01f, m, 0);
-  s.particles.add({0.0f, 1.0f, 0.4f}, glm::vec3(0.0f), 0.01f, m, 0);
-  s.triangles.push_back({0, 1, 2});
+  add_triangle(s, {0.3f, 1.0f, 0.0f}, {0.0f, 1.0f, 0.4f}, m);
   load(s);
   const WorldState st = run(1);
-  const double f = double(w.density) * 0.005 * 0.06 * 49.0;
-  const double dv = double(s.settings.time_step) * f / (3.0 * double(m));
-  for (std::size_t i = 0; i < 3; ++i) {
-    const glm::vec4 v = st.particles.vel_invmass[i];
-    EXPECT_NEAR(v.x, dv, 1e-5 * dv) << "vertex " << i;
-    EXPECT_EQ(v.y, 0.0f) << "vertex " << i;
-    EXPECT_EQ(v.z, 0.0f) << "vertex " << i;
-  }
+  const double f = double(s.settings.wind->density) * 0.005 * 0.06 * 49.0;
+  expect_thirds_along_x(st, double(s.settings.time_step) * f / (3.0 * double(m)));
 }
 
 // A cube's closed surface: 8 corner particles (the corner edge * (x, y, z) from origin is
@@ -415,11 +419,8 @@ TEST(WindSides, ClosedSurfacesAreFoundAndOrientedAndEverythingElseIsASheet) {
 // four side faces add their one wetted face's shear, 4 x 1/2 rho C_f A |u|^2.
 TEST_P(WindWorld, AClosedCubeFeelsTheDragOfItsFrontFaceOnly) {
   for (float cf : {0.0f, 0.005f}) {
-    Scene s;
-    s.settings.gravity = glm::vec3(0.0f);
-    Wind& w = s.settings.wind.emplace();
-    w.velocity = {6.0f, 0.0f, 0.0f};
-    w.skin_friction = cf;
+    Scene s = windy(6.0f, cf);
+    const Wind& w = *s.settings.wind;
     const float m = 0.05f;
     add_cube_surface(s, glm::vec3(0.0f, 1.0f, 0.0f), 0.5f, m);
     load(s);

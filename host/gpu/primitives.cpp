@@ -218,8 +218,9 @@ struct RadixSort::Impl {
       : capacity(checked_capacity(context, cap, "RadixSort")),
         keys_scratch(context, VkDeviceSize{cap} * kWord),
         values_scratch(context, VkDeviceSize{cap} * kWord),
-        hist(context, VkDeviceSize{hist_entries(context, cap)} * kWord),
-        scan(context, hist_entries(context, cap)),
+        hist_capacity(hist_entries(context, cap)),
+        hist(context, VkDeviceSize{hist_capacity} * kWord),
+        scan(context, hist_capacity),
         histogram(context, "sort_histogram", spirv(sort_histogram_spv), sizeof(SortPush)),
         scatter(context, "sort_scatter", spirv(sort_scatter_spv), sizeof(SortPush)),
         local(context, "sort_local", spirv(sort_local_spv), sizeof(SortPush)) {
@@ -245,7 +246,8 @@ struct RadixSort::Impl {
   std::uint32_t capacity;
   vk::Buffer keys_scratch;
   vk::Buffer values_scratch;
-  vk::Buffer hist;  // hist[digit * blocks + block]
+  std::uint32_t hist_capacity;  // entries: the widest pass's histograms at the capacity
+  vk::Buffer hist;              // hist[digit * blocks + block]
   Scan scan;
   vk::Kernel histogram;
   vk::Kernel scatter;
