@@ -46,6 +46,9 @@
 //   sweep_walk[s]   the length of the sweep's walk from sorted position s (planes, forward,
 //                   backward entries), then exclusive scan: the walks laid end to end (N + 1)
 //   sweep_forward[s]  the forward part of that walk (N)
+//   sweep_yz[s]     (min y, min z, max y, max z) of the body at sorted position s: the forward
+//                   walks' test streams through these instead of gathering each candidate's
+//                   AABB by body index (N)
 //   pair_offsets[w] the pairs of sweep work item w (a chunk of the walks laid end to end), then
 //                   exclusive scan (N + 1; kernels/world_broadphase.inl)
 //   pair_info[p]    (a, b, points, 0)          shape(a) <= shape(b); normal from a to b
@@ -335,8 +338,9 @@ struct WorldCounters {
   BUF(73, vec4, pcontact_copy_lambda)  \
   BUF(74, uint, sweep_walk)            \
   BUF(75, uint, sweep_forward)         \
-  BUF(76, vec4, body_vel_next)
-#define VKPHYS_WORLD_BINDINGS 77u
+  BUF(76, vec4, body_vel_next)        \
+  BUF(77, vec4, sweep_yz)
+#define VKPHYS_WORLD_BINDINGS 78u
 #define VKPHYS_TREE_NODE_STRIDE 26u
 // The least number of walk entries in one sweep work item (kernels/world_broadphase.inl).
 #define VKPHYS_SWEEP_CHUNK 64u

@@ -19,6 +19,7 @@
 #include "world_fused_workgroup.spv.h"
 #include "world_narrowphase.spv.h"
 #include "world_ode.spv.h"
+#include "world_sweep.spv.h"
 #include "world_tree.spv.h"
 #include "world_unit.spv.h"
 
@@ -64,16 +65,22 @@ std::uint32_t binding_of(std::string_view name) {
   throw std::invalid_argument("no world buffer named " + std::string(name));
 }
 
-// world_common.glsl declares 77 bindings, more than lavapipe lets a stage bind (32); the
+// world_common.glsl declares 78 bindings, more than lavapipe lets a stage bind (32); the
 // per-body kernel never touches the pair or joint buffers, the per-unit kernel touches them but
 // not the bounding boxes, the integrators' kernel touches the force springs, the wind and the
-// implicit integrator's CG vectors, the narrowphase the manifold cache's references.
+// implicit integrator's CG vectors, the narrowphase the manifold cache's references, the sweep
+// its walks and the extents it streams through.
 TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   const auto body = binding_numbers(world_body_spv);
   const auto unit = binding_numbers(world_unit_spv);
   const auto ode = binding_numbers(world_ode_spv);
   const auto narrow = binding_numbers(world_narrowphase_spv);
-  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 77u);
+  const auto sweep = binding_numbers(world_sweep_spv);
+  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 78u);
+  EXPECT_TRUE(has(sweep, binding_of("sweep_yz")));
+  EXPECT_TRUE(has(sweep, binding_of("sweep_forward")));
+  EXPECT_FALSE(has(sweep, binding_of("joint_rows")));
+  EXPECT_LE(storage_buffers(world_sweep_spv), 32u);
   EXPECT_TRUE(has(narrow, binding_of("prev_pair_frame")));
   EXPECT_TRUE(has(narrow, binding_of("point_ref")));
   EXPECT_FALSE(has(narrow, binding_of("joint_rows")));

@@ -179,6 +179,7 @@ class CpuBackend final : public Backend {
     offsets_.assign(world_.bodies() + 1, 0u);
     walk_.assign(world_.bodies() + 1, 0u);
     walk_forward_.assign(world_.bodies(), 0u);
+    sweep_yz_.assign(world_.bodies(), glm::vec4(0.0f));
     kern::WorldEnv env = make_env();
     for (std::uint32_t q = 0; q < cap_.pairs; ++q) env.hash_insert_pair(q, true);
   }
@@ -209,6 +210,7 @@ class CpuBackend final : public Backend {
     e.pair_offsets = offsets_.data();
     e.sweep_walk = walk_.data();
     e.sweep_forward = walk_forward_.data();
+    e.sweep_yz = sweep_yz_.data();
     e.pair_info = pair_info_.data();
     e.pair_normal = pair_normal_.data();
     e.point_geom = point_geom_.data();
@@ -594,7 +596,7 @@ class CpuBackend final : public Backend {
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, sweep_ref_, tree_blocks_,
       pair_normal_, point_geom_, point_lambda_, point_prep_, prev_lambda_, joint_rows_,
       joint_lambda_, unit_dv_, pc_geom_, pc_target_, pc_lambda_, pc_copy_lambda_, prev_pc_lambda_,
-      pair_frame_, point_ref_, prev_frame_;
+      pair_frame_, point_ref_, prev_frame_, sweep_yz_;
   std::vector<glm::uvec4> pair_info_, prev_info_;
   std::vector<glm::uvec2> range_, pc_bodies_, pc_copy_bodies_;
   std::vector<std::uint32_t> color_, keys_, values_, offsets_, hash_, unit_color_, grid_keys_,

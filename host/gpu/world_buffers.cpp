@@ -58,6 +58,7 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_pair_offsets] = storage(ctx, (n + 1) * u1, "pair offsets");
   buf[b_sweep_walk] = storage(ctx, (n + 1) * u1, "sweep walk offsets");
   buf[b_sweep_forward] = storage(ctx, n * u1, "sweep forward walks");
+  buf[b_sweep_yz] = storage(ctx, n * v4, "sweep y and z extents in sweep order");
   buf[b_joint_info] = storage(ctx, j * u4, "joint bodies");
   buf[b_joint_frames] = storage(ctx, j * VKPHYS_JOINT_STRIDE * v4, "joint frames");
   buf[b_joint_rows] = storage(ctx, j * 4 * VKPHYS_JOINT_ROWS * v4, "joint rows");
