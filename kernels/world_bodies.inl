@@ -91,18 +91,21 @@ mat3 body_world_iinv(uint i) {
               vec3(rigid_iinv[3u * i + 2u]));
 }
 
-BodyState load_body(uint i) {
+// The body's velocities and inverse mass, without its inverse inertia (left zero): what a sweep
+// of contact rows needs, whose prepared parts already hold I^-1 (r x n) (kernels/rows.h).
+BodyState load_velocities(uint i) {
   vec4 v = body_vel[i];
   BodyState s;
   s.v = vec3(v);
   s.im = v.w;
-  if (is_particle(i)) {
-    s.w = vec3(0.0f);
-    s.ii = mat3(0.0f);
-  } else {
-    s.w = vec3(rigid_omega[i]);
-    s.ii = body_world_iinv(i);
-  }
+  s.w = is_particle(i) ? vec3(0.0f) : vec3(rigid_omega[i]);
+  s.ii = mat3(0.0f);
+  return s;
+}
+
+BodyState load_body(uint i) {
+  BodyState s = load_velocities(i);
+  if (!is_particle(i)) s.ii = body_world_iinv(i);
   return s;
 }
 

@@ -105,8 +105,11 @@ void unit_in_place(uint u, uint kind) {
     return;
   }
   uvec2 ab = unit_bodies(u);
-  BodyState a = load_body(ab.x);
-  BodyState b = load_body(ab.y);
+  // A manifold's sweep reads no inverse inertia (its rows' parts are prepared); its impacts and
+  // the joints do.
+  bool prepared = u >= params.counts.y && kind != KIND_IMPACT;
+  BodyState a = prepared ? load_velocities(ab.x) : load_body(ab.x);
+  BodyState b = prepared ? load_velocities(ab.y) : load_body(ab.y);
   BodyState a_in = a;
   BodyState b_in = b;
   unit_sweep(u, kind, a, b);
