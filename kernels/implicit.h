@@ -108,12 +108,43 @@ KFN mat3 inverse_symmetric3(mat3 a) {
   return mat3(vec3(c00, c01, c02) * inv, vec3(c01, c11, c12) * inv, vec3(c02, c12, c22) * inv);
 }
 
-// Invocations of an ODE pass (kernels/world_implicit.inl, ode_pass) over P particles: the CG
-// reductions' chunk sums one per chunk, the scalar steps one, everything else one per particle.
+// The CG passes' shared steps (kernels/world_implicit.inl; on the GPU a workgroup of
+// VKPHYS_GROUP_SIZE = VKPHYS_CG_CHUNK invocations is one chunk, shaders/world_ode.comp):
+// cg_pass_sums: each invocation leaves its particle's products in cg_dots, and the chunk's sums
+// of them follow (cg_chunk_sum); cg_pass_step: the pass's scalars (cg_step) come first.
+KFN bool cg_pass_sums(uint mode) {
+  return mode == IMPLICIT_SETUP || mode == CG_MATVEC || mode == CG_UPDATE;
+}
+
+KFN bool cg_pass_step(uint mode) {
+  return mode == CG_UPDATE || mode == CG_DIRECTION;
+}
+
+// CG_UPDATE's and CG_DIRECTION's scalars, the same for every invocation: the step's coefficient
+// (alpha, beta), what the iteration does (VKPHYS_CG_*) and the new r.z and r.r (CG_DIRECTION).
+#define VKPHYS_CG_CONTINUE 0u   // update, and go on
+#define VKPHYS_CG_CONVERGED 1u  // update, and stop: the residual is met (or r.z = 0)
+#define VKPHYS_CG_STOPPED 2u    // stopped before this pass: converged, or p.A p <= 0
+struct CgStep {
+  float coef;
+  uint outcome;
+  float rz;
+  float rr;
+};
+
+// The chunks of P particles, and cg_partial's entries: the chunks' p.A p, then their r.z, r.r.
+KFN uint cg_chunks(uint particles) {
+  return (particles + VKPHYS_CG_CHUNK - 1u) / VKPHYS_CG_CHUNK;
+}
+
+KFN uint cg_partials(uint particles) {
+  return 2u * cg_chunks(particles);
+}
+
+// Invocations of an ODE pass (kernels/world_implicit.inl, ode_pass) over P particles: CG_START
+// one, everything else one per particle.
 KFN uint ode_pass_invocations(uint mode, uint particles) {
-  if (mode == CG_PARTIAL) return (particles + VKPHYS_CG_CHUNK - 1u) / VKPHYS_CG_CHUNK;
-  if (mode == CG_START || mode == CG_ALPHA || mode == CG_BETA) return 1u;
-  return particles;
+  return mode == CG_START ? 1u : particles;
 }
 
 KERNELS_END

@@ -117,10 +117,9 @@
   MODE(DRIVE_PATH_VELOCITY, 1u)  \
   MODE(DRIVE_PATH_POSE, 2u)
 
-// shaders/world_ode.comp (kernels/world_ode.inl, world_implicit.inl): push (mode, stage or
-// which sum, h as float bits, role); per particle, but ODE_MARK per unit, CG_PARTIAL per chunk
-// of particles and CG_START, CG_ALPHA, CG_BETA one invocation (kernels/implicit.h,
-// ode_pass_invocations)
+// shaders/world_ode.comp (kernels/world_ode.inl, world_implicit.inl): push (mode, stage, h as
+// float bits, role); per particle, but ODE_MARK per unit and CG_START one invocation
+// (kernels/implicit.h, ode_pass_invocations)
 #define VKPHYS_ODE_MODES(MODE) \
   MODE(ODE_SPRING_FORCE, 0u)   \
   MODE(ODE_BEGIN, 1u)          \
@@ -129,14 +128,11 @@
   MODE(ODE_END, 4u)            \
   MODE(ODE_MARK, 5u)           \
   MODE(IMPLICIT_SETUP, 6u)     \
-  MODE(CG_MATVEC, 7u)          \
-  MODE(CG_PARTIAL, 8u)         \
-  MODE(CG_START, 9u)           \
-  MODE(CG_ALPHA, 10u)          \
-  MODE(CG_UPDATE, 11u)         \
-  MODE(CG_BETA, 12u)           \
-  MODE(CG_DIRECTION, 13u)      \
-  MODE(IMPLICIT_END, 14u)
+  MODE(CG_START, 7u)           \
+  MODE(CG_MATVEC, 8u)          \
+  MODE(CG_UPDATE, 9u)          \
+  MODE(CG_DIRECTION, 10u)      \
+  MODE(IMPLICIT_END, 11u)
 
 // Which targets a solve phase's rows get (kernels/world_units.inl, unit_targets):
 //   PHASE_SOLVE     SPOOK's targets with the position correction

@@ -7,22 +7,37 @@
 //   ode_begin          x0, v0 saved (no particle is marked: see "Rows" below)
 //   implicit_setup     per particle: b = h (F0 + h dF/dx v0), the 3x3 diagonal block of the
 //                      matrix A and its inverse (the block-Jacobi preconditioner), dv = 0, r = b,
-//                      z = P^-1 r, p = z
-//   cg_partial(1), cg_start      r.z and r.r; |b|^2 = r.r
-//   then cg_max_iterations times:
+//                      z = P^-1 r, p = z; the chunks' r.z and r.r
+//   cg_start           r.z and r.r; |b|^2 = r.r
+//   then cg_max_iterations times, three passes:
 //     cg_matvec        A p, matrix-free: each particle sums its springs' blocks (the
-//                      Jacobians are recomputed at x0, nothing is stored)
-//     cg_partial(0), cg_alpha      alpha = r.z / p.A p
-//     cg_update        dv += alpha p, r -= alpha A p, z = P^-1 r
-//     cg_partial(1), cg_beta       beta = r.z(new) / r.z; stop when |r| <= tolerance |b|
-//     cg_direction     p = z + beta p
+//                      Jacobians are recomputed at x0, nothing is stored); the chunks' p.A p
+//     cg_update        alpha = r.z / p.A p; dv += alpha p, r -= alpha A p, z = P^-1 r; the
+//                      chunks' r.z and r.r
+//     cg_direction     beta = r.z(new) / r.z; stop when |r| <= tolerance |b|; p = z + beta p
 //   implicit_end       v1 = v0 + dv, x1 = x0 + h v1 become the ODE's result (ode_end): the
 //                      rows see v* = v1, and body_integrate moves every particle to
 //                      x1 + h (v' - v*) = x0 + h v'
 // The GPU records every iteration (the command buffer is replayed every step, with no read-back
-// in between); once the residual is met, cg_scalar's done flag turns the remaining passes into
-// no-ops, and the CPU runs the same passes, so both stop after the same iteration.
-//
+// in between); once the residual is met, the done flag turns the remaining passes into no-ops,
+// and the CPU runs the same passes, so both stop after the same iteration.
+// Each pass was once followed by its own reduction and scalar passes (seven dispatches an
+// iteration); on an H200 each dispatch and barrier costs about 10 us whatever it holds, which
+// made the 64 x 64 drape's 2,962 dispatches a step the step's time. The reductions and scalar
+// steps now live inside the three passes:
+//   * A pass that sums (kernels/implicit.h, cg_pass_sums) leaves each particle's products in
+//     cg_dots (workgroup memory on the GPU, where a workgroup is one chunk), and cg_chunk_sum
+//     adds its chunk's in particle order after the workgroup's barrier (the CPU backend: after
+//     the chunk's last particle).
+//   * A pass with a scalar step (cg_pass_step) starts with it (cg_begin_pass, into cg_step):
+//     each workgroup adds the chunks' sums in order itself, so every workgroup gets the same
+//     alpha or beta, and the CPU backend takes the step once.
+//   * Nothing writes what its own pass reads. The solve's state (cg_scalar[0..1]: r.z, r.r,
+//     |b|^2, done; iterations) is written by cg_start and cg_direction's first invocation;
+//     cg_matvec's first invocation copies it to cg_scalar[2..3], which cg_update and
+//     cg_direction read. The two halves of cg_partial hold the two kinds of sums, so cg_update
+//     reads the p.A p sums while it writes the r.z and r.r ones.
+
 // Pins (Baraff and Witkin's filter): a particle with 1/m = 0 (pinned, kinematic) is not an
 // unknown: its rows of A, r, z and p are zero, so CG never moves it and it enters its
 // neighbours' springs at (x0, v0) moving with v0, which F0 + h dF/dx v0 already holds.
@@ -34,9 +49,9 @@
 // symplectic step instead was measured: a 32 x 32 cloth of 0.44 g vertices and k = 2,000 N/m
 // (h omega = 35) exploded where it touched a ball (vertices 0.35 m inside it).
 //
-// Reductions: chunk c sums its VKPHYS_CG_CHUNK particles in order (cg_partial, one invocation
-// per chunk), and the single-invocation passes sum the chunks in order, so every dot product
-// adds the same numbers in the same order on both backends and in every run.
+// Reductions: chunk c sums its VKPHYS_CG_CHUNK particles in order, and the scalar steps sum
+// the chunks in order, so every dot product adds the same numbers in the same order on both
+// backends and in every run.
 
 bool implicit_filtered(uint i) {
   return !(body_vel[i].w > 0.0f);
@@ -46,12 +61,15 @@ uint cg_base(uint i) {
   return VKPHYS_CG_STRIDE * (i - params.kinds.x);
 }
 
+// The solve's done flag (cg_matvec, which does not write it); cg_update and cg_direction read
+// cg_matvec's copy (cg_begin_pass).
 bool cg_done() {
   return cg_scalar[0].w != 0.0f;
 }
 
-uint cg_chunks() {
-  return (params.kinds.y + VKPHYS_CG_CHUNK - 1u) / VKPHYS_CG_CHUNK;
+// Particle p's products for its chunk's sums (cg_chunk_sum).
+void cg_dot(uint p, vec2 products) {
+  cg_dots[p % VKPHYS_CG_CHUNK] = products;
 }
 
 // The other end of particle i's incident spring entry, and the spring's matrix block.
@@ -101,18 +119,24 @@ void implicit_setup(uint i) {
   cg_vec[c + VKPHYS_CG_PINV] = vec4(pinv[0], 0.0f);
   cg_vec[c + VKPHYS_CG_PINV + 1u] = vec4(pinv[1], 0.0f);
   cg_vec[c + VKPHYS_CG_PINV + 2u] = vec4(pinv[2], 0.0f);
+  cg_dot(p, vec2(dot(b, z), dot(b, b)));
 }
 
 // (A p)_i = (m + h c_drag) p_i + sum over springs of B (p_i - p_other); zero on a filtered row
-// (a filtered neighbour's p is zero).
+// (a filtered neighbour's p is zero). The first invocation copies the solve's state for
+// cg_update and cg_direction.
 void cg_matvec(uint i) {
+  if (i == params.kinds.x) {
+    cg_scalar[2] = cg_scalar[0];
+    cg_scalar[3] = cg_scalar[1];
+  }
   if (cg_done()) return;
+  uint p = i - params.kinds.x;
   uint c = cg_base(i);
+  vec3 pi = vec3(cg_vec[c + VKPHYS_CG_P]);
   vec3 ap = vec3(0.0f);
   if (!implicit_filtered(i)) {
-    uint p = i - params.kinds.x;
     float h = params.gravity_dt.w;
-    vec3 pi = vec3(cg_vec[c + VKPHYS_CG_P]);
     ap = (1.0f / body_vel[i].w + h * params.drag.x) * pi;
     for (uint e = fspring_offsets[p]; e < fspring_offsets[p + 1u]; ++e) {
       uint entry = fspring_incident[e];
@@ -121,81 +145,101 @@ void cg_matvec(uint i) {
     }
   }
   cg_vec[c + VKPHYS_CG_AP] = vec4(ap, 0.0f);
+  cg_dot(p, vec2(dot(pi, ap), 0.0f));
 }
 
-// Chunk k's share of (which 0) p . A p, or (which 1) r . z and r . r.
-void cg_partial_sum(uint k, uint which) {
-  if (cg_done()) return;
-  vec2 sum = vec2(0.0f);
-  uint end = min(params.kinds.y, (k + 1u) * VKPHYS_CG_CHUNK);
-  for (uint p = k * VKPHYS_CG_CHUNK; p < end; ++p) {
-    uint c = VKPHYS_CG_STRIDE * p;
-    if (which == 0u) {
-      sum.x += dot(vec3(cg_vec[c + VKPHYS_CG_P]), vec3(cg_vec[c + VKPHYS_CG_AP]));
-    } else {
-      vec3 r = vec3(cg_vec[c + VKPHYS_CG_R]);
-      sum.x += dot(r, vec3(cg_vec[c + VKPHYS_CG_Z]));
-      sum.y += dot(r, r);
-    }
-  }
-  cg_partial[k] = vec4(sum, 0.0f, 0.0f);
+// Whether the pass `mode` skips this iteration: cg_matvec by the solve's flag, the others by
+// their scalar step.
+bool cg_pass_skipped(uint mode) {
+  return mode == CG_MATVEC ? cg_done()
+                           : mode != IMPLICIT_SETUP && cg_step.outcome != VKPHYS_CG_CONTINUE;
 }
 
-vec2 cg_total() {
+// Chunk k's sums of its particles' products (cg_dot), in particle order: p . A p after
+// cg_matvec into the first half of cg_partial, r . z and r . r after implicit_setup and
+// cg_update into the second.
+void cg_chunk_sum(uint mode, uint k) {
+  if (cg_pass_skipped(mode)) return;
+  uint particles = params.kinds.y;
   vec2 sum = vec2(0.0f);
-  for (uint k = 0u; k < cg_chunks(); ++k) sum += vec2(cg_partial[k]);
+  uint n = min(particles - k * VKPHYS_CG_CHUNK, VKPHYS_CG_CHUNK);
+  for (uint j = 0u; j < n; ++j) sum += cg_dots[j];
+  cg_partial[(mode == CG_MATVEC ? 0u : cg_chunks(particles)) + k] = vec4(sum, 0.0f, 0.0f);
+}
+
+// The chunks' sums (cg_partial from `first` on), in chunk order.
+vec2 cg_total(uint first) {
+  vec2 sum = vec2(0.0f);
+  for (uint k = 0u; k < cg_chunks(params.kinds.y); ++k) sum += vec2(cg_partial[first + k]);
   return sum;
 }
 
-// cg_scalar[0] = (r.z, alpha, beta, done), cg_scalar[1] = (r.r, |b|^2, iterations, 0).
-// The tolerance is on the relative residual |r| / |b| (params.ode.w).
+// cg_scalar[0] = (r.z, r.r, |b|^2, done), cg_scalar[1] = (iterations, 0, 0, 0); [2] and [3]
+// the iteration's copy (cg_matvec). The tolerance is on the relative residual |r| / |b|
+// (params.ode.w).
 bool cg_converged(float rr, float bb) {
   float tol = uintBitsToFloat(params.ode.w);
   return rr <= tol * tol * bb;
 }
 
 void cg_start() {
-  vec2 s = cg_total();
-  cg_scalar[0] = vec4(s.x, 0.0f, 0.0f, cg_converged(s.y, s.y) ? 1.0f : 0.0f);
-  cg_scalar[1] = vec4(s.y, s.y, 0.0f, 0.0f);
+  vec2 s = cg_total(cg_chunks(params.kinds.y));
+  cg_scalar[0] = vec4(s.x, s.y, s.y, cg_converged(s.y, s.y) ? 1.0f : 0.0f);
+  cg_scalar[1] = vec4(0.0f);
 }
 
-void cg_alpha() {
-  if (cg_done()) return;
-  float pap = cg_total().x;
-  // A is positive definite, so p . A p > 0 unless p = 0 (nothing left to do).
-  if (!(pap > 0.0f)) {
-    cg_scalar[0].w = 1.0f;
+// cg_update's and cg_direction's scalar step, from the iteration's copy of the state and the
+// chunks' sums. A is positive definite, so p . A p > 0 unless p = 0 (nothing left to do).
+void cg_begin_pass(uint mode) {
+  vec4 s = cg_scalar[2];
+  cg_step.coef = 0.0f;
+  cg_step.outcome = VKPHYS_CG_STOPPED;
+  cg_step.rz = 0.0f;
+  cg_step.rr = 0.0f;
+  if (s.w != 0.0f) return;
+  float pap = cg_total(0u).x;
+  if (!(pap > 0.0f)) return;
+  cg_step.outcome = VKPHYS_CG_CONTINUE;
+  if (mode == CG_UPDATE) {
+    cg_step.coef = s.x / pap;
     return;
   }
-  cg_scalar[0].y = cg_scalar[0].x / pap;
+  vec2 t = cg_total(cg_chunks(params.kinds.y));
+  bool done = cg_converged(t.y, s.z) || !(s.x > 0.0f);
+  cg_step.coef = done ? 0.0f : t.x / s.x;
+  cg_step.outcome = done ? VKPHYS_CG_CONVERGED : VKPHYS_CG_CONTINUE;
+  cg_step.rz = t.x;
+  cg_step.rr = t.y;
 }
 
 void cg_update(uint i) {
-  if (cg_done()) return;
+  if (cg_step.outcome != VKPHYS_CG_CONTINUE) return;
   uint c = cg_base(i);
-  float alpha = cg_scalar[0].y;
+  float alpha = cg_step.coef;
   vec3 r = vec3(cg_vec[c + VKPHYS_CG_R]) - alpha * vec3(cg_vec[c + VKPHYS_CG_AP]);
+  vec3 z = block_times(cg_pinv(c), r);
   cg_vec[c + VKPHYS_CG_DV] += vec4(alpha * vec3(cg_vec[c + VKPHYS_CG_P]), 0.0f);
   cg_vec[c + VKPHYS_CG_R] = vec4(r, 0.0f);
-  cg_vec[c + VKPHYS_CG_Z] = vec4(block_times(cg_pinv(c), r), 0.0f);
+  cg_vec[c + VKPHYS_CG_Z] = vec4(z, 0.0f);
+  cg_dot(i - params.kinds.x, vec2(dot(r, z), dot(r, r)));
 }
 
-void cg_beta() {
-  if (cg_done()) return;
-  vec2 s = cg_total();
-  vec4 s0 = cg_scalar[0];
-  vec4 s1 = cg_scalar[1];
-  bool done = cg_converged(s.y, s1.y) || !(s0.x > 0.0f);
-  cg_scalar[0] = vec4(s.x, s0.y, done ? 0.0f : s.x / s0.x, done ? 1.0f : 0.0f);
-  cg_scalar[1] = vec4(s.y, s1.y, s1.z + 1.0f, 0.0f);
-}
-
+// The first invocation writes the solve's state: an iteration stopped by p . A p <= 0 only
+// sets the flag (the state was the copy's), one that ran counts and takes the new sums.
 void cg_direction(uint i) {
-  if (cg_done()) return;
+  if (i == params.kinds.x) {
+    if (cg_step.outcome == VKPHYS_CG_STOPPED) {
+      cg_scalar[0].w = 1.0f;
+    } else {
+      bool done = cg_step.outcome == VKPHYS_CG_CONVERGED;
+      cg_scalar[0] = vec4(cg_step.rz, cg_step.rr, cg_scalar[2].z, done ? 1.0f : 0.0f);
+      cg_scalar[1] = vec4(cg_scalar[3].x + 1.0f, 0.0f, 0.0f, 0.0f);
+    }
+  }
+  if (cg_step.outcome != VKPHYS_CG_CONTINUE) return;
   uint c = cg_base(i);
   cg_vec[c + VKPHYS_CG_P] =
-      vec4(vec3(cg_vec[c + VKPHYS_CG_Z]) + cg_scalar[0].z * vec3(cg_vec[c + VKPHYS_CG_P]), 0.0f);
+      vec4(vec3(cg_vec[c + VKPHYS_CG_Z]) + cg_step.coef * vec3(cg_vec[c + VKPHYS_CG_P]), 0.0f);
 }
 
 // v1 = v0 + dv, x1 = x0 + h v1 (body_pos and body_vel still hold x0 and v0), handed to ode_end
@@ -209,14 +253,15 @@ void implicit_end(uint i) {
   body_vel[i] = vec4(v1, v0.w);
   ode_end(i);
   if (i != params.kinds.x) return;
-  vec4 s1 = cg_scalar[1];
-  counters.cg_iterations += uint(s1.z);
-  float residual = s1.y > 0.0f ? sqrt(s1.x / s1.y) : 0.0f;
+  vec4 s0 = cg_scalar[0];
+  counters.cg_iterations += uint(cg_scalar[1].x);
+  float residual = s0.z > 0.0f ? sqrt(s0.y / s0.z) : 0.0f;
   counters.cg_residual = max(counters.cg_residual, floatBitsToUint(residual));
 }
 
 // Every ODE pass but the marks (kernels/stages.h VKPHYS_ODE_MODES): invocation x of
-// ode_pass_invocations(mode, P) (a particle R + x, a chunk x, or the one invocation 0).
+// ode_pass_invocations(mode, P) (a particle R + x, or the one invocation 0). A CG pass's scalar
+// step comes before (cg_begin_pass), its chunk sums after (cg_chunk_sum).
 void ode_pass(uint mode, uint x, uint s, float h, uint role) {
   uint i = params.kinds.x + x;
   switch (mode) {
@@ -241,20 +286,11 @@ void ode_pass(uint mode, uint x, uint s, float h, uint role) {
     case CG_MATVEC:
       cg_matvec(i);
       break;
-    case CG_PARTIAL:
-      cg_partial_sum(x, s);
-      break;
     case CG_START:
       cg_start();
       break;
-    case CG_ALPHA:
-      cg_alpha();
-      break;
     case CG_UPDATE:
       cg_update(i);
-      break;
-    case CG_BETA:
-      cg_beta();
       break;
     case CG_DIRECTION:
       cg_direction(i);

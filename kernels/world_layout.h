@@ -133,8 +133,10 @@
 // (allocated only with solver.integrator "implicit"):
 //   cg_vec[8p + 0..7]    dv, r, z, p, A p, and the columns of the inverse diagonal block P^-1
 //                        (kernels/implicit.h VKPHYS_CG_*)
-//   cg_partial[k]        chunk k's partial sums (VKPHYS_CG_CHUNK particles each)
-//   cg_scalar[0..1]      (r.z, alpha, beta, done), (r.r, |b|^2, iterations, 0)
+//   cg_partial[k]        chunk k's p.A p, then (at chunks + k) its r.z and r.r
+//                        (VKPHYS_CG_CHUNK particles each)
+//   cg_scalar[0..1]      (r.z, r.r, |b|^2, done), (iterations, 0, 0, 0); [2..3] the
+//                        iteration's copy
 #ifndef VKPHYS_KERNELS_WORLD_LAYOUT_H
 #define VKPHYS_KERNELS_WORLD_LAYOUT_H
 #include "kernels/common.h"

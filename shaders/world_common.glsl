@@ -41,6 +41,11 @@ layout(push_constant) uniform Push { uvec4 push; };
 // FAULT_NONE in every shipping pipeline, where the faulty branches compile away.
 layout(constant_id = 0) const uint VKPHYS_FAULT = FAULT_NONE;
 
+// The implicit integrator's CG passes (kernels/world_implicit.inl): a workgroup is one chunk
+// (VKPHYS_GROUP_SIZE = VKPHYS_CG_CHUNK); its particles' products, and the pass's scalar step.
+shared vec2 cg_dots[VKPHYS_CG_CHUNK];
+shared CgStep cg_step;
+
 #include "kernels/world_bodies.inl"
 #include "kernels/world_broadphase.inl"
 #include "kernels/particle_grid.inl"

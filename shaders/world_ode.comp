@@ -1,9 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Force springs and the particles' explicit and implicit integrators (kernels/world_ode.inl,
-// world_implicit.inl): one invocation per particle, per unit (ODE_MARK), per chunk of particles
-// (CG_PARTIAL) or one (the CG's scalar steps); push: (unused, stage or which sum, h as float
-// bits, role).
+// world_implicit.inl): one invocation per particle, per unit (ODE_MARK) or one (CG_START); push:
+// (unused, stage, h as float bits, role). A CG pass's workgroup is one chunk of particles: its
+// scalar step before a barrier, its chunk's sums after one.
 //
 // The mode (VKPHYS_ODE_MODES) is a specialization constant, one pipeline per mode
 // (host/gpu/world_kernels.cpp, WorldKernels::ode), not the push constant it once was. With the
@@ -24,8 +24,19 @@ void main() {
     if (x < params.coloring.w) ode_mark_unit(x);
     return;
   }
-  if (x >= ode_pass_invocations(ODE_MODE, params.kinds.y)) return;
+  bool in_range = x < ode_pass_invocations(ODE_MODE, params.kinds.y);
+  // Every invocation reaches the barriers (the mode is a constant).
+  if (cg_pass_step(ODE_MODE)) {
+    if (gl_LocalInvocationID.x == 0u) cg_begin_pass(ODE_MODE);
+    barrier();
+  }
   // Test-only (kernels/stages.h): the first stage's acceleration counts twice.
-  if (VKPHYS_FAULT == FAULT_PREDICT && ODE_MODE == ODE_STAGE && push.y == 0u) ode_deriv[x] *= 2.0f;
-  ode_pass(ODE_MODE, x, push.y, uintBitsToFloat(push.z), push.w);
+  if (in_range && VKPHYS_FAULT == FAULT_PREDICT && ODE_MODE == ODE_STAGE && push.y == 0u) {
+    ode_deriv[x] *= 2.0f;
+  }
+  if (in_range) ode_pass(ODE_MODE, x, push.y, uintBitsToFloat(push.z), push.w);
+  if (cg_pass_sums(ODE_MODE)) {
+    barrier();
+    if (gl_LocalInvocationID.x == 0u) cg_chunk_sum(ODE_MODE, gl_WorkGroupID.x);
+  }
 }

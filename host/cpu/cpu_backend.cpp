@@ -52,10 +52,8 @@ class CpuBackend final : public Backend {
     ode_touched_.assign(p, 0u);
     const bool implicit = scene_.settings.solver.integrator == Integrator::implicit;
     cg_vec_.assign(implicit ? VKPHYS_CG_STRIDE * p : 0u, glm::vec4(0.0f));
-    cg_partial_.assign(
-        implicit ? kern::ode_pass_invocations(kern::CG_PARTIAL, world_.particles()) : 0u,
-        glm::vec4(0.0f));
-    cg_scalar_.assign(implicit ? 2u : 0u, glm::vec4(0.0f));
+    cg_partial_.assign(implicit ? kern::cg_partials(world_.particles()) : 0u, glm::vec4(0.0f));
+    cg_scalar_.assign(implicit ? 4u : 0u, glm::vec4(0.0f));
     ode_ = {};
     grid_keys_.assign(p, 0u);
     grid_values_.assign(p, 0u);
@@ -372,11 +370,19 @@ class CpuBackend final : public Backend {
     }
     for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
     if (sv.integrator == Integrator::symplectic || r == n) return;
-    ode_.for_each_pass(sv, params_.gravity_dt.w,
-                       [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
-                         const std::uint32_t count = kern::ode_pass_invocations(mode, n - r);
-                         for (std::uint32_t x = 0; x < count; ++x) e.ode_pass(mode, x, s, h, role);
-                       });
+    ode_.for_each_pass(
+        sv, params_.gravity_dt.w,
+        [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
+          const std::uint32_t count = kern::ode_pass_invocations(mode, n - r);
+          if (kern::cg_pass_step(mode)) e.cg_begin_pass(mode);
+          for (std::uint32_t x = 0; x < count; ++x) {
+            e.ode_pass(mode, x, s, h, role);
+            // A chunk's sums after its last particle (the GPU's workgroup).
+            if (kern::cg_pass_sums(mode) && ((x + 1) % VKPHYS_CG_CHUNK == 0 || x + 1 == count)) {
+              e.cg_chunk_sum(mode, x / VKPHYS_CG_CHUNK);
+            }
+          }
+        });
   }
 
   // Returns false (having changed nothing but the capacities, or the adaptive step's n) when a

@@ -27,6 +27,11 @@ struct WorldEnv {
   VKPHYS_WORLD_BUFFERS(VKPHYS_ENV_MEMBER)
 #undef VKPHYS_ENV_MEMBER
 
+  // The GPU's workgroup memory of the CG passes (shaders/world_common.glsl): one chunk's
+  // products and the pass's scalar step (kernels/world_implicit.inl).
+  vec2 cg_dots[VKPHYS_CG_CHUNK]{};
+  CgStep cg_step{};
+
   static uint atomicAdd(uint& mem, uint v) {
     uint old = mem;
     mem = old + v;

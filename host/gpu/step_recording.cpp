@@ -19,12 +19,15 @@
 #include <cstddef>
 
 #include "host/vk/record_counts.h"
+#include "kernels/implicit.h"
 #include "kernels/stages.h"
 
 namespace vkphys {
 namespace {
 
 constexpr std::uint32_t kGroup = VKPHYS_GROUP_SIZE;
+// A CG pass's workgroup sums one chunk (kernels/world_implicit.inl, shaders/world_ode.comp).
+static_assert(kGroup == VKPHYS_CG_CHUNK);
 
 }  // namespace
 

@@ -88,10 +88,9 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_ode_touched] = storage(ctx, p * u1, "integrator marks");
   const VkDeviceSize cg = scene.settings.solver.integrator == Integrator::implicit ? p : 0u;
   buf[b_cg_vec] = storage(ctx, VKPHYS_CG_STRIDE * cg * v4, "conjugate-gradient vectors");
-  buf[b_cg_partial] = storage(
-      ctx, kern::ode_pass_invocations(kern::CG_PARTIAL, static_cast<std::uint32_t>(cg)) * v4,
-      "conjugate-gradient partial sums");
-  buf[b_cg_scalar] = storage(ctx, cg > 0 ? 2 * v4 : 0u, "conjugate-gradient scalars");
+  buf[b_cg_partial] = storage(ctx, kern::cg_partials(static_cast<std::uint32_t>(cg)) * v4,
+                              "conjugate-gradient partial sums");
+  buf[b_cg_scalar] = storage(ctx, cg > 0 ? 4 * v4 : 0u, "conjugate-gradient scalars");
   // Written by the host before each step (host/sim/drive.h).
   buf[b_drive_paths] = vk::Buffer(ctx, VkDeviceSize{world.drive.paths()} * 4 * v4, 0, true);
   buf[b_drive_impulses] =

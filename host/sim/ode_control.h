@@ -95,22 +95,17 @@ struct OdeControl {
   }
 
  private:
-  // Backward Euler: one linear solve per (sub)step, every CG iteration recorded (the passes
-  // after convergence do nothing; kernels/world_implicit.inl). The second argument of
-  // CG_PARTIAL picks the sums: 0 p.A p, 1 r.z and r.r.
+  // Backward Euler: one linear solve per (sub)step, every CG iteration recorded as three passes
+  // that carry their own reductions and scalar steps (the passes after convergence do nothing;
+  // kernels/world_implicit.inl).
   template <class Pass>
   static void implicit_passes(const SolverSettings& sv, float h, Pass&& pass) {
     pass(kern::ODE_BEGIN, 0u, h, VKPHYS_ODE_PLAIN);
     pass(kern::IMPLICIT_SETUP, 0u, h, VKPHYS_ODE_PLAIN);
-    pass(kern::CG_PARTIAL, 1u, h, VKPHYS_ODE_PLAIN);
     pass(kern::CG_START, 0u, h, VKPHYS_ODE_PLAIN);
     for (std::uint32_t k = 0; k < sv.cg_max_iterations; ++k) {
       pass(kern::CG_MATVEC, 0u, h, VKPHYS_ODE_PLAIN);
-      pass(kern::CG_PARTIAL, 0u, h, VKPHYS_ODE_PLAIN);
-      pass(kern::CG_ALPHA, 0u, h, VKPHYS_ODE_PLAIN);
       pass(kern::CG_UPDATE, 0u, h, VKPHYS_ODE_PLAIN);
-      pass(kern::CG_PARTIAL, 1u, h, VKPHYS_ODE_PLAIN);
-      pass(kern::CG_BETA, 0u, h, VKPHYS_ODE_PLAIN);
       pass(kern::CG_DIRECTION, 0u, h, VKPHYS_ODE_PLAIN);
     }
     pass(kern::IMPLICIT_END, 0u, h, VKPHYS_ODE_PLAIN);
