@@ -370,19 +370,20 @@ class CpuBackend final : public Backend {
     }
     for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
     if (sv.integrator == Integrator::symplectic || r == n) return;
-    ode_.for_each_pass(
-        sv, params_.gravity_dt.w,
-        [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
-          const std::uint32_t count = kern::ode_pass_invocations(mode, n - r);
-          if (kern::cg_pass_step(mode)) e.cg_begin_pass(mode);
-          for (std::uint32_t x = 0; x < count; ++x) {
-            e.ode_pass(mode, x, s, h, role);
-            // A chunk's sums after its last particle (the GPU's workgroup).
-            if (kern::cg_pass_sums(mode) && ((x + 1) % VKPHYS_CG_CHUNK == 0 || x + 1 == count)) {
-              e.cg_chunk_sum(mode, x / VKPHYS_CG_CHUNK);
-            }
-          }
-        });
+    ode_.for_each_pass(sv, params_.gravity_dt.w,
+                       [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
+                         const std::uint32_t count = kern::ode_pass_invocations(mode, n - r);
+                         const bool sums = kern::cg_pass_sums(mode);
+                         if (kern::cg_pass_step(mode)) e.cg_begin_pass(mode);
+                         // A chunk's sums after its last particle (the GPU's workgroup).
+                         const std::uint32_t chunk = sums ? VKPHYS_CG_CHUNK : count;
+                         for (std::uint32_t first = 0; first < count; first += chunk) {
+                           const std::uint32_t end = std::min(count, first + chunk);
+                           for (std::uint32_t x = first; x < end; ++x)
+                             e.ode_pass(mode, x, s, h, role);
+                           if (sums) e.cg_chunk_sum(mode, first / VKPHYS_CG_CHUNK);
+                         }
+                       });
   }
 
   // Returns false (having changed nothing but the capacities, or the adaptive step's n) when a
