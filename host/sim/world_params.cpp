@@ -26,6 +26,19 @@ float contact_margin(const Settings& s, const WorldArrays& w) {
   return s.contact_margin == 0.0f ? 0.0f : 0.05f * w.max_particle_radius;
 }
 
+// The contact stiffness cap's frequency (kernels/contact_manifold.inl, contact_stiffness):
+// solver.contact_hertz, but at most half the substep rate, so a capped contact never oscillates
+// faster than the substep can resolve (omega h <= pi; Box2D v3 clamps its contact hertz to a
+// quarter of the substep rate the same way). The rate is rounded to whole hertz, so that a 60 Hz
+// step's cap is exactly 30 Hz (1 / float(1/60) is not exactly 60). Measured (ARCHITECTURE.md,
+// "Contact stiffness"): 30 Hz made a column of 24 cubes at 8 substeps nearly neutrally stable
+// (its lean mode about 98 s), 35 Hz holds it, and a 60 Hz step with one substep keeps its 30 Hz,
+// where a plain 35 Hz set the 20-row pyramid rocking at 1 x 25.
+float contact_cap_hertz(const SolverSettings& sv, float time_step) {
+  const float rate = std::round(static_cast<float>(sv.substeps) / time_step);
+  return std::min(sv.contact_hertz, 0.5f * rate);
+}
+
 // solver.integrator and solver.adaptive (vkphys/scene.h).
 void check_integrator(const SolverSettings& sv) {
   if (static_cast<std::uint32_t>(sv.integrator) > VKPHYS_INTEGRATOR_IMPLICIT) {
@@ -112,8 +125,8 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
                                 ": must be a finite number >= 0");
   }
   // A row's SPOOK relaxation d is counted in steps; a substep's rows count it in substeps.
-  p.contact =
-      glm::vec4(margin, glm::length(s.gravity), sv.contact_hertz, static_cast<float>(sv.substeps));
+  p.contact = glm::vec4(margin, glm::length(s.gravity), contact_cap_hertz(sv, s.time_step),
+                        static_cast<float>(sv.substeps));
   const QuadraticDrag& qd = s.quadratic_drag;
   if (!(qd.density >= 0.0f) || !std::isfinite(qd.density) || !(qd.coefficient >= 0.0f) ||
       !std::isfinite(qd.coefficient)) {

@@ -122,8 +122,9 @@ struct SolverSettings {
   bool gyroscopic = true;      ///< the -w x (I w) term in the angular velocity update
   std::uint32_t max_colors = 24;  ///< colours before the overflow colour, in [1, 30]
   /// Contact stiffness cap [Hz]: a contact's SPOOK k is at most m_eff (2 pi f)^2, m_eff the pair's
-  /// reduced mass (0 disables the cap). See ARCHITECTURE.md, "Contact stiffness".
-  float contact_hertz = 30.0f;
+  /// reduced mass, with f this but at most half the substep rate (0 disables the cap). See
+  /// ARCHITECTURE.md, "Contact stiffness".
+  float contact_hertz = 35.0f;
   /// Substeps per step (Box2D v3's soft step with SPOOK rows): the contacts and their rows are
   /// found once per step, then each substep of h / substeps integrates the forces, solves
   /// `iterations` sweeps with targets from the bodies' current separation, integrates the
