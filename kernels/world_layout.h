@@ -340,7 +340,7 @@ struct WorldCounters {
   BUF(73, vec4, pcontact_copy_lambda)  \
   BUF(74, uint, sweep_walk)            \
   BUF(75, uint, sweep_forward)         \
-  BUF(76, vec4, body_vel_next)        \
+  BUF(76, vec4, body_vel_next)         \
   BUF(77, vec4, sweep_yz)
 #define VKPHYS_WORLD_BINDINGS 78u
 #define VKPHYS_TREE_NODE_STRIDE 26u
