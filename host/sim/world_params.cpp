@@ -34,9 +34,12 @@ float contact_margin(const Settings& s, const WorldArrays& w) {
 // "Contact stiffness"): 30 Hz made a column of 24 cubes at 8 substeps nearly neutrally stable
 // (its lean mode about 98 s), 35 Hz holds it, and a 60 Hz step with one substep keeps its 30 Hz,
 // where a plain 35 Hz set the 20-row pyramid rocking at 1 x 25.
+// A rate below half a hertz (a step of seconds, which only a scene built in code can have) is
+// not rounded: rounded to 0 it would read as "no cap".
 float contact_cap_hertz(const SolverSettings& sv, float time_step) {
-  const float rate = std::round(static_cast<float>(sv.substeps) / time_step);
-  return std::min(sv.contact_hertz, 0.5f * rate);
+  const float rate = static_cast<float>(sv.substeps) / time_step;
+  const float whole = std::round(rate);
+  return std::min(sv.contact_hertz, 0.5f * (whole >= 1.0f ? whole : rate));
 }
 
 // solver.integrator and solver.adaptive (vkphys/scene.h).
