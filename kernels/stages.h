@@ -48,11 +48,13 @@
   MODE(GRID_COUNT, 2u)          \
   MODE(GRID_WRITE, 3u)
 
-// shaders/world_sweep.comp: SWEEP_WALK per sorted position, the others per work item
+// shaders/world_sweep.comp: SWEEP_SLAB and SWEEP_WALK per sorted position, the others per work
+// item
 #define VKPHYS_SWEEP_MODES(MODE) \
   MODE(SWEEP_WALK, 0u)           \
   MODE(SWEEP_COUNT, 1u)          \
-  MODE(SWEEP_WRITE, 2u)
+  MODE(SWEEP_WRITE, 2u)          \
+  MODE(SWEEP_SLAB, 3u)
 
 // shaders/world_finalize.comp, one invocation
 #define VKPHYS_FINALIZE_MODES(MODE) \

@@ -17,14 +17,36 @@
 // sweep quadratic), so every pair with a rigid body is found exactly once, by the rigid body
 // (the earlier one of two rigid bodies), and big and small bodies mix freely.
 //
+// Slabs. A walk along x alone visits every body in a slab of the pile one body wide in x: in
+// 10,000 spheres in a 30 m box about 340 candidates a sphere for 3 pairs, a third of the CPU
+// step. A world whose bodies start spread over many body widths in z (host/sim/world_params.cpp,
+// sweep_slab_width) therefore cuts z into slabs of width W, at least every body's z extent (with
+// a quarter spare for rounding), and sorts by (slab of min z, min x): SWEEP_SLAB replaces each
+// sorted position's key by its body's slab and a stable sort by those 10 bits follows the sort
+// by min x. Two boxes that overlap in z have min z within W of each other, so their slabs are
+// the same or neighbours: the walks above stay within the body's own slab k, and two more walk
+// the neighbours over the min x range that can reach the body,
+//   * up, slab k + 1: every body whose min x is in [min x - W, max x] (W bounds every x extent
+//     too), rigid or particle;
+//   * down, slab k - 1: the particles whose min x is in [min x - D, max x] (a rigid body there
+//     found this one in its up walk);
+// each candidate tested in x, y and z. Slab numbers are taken modulo VKPHYS_SWEEP_SLABS = 1023,
+// so any z range sorts in 10 bits: bodies far apart whose slabs alias share a walk's candidates
+// and fail its z test, nothing is missed. z / W is clamped to +-2^20 (float's integers there are
+// still 1/8 apart, so neighbours stay neighbours) before it becomes an integer. The 10,000
+// spheres: 7 candidates a sphere per walk part instead of 340 (docs/benchmarks.md). A world of
+// one slab (W = 0: a pyramid, a stack, anything spanning few body widths in z) records neither
+// SWEEP_SLAB nor the second sort, and its sweep is the plain one, bit for bit.
+//
 // Work is split by walk entries, not by bodies: with a few rigid bodies among many particles,
 // one body's walk covers most of the particles (on an H200 a ball under a 256 x 256 cloth spent
 // 44 of 49 ms per step in one invocation's loop). So:
-//   SWEEP_WALK   per sorted position: the walk's length (planes + forward + backward), its ends
-//                found by binary search in the sorted keys (monotone, unlike a test on recomputed
-//                bounds), into sweep_walk[s], the forward part into sweep_forward[s], and the
-//                body's y and z extents into sweep_yz[s], so that the forward walks stream
-//                through sorted positions instead of gathering bounds by body index;
+//   SWEEP_WALK   per sorted position: the walk's length (planes + forward + backward + up +
+//                down), its ends found by binary search in the sorted order (monotone, unlike a
+//                test on recomputed bounds), into sweep_walk[s], its parts into
+//                sweep_ranges[s], and the body's y and z extents into sweep_yz[s], so that the
+//                walks stream through sorted positions instead of gathering bounds by body
+//                index;
 //   scan         sweep_walk becomes each walk's start: the walks laid end to end, T entries;
 //   SWEEP_COUNT  per work item w < N: the entries [w C, (w + 1) C) of that line, C =
 //                max(VKPHYS_SWEEP_CHUNK, ceil(T / N)) so that N items always suffice; a binary
@@ -33,19 +55,28 @@
 //   scan         pair_offsets;
 //   SWEEP_WRITE  the same items again, storing from their offsets.
 // Items in order, entries in walk order: the pair list is the one a single serial walk per body
-// stores (plane pairs, forward pairs, backward pairs from s - 1 down, body after body), whatever
-// C is, on both backends and from run to run, with no atomics and no host round trip. The
-// longest serial loop is C entries plus a binary search per body it enters. A pair is stored
-// with the lower shape number first (ties: lower index), as the narrowphase wants. Pairs past
-// the capacity are counted, not stored: finalize_lists flags the step, which is redone larger.
-//   Worst case stays quadratic in pairs (all rigid bodies overlapping in x), now spread over
-// the items; sorting along the axis of largest spread would help scenes tall in y, narrow in x.
+// stores (plane pairs, forward pairs, backward pairs from s - 1 down, up pairs, down pairs, body
+// after body), whatever C is, on both backends and from run to run, with no atomics and no host
+// round trip. The longest serial loop is C entries plus a binary search per body it enters. A
+// pair is stored with the lower shape number first (ties: lower index), as the narrowphase
+// wants. Pairs past the capacity are counted, not stored: finalize_lists flags the step, which
+// is redone larger.
+//   Worst case stays quadratic in pairs (all rigid bodies overlapping in x within a slab), now
+// spread over the items.
 
 // Bodies that may touch: not both static, not in the same nonzero group.
 bool may_collide(uint i, uint j) {
   if (!body_dynamic(i) && !body_dynamic(j)) return false;
   uint gi = body_info[i].z;
   return gi == 0u || gi != body_info[j].z;
+}
+
+// The max x of body j's bounding box (body_bounds).
+float body_max_x(uint j) {
+  vec3 lo;
+  vec3 hi;
+  body_bounds(j, lo, hi);
+  return hi.x;
 }
 
 // Box i (lo, hi) and box j's y and z extents yz_j = (min y, min z, max y, max z) overlap. The
@@ -76,20 +107,76 @@ void store_pair(uint slot, uint i, uint j) {
   pair_info[slot] = ordered_pair(i, j);
 }
 
-// First sorted position in [a, b) whose key is above `key` (b if none); keys ascend. Gallops
-// from a, so a short walk (a pile of boxes) costs O(log of its length), not O(log N).
-uint sweep_key_after(uint a, uint b, uint key) {
+// The slab of a min z (W = 1 / params.sweep.y): floor(z / W), clamped to +-2^20 (NaN to the
+// bottom) before it becomes an integer, modulo VKPHYS_SWEEP_SLABS.
+uint sweep_slab(float z) {
+  const float bound = 1048576.0f;
+  float c = floor(z * params.sweep.y);
+  c = c >= -bound ? min(c, bound) : -bound;
+  return uint(c + bound) % VKPHYS_SWEEP_SLABS;
+}
+
+// SWEEP_SLAB, per sorted position after the sort by min x: the key becomes the body's slab
+// (planes and shapeless bodies: VKPHYS_SWEEP_SLAB_LAST), for the stable sort by slab.
+void sweep_slab_key(uint s) {
+  uint i = sort_values[s];
+  uint slab = VKPHYS_SWEEP_SLAB_LAST;
+  if (body_sweeps(i) || is_particle(i)) {
+    vec3 lo;
+    vec3 hi;
+    body_bounds(i, lo, hi);
+    slab = sweep_slab(lo.z);
+  }
+  sort_keys[s] = slab;
+}
+
+// The sweep's order at sorted position t: (slab, key of min x), compared lexicographically.
+// Without slabs the key alone (planes and shapeless bodies hold the largest, above any finite
+// min x); with slabs the key is the slab and min x is looked up.
+uvec2 sweep_order(uint t) {
+  if (params.sweep.x == 0.0f) return uvec2(0u, sort_keys[t]);
+  uint slab = sort_keys[t];
+  if (slab == VKPHYS_SWEEP_SLAB_LAST) return uvec2(slab, 0xFFFFFFFFu);
+  vec3 lo;
+  vec3 hi;
+  body_bounds(sort_values[t], lo, hi);
+  return uvec2(slab, float_sort_key(lo.x));
+}
+
+bool sweep_order_le(uvec2 a, uvec2 b) {
+  return a.x < b.x || (a.x == b.x && a.y <= b.y);
+}
+
+// The sweep's order of slab k and min x.
+uvec2 sweep_at(uint slab, float x) {
+  return uvec2(params.sweep.x == 0.0f ? 0u : slab, float_sort_key(x));
+}
+
+// Whether the order at t is below `key`.
+bool sweep_order_below(uint t, uvec2 key) {
+  return !sweep_order_le(key, sweep_order(t));
+}
+
+// Whether a search for the first position above `key` (`strict`) or at least `key` passes t.
+bool sweep_passes(uint t, uvec2 key, bool strict) {
+  return strict ? sweep_order_le(sweep_order(t), key) : sweep_order_below(t, key);
+}
+
+// First sorted position in [a, b) whose order is above `key` (`strict`) or at least `key` (b if
+// none); the order ascends. Gallops from a, so a short walk (a pile of boxes) costs O(log of its
+// length), not O(log N).
+uint sweep_search(uint a, uint b, uvec2 key, bool strict) {
   uint lo = a;
   uint hi = a;
   uint step = 1u;
-  while (hi < b && sort_keys[hi] <= key) {
+  while (hi < b && sweep_passes(hi, key, strict)) {
     lo = hi + 1u;
     hi = min(b, hi + step);
     step *= 2u;
   }
   while (lo < hi) {
     uint mid = lo + (hi - lo) / 2u;
-    if (sort_keys[mid] <= key) {
+    if (sweep_passes(mid, key, strict)) {
       lo = mid + 1u;
     } else {
       hi = mid;
@@ -98,20 +185,20 @@ uint sweep_key_after(uint a, uint b, uint key) {
   return lo;
 }
 
-// First sorted position t <= b from which every key up to b is at least `key`; gallops down
+// First sorted position t <= b from which every order up to b is at least `key`; gallops down
 // from b.
-uint sweep_key_from(uint b, uint key) {
+uint sweep_search_down(uint b, uvec2 key) {
   uint lo = b;
   uint hi = b;
   uint step = 1u;
-  while (lo > 0u && sort_keys[lo - 1u] >= key) {
+  while (lo > 0u && !sweep_order_below(lo - 1u, key)) {
     hi = lo - 1u;
     lo = hi > step ? hi - step + 1u : 0u;
     step *= 2u;
   }
   while (lo < hi) {
     uint mid = lo + (hi - lo) / 2u;
-    if (sort_keys[mid] >= key) {
+    if (!sweep_order_below(mid, key)) {
       hi = mid;
     } else {
       lo = mid + 1u;
@@ -120,30 +207,57 @@ uint sweep_key_from(uint b, uint key) {
   return lo;
 }
 
-// The length of the walk of sorted position s; its forward part into sweep_forward[s]; its
-// body's y and z extents into sweep_yz[s].
+// The slabs above and below slab k (modulo VKPHYS_SWEEP_SLABS).
+uint slab_up(uint k) {
+  return (k + 1u) % VKPHYS_SWEEP_SLABS;
+}
+uint slab_down(uint k) {
+  return (k + VKPHYS_SWEEP_SLABS - 1u) % VKPHYS_SWEEP_SLABS;
+}
+
+// The up walk's length from its first position (sweep_ranges[s].z) for a body of slab k and
+// max x hi_x: the rest of slab k + 1 up to hi_x.
+uint sweep_up_length(uint start, uint k, float hi_x) {
+  if (params.sweep.x == 0.0f) return 0u;
+  return sweep_search(start, params.counts.x, sweep_at(slab_up(k), hi_x), true) - start;
+}
+
+// The length of the walk of sorted position s; its parts into sweep_ranges[s]; its body's y and
+// z extents into sweep_yz[s].
 void sweep_walk_length(uint s) {
   uint n = params.counts.x;
   if (s >= n) return;
   uint i = sort_values[s];
   bool sweeps = body_sweeps(i);
-  uint forward = 0u;
+  uvec4 ranges = uvec4(0u);
   uint walk = 0u;
-  // Every body a forward walk can reach has bounds: rigid bodies with a shape and particles
-  // (planes and shapeless bodies sort after them all).
+  // Every body a walk can reach has bounds: rigid bodies with a shape and particles (planes and
+  // shapeless bodies sort after them all).
   vec3 lo = vec3(0.0f);
   vec3 hi = vec3(0.0f);
   if (sweeps || is_particle(i)) body_bounds(i, lo, hi);
   if (sweeps) {
-    // Planes and shapeless bodies hold the largest key, above any finite max x: the forward
-    // walk ends before them.
-    forward = sweep_key_after(s + 1u, n, float_sort_key(hi.x)) - (s + 1u);
-    uint backward = 0u;
-    if (params.kinds.y > 0u) backward = s - sweep_key_from(s, float_sort_key(lo.x - params.grid.z));
-    walk = params.coloring.z + forward + backward;
+    uint k = sweep_order(s).x;
+    bool particles = params.kinds.y > 0u;
+    // The forward walk ends before the next slab, and before planes and shapeless bodies (the
+    // largest order, above any finite max x).
+    ranges.x = sweep_search(s + 1u, n, sweep_at(k, hi.x), true) - (s + 1u);
+    if (particles) ranges.y = s - sweep_search_down(s, sweep_at(k, lo.x - params.grid.z));
+    uint up = 0u;
+    uint down = 0u;
+    if (params.sweep.x != 0.0f) {
+      ranges.z = sweep_search(0u, n, sweep_at(slab_up(k), lo.x - params.sweep.x), false);
+      up = sweep_up_length(ranges.z, k, hi.x);
+      if (particles) {
+        uint kd = slab_down(k);
+        ranges.w = sweep_search(0u, n, sweep_at(kd, lo.x - params.grid.z), false);
+        down = sweep_search(ranges.w, n, sweep_at(kd, hi.x), true) - ranges.w;
+      }
+    }
+    walk = params.coloring.z + ranges.x + ranges.y + up + down;
   }
   sweep_walk[s] = walk;
-  sweep_forward[s] = forward;
+  sweep_ranges[s] = ranges;
   sweep_yz[s] = vec4(lo.y, lo.z, hi.y, hi.z);
 }
 
@@ -166,8 +280,10 @@ uint sweep_walk_owner(uint a, uint g) {
 // Entries [first, last) of the walk of sorted position s; pairs stored from `base` when `write`.
 uint sweep_entries(uint s, uint first, uint last, bool write, uint base) {
   uint i = sort_values[s];
+  uvec4 ranges = sweep_ranges[s];
   uint planes = params.coloring.z;
-  uint forward_end = planes + sweep_forward[s];
+  uint forward_end = planes + ranges.x;
+  uint backward_end = forward_end + ranges.y;
   uint found = 0u;
   for (uint k = first; k < min(last, planes); ++k) {
     uint p = WORLD_PLANE_BODY(k);
@@ -181,8 +297,9 @@ uint sweep_entries(uint s, uint first, uint last, bool write, uint base) {
   body_bounds(i, lo, hi);
   // Forward: t = s + 1 + (k - planes); the walk's end already tested min x against max x.
   // The y and z test comes first, on the extents laid out in sorted order (a run of the walk
-  // reads consecutive vec4s): in a pile most candidates fail it (10,000 spheres in a box: about
-  // 340 candidates a sphere for 3 pairs), and only those that pass look up the body.
+  // reads consecutive vec4s): in a pile most candidates fail it (10,000 spheres in a box
+  // without slabs: about 340 candidates a sphere for 3 pairs), and only those that pass look up
+  // the body.
   for (uint k = max(first, planes); k < min(last, forward_end); ++k) {
     uint t = s + 1u + k - planes;
     if (!boxes_overlap_yz(lo, hi, sweep_yz[t])) continue;
@@ -193,13 +310,34 @@ uint sweep_entries(uint s, uint first, uint last, bool write, uint base) {
     }
   }
   // Backward: t = s - 1 - (k - forward_end); only particles, and only those reaching min x.
-  for (uint k = max(first, forward_end); k < last; ++k) {
-    uint j = sort_values[s - 1u - (k - forward_end)];
-    vec3 lo_j;
-    vec3 hi_j;
-    body_bounds(j, lo_j, hi_j);
-    if (is_particle(j) && hi_j.x >= lo.x && may_collide(i, j) &&
-        boxes_overlap_yz(lo, hi, vec4(lo_j.y, lo_j.z, hi_j.y, hi_j.z))) {
+  for (uint k = max(first, forward_end); k < min(last, backward_end); ++k) {
+    uint t = s - 1u - (k - forward_end);
+    uint j = sort_values[t];
+    if (is_particle(j) && boxes_overlap_yz(lo, hi, sweep_yz[t]) && may_collide(i, j) &&
+        body_max_x(j) >= lo.x) {
+      if (write) store_pair(base + found, i, j);
+      found += 1u;
+    }
+  }
+  if (last <= backward_end) return found;
+  // Up, then down: t = ranges.z + (k - backward_end), t = ranges.w + (k - up_end); their ends
+  // bound min x, so max x is tested (and y and z first, as above).
+  uint k_slab = sort_keys[s];
+  uint up_end = backward_end + sweep_up_length(ranges.z, k_slab, hi.x);
+  for (uint k = max(first, backward_end); k < min(last, up_end); ++k) {
+    uint t = ranges.z + (k - backward_end);
+    if (!boxes_overlap_yz(lo, hi, sweep_yz[t])) continue;
+    uint j = sort_values[t];
+    if (may_collide(i, j) && body_max_x(j) >= lo.x) {
+      if (write) store_pair(base + found, i, j);
+      found += 1u;
+    }
+  }
+  for (uint k = max(first, up_end); k < last; ++k) {
+    uint t = ranges.w + (k - up_end);
+    uint j = sort_values[t];
+    if (is_particle(j) && boxes_overlap_yz(lo, hi, sweep_yz[t]) && may_collide(i, j) &&
+        body_max_x(j) >= lo.x) {
       if (write) store_pair(base + found, i, j);
       found += 1u;
     }

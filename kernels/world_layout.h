@@ -44,8 +44,10 @@
 // Contact pairs that involve a rigid body other than a plane (SAP pairs, capacity PC) and
 // their points (4 per pair, slot 4p + k):
 //   sweep_walk[s]   the length of the sweep's walk from sorted position s (planes, forward,
-//                   backward entries), then exclusive scan: the walks laid end to end (N + 1)
-//   sweep_forward[s]  the forward part of that walk (N)
+//                   backward, up and down entries), then exclusive scan: the walks laid end to
+//                   end (N + 1)
+//   sweep_ranges[s] (forward entries, backward entries, first sorted position of the up walk,
+//                   of the down walk) of that walk (N; the last two only with slabs)
 //   sweep_yz[s]     (min y, min z, max y, max z) of the body at sorted position s: the forward
 //                   walks' test streams through these instead of gathering each candidate's
 //                   AABB by body index (N)
@@ -210,6 +212,8 @@ struct WorldParams {
   vec4 central;     // central field (centre, strength), kernels/integrate.h
   vec4 grid;        // (cell size [m], 1 / cell size, the largest particle reach 2 r_max + margin
                     //  [m], 0)
+  vec4 sweep;       // (slab width W [m], 1 / W, 0, 0): the sweep's slabs along z
+                    //  (kernels/world_broadphase.inl); W = 0: one slab
   uvec4 counts;     // (bodies N, joints J, pair capacity PC, hash table size (power of two))
   uvec4 kinds;      // (rigid bodies R, particles P, particle-contact capacity CC,
                     //  grid table size (power of two))
@@ -339,13 +343,19 @@ struct WorldCounters {
   BUF(72, uvec2, pcontact_copy_bodies) \
   BUF(73, vec4, pcontact_copy_lambda)  \
   BUF(74, uint, sweep_walk)            \
-  BUF(75, uint, sweep_forward)         \
+  BUF(75, uvec4, sweep_ranges)         \
   BUF(76, vec4, body_vel_next)         \
   BUF(77, vec4, sweep_yz)
 #define VKPHYS_WORLD_BINDINGS 78u
 #define VKPHYS_TREE_NODE_STRIDE 26u
 // The least number of walk entries in one sweep work item (kernels/world_broadphase.inl).
 #define VKPHYS_SWEEP_CHUNK 64u
+// The sweep's slabs along z (kernels/world_broadphase.inl): slab numbers are taken modulo
+// VKPHYS_SWEEP_SLABS, and VKPHYS_SWEEP_SLAB_LAST sorts planes and shapeless bodies after them
+// all; VKPHYS_SWEEP_SLAB_BITS bits hold both.
+#define VKPHYS_SWEEP_SLABS 1023u
+#define VKPHYS_SWEEP_SLAB_LAST 1023u
+#define VKPHYS_SWEEP_SLAB_BITS 10u
 #define VKPHYS_ODE_STRIDE 7u
 
 // The plane body with list index k (k < coloring.z).

@@ -78,7 +78,7 @@ TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   const auto sweep = binding_numbers(world_sweep_spv);
   EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 78u);
   EXPECT_TRUE(has(sweep, binding_of("sweep_yz")));
-  EXPECT_TRUE(has(sweep, binding_of("sweep_forward")));
+  EXPECT_TRUE(has(sweep, binding_of("sweep_ranges")));
   EXPECT_FALSE(has(sweep, binding_of("joint_rows")));
   EXPECT_LE(storage_buffers(world_sweep_spv), 32u);
   EXPECT_TRUE(has(narrow, binding_of("prev_pair_frame")));

@@ -176,7 +176,7 @@ class CpuBackend final : public Backend {
     values_.assign(sort, 0u);
     offsets_.assign(world_.bodies() + 1, 0u);
     walk_.assign(world_.bodies() + 1, 0u);
-    walk_forward_.assign(world_.bodies(), 0u);
+    walk_ranges_.assign(world_.bodies(), glm::uvec4(0u));
     sweep_yz_.assign(world_.bodies(), glm::vec4(0.0f));
     kern::WorldEnv env = make_env();
     for (std::uint32_t q = 0; q < cap_.pairs; ++q) env.hash_insert_pair(q, true);
@@ -207,7 +207,7 @@ class CpuBackend final : public Backend {
     e.sort_values = values_.data();
     e.pair_offsets = offsets_.data();
     e.sweep_walk = walk_.data();
-    e.sweep_forward = walk_forward_.data();
+    e.sweep_ranges = walk_ranges_.data();
     e.sweep_yz = sweep_yz_.data();
     e.pair_info = pair_info_.data();
     e.pair_normal = pair_normal_.data();
@@ -331,13 +331,18 @@ class CpuBackend final : public Backend {
     sweeps(e, kern::KIND_WARM, kind, scene_.settings.solver.iterations, last);
   }
 
-  // The sweep over rigid bodies sorted by min x: walk lengths and their scan, then the work
-  // items' pair counts, then (after the scan) the pairs.
+  // The sweep over rigid bodies sorted by min x (and with slabs then by slab, stably): walk
+  // lengths and their scan, then the work items' pair counts, then (after the scan) the pairs.
   void sweep_and_prune(kern::WorldEnv& e) {
     const std::uint32_t n = world_.bodies();
     std::fill(offsets_.begin(), offsets_.end(), 0u);
     if (world_.sweepers == 0) return;
     cpu::radix_sort(std::span(keys_).first(n), std::span(values_).first(n), 32);
+    if (params_.sweep.x != 0.0f) {
+      for (std::uint32_t s = 0; s < n; ++s) e.sweep_slab_key(s);
+      cpu::radix_sort(std::span(keys_).first(n), std::span(values_).first(n),
+                      VKPHYS_SWEEP_SLAB_BITS);
+    }
     for (std::uint32_t s = 0; s < n; ++s) e.sweep_walk_length(s);
     cpu::exclusive_scan(walk_);
     for (std::uint32_t w = 0; w < n; ++w) e.sweep_count(w);
@@ -604,11 +609,11 @@ class CpuBackend final : public Backend {
       pair_normal_, point_geom_, point_lambda_, point_prep_, prev_lambda_, joint_rows_,
       joint_lambda_, unit_dv_, pc_geom_, pc_target_, pc_lambda_, pc_copy_lambda_, prev_pc_lambda_,
       pair_frame_, point_ref_, prev_frame_, sweep_yz_;
-  std::vector<glm::uvec4> pair_info_, prev_info_;
+  std::vector<glm::uvec4> pair_info_, prev_info_, walk_ranges_;
   std::vector<glm::uvec2> range_, pc_bodies_, pc_copy_bodies_;
   std::vector<std::uint32_t> color_, keys_, values_, offsets_, hash_, unit_color_, grid_keys_,
       grid_values_, cell_start_, cell_end_, pc_offsets_, pc_origin_, prev_pc_offsets_,
-      prev_pc_other_, ode_touched_, uncoloured_, walk_, walk_forward_;
+      prev_pc_other_, ode_touched_, uncoloured_, walk_;
 };
 
 }  // namespace

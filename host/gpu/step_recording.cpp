@@ -246,6 +246,10 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
   stage_done();
   if (world.sweepers > 0) {
     sort(b_sort_keys, b_sort_values, bodies, 32);
+    if (in.params.sweep.x != 0.0f) {
+      run(kernels.sweep, body_groups, kern::SWEEP_SLAB);
+      sort(b_sort_keys, b_sort_values, bodies, VKPHYS_SWEEP_SLAB_BITS);
+    }
     run(kernels.sweep, body_groups, kern::SWEEP_WALK);
     scan(b_sweep_walk, bodies + 1);
     run(kernels.sweep, body_groups, kern::SWEEP_COUNT);

@@ -57,7 +57,7 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_tree_blocks] = storage(ctx, VKPHYS_TREE_NODE_STRIDE * nt * v4, "joint tree factors");
   buf[b_pair_offsets] = storage(ctx, (n + 1) * u1, "pair offsets");
   buf[b_sweep_walk] = storage(ctx, (n + 1) * u1, "sweep walk offsets");
-  buf[b_sweep_forward] = storage(ctx, n * u1, "sweep forward walks");
+  buf[b_sweep_ranges] = storage(ctx, n * u4, "sweep walks' parts");
   buf[b_sweep_yz] = storage(ctx, n * v4, "sweep y and z extents in sweep order");
   buf[b_joint_info] = storage(ctx, j * u4, "joint bodies");
   buf[b_joint_frames] = storage(ctx, j * VKPHYS_JOINT_STRIDE * v4, "joint frames");

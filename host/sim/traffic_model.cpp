@@ -140,15 +140,19 @@ StepTraffic step_traffic(const StepStats& st, const Scene& scene, const WorldArr
   // the sweep's keys and values written.
   add(Stage::setup, n * 3 * kV4 + r * (3 + 5) * kV4 + (world.sweepers ? n * 2 * kU32 : 0));
 
-  // broadphase: the sweep's sort, its walk lengths (each body's AABB read, its walk, forward
-  // walk and y and z extents written) and two scans, each found pair's extents and both bodies'
-  // info (read by the count and again by the write) and its pair_info; the candidates a walk
-  // rejects on y and z (one vec4 each) are not counted; the particle grid's hash
+  // broadphase: the sweep's sort (with slabs, then each body's AABB read for its slab key and the
+  // sort by slab), its walk lengths (each body's AABB read, its walk, its parts and y and z
+  // extents written) and two scans, each found pair's extents and both bodies' info (read by
+  // the count and again by the write) and its pair_info; the candidates a walk rejects on y and
+  // z (one vec4 each) and the walks' binary searches are not counted; the particle grid's hash
   // (position in, key and value out), sort, cell ranges, per-particle counts and scan, and each
   // contact's two positions (count and write) and its stored bodies, normal and impulses.
   if (world.sweepers) {
-    add(Stage::broadphase, sort_bytes(n, 32) + n * (3 * kV4 + 2 * kU32) + 2 * scan_bytes(n + 1) +
+    add(Stage::broadphase, sort_bytes(n, 32) + n * (4 * kV4 + kU32) + 2 * scan_bytes(n + 1) +
                                pairs * (2 * 3 * kV4 + kV4));
+    if (make_world_params(scene, world, cap).sweep.x != 0.0f) {
+      add(Stage::broadphase, n * (2 * kV4 + 2 * kU32) + sort_bytes(n, VKPHYS_SWEEP_SLAB_BITS));
+    }
   }
   if (p > 0) {
     const u64 table = grid_table_size(world.particles());

@@ -42,6 +42,44 @@ float contact_cap_hertz(const SolverSettings& sv, float time_step) {
   return std::min(sv.contact_hertz, 0.5f * (whole >= 1.0f ? whole : rate));
 }
 
+// The sweep's slab width W along z (kernels/world_broadphase.inl), or 0 for one slab. W must be
+// at least every bounding box's extent along z and x: a sphere's 2 r, a capsule's 2 (h + r), a
+// box's at most 2 |half extents| (its extent along an axis is 2 sum_k |u_k . axis| e_k, and the
+// |u_k . axis| of an orthonormal frame are a unit vector), a particle's 2 r, each with the
+// margin; a quarter more covers the rounding of min z / W (kernels/world_broadphase.inl,
+// sweep_slab). Slabs are cut when the world starts with at least kSlabMinSweepers rigid bodies
+// that sweep and its bodies' centres span at least kSlabMinSpan slab widths in z: below that a
+// walk along x alone is short, and the slab sort and its pass (on the GPU, a dispatch and a
+// 10-bit sort) would not pay. The choice is made from the scene as loaded, so a world keeps it.
+float sweep_slab_width(const WorldArrays& w, float margin, float particle_reach) {
+  constexpr std::uint32_t kSlabMinSweepers = 256;
+  constexpr float kSlabMinSpan = 4.0f;
+  if (w.sweepers < kSlabMinSweepers) return 0.0f;
+  float extent = w.particles() > 0 ? particle_reach : 0.0f;
+  float lo = INFINITY;
+  float hi = -INFINITY;
+  for (std::uint32_t i = 0; i < w.bodies(); ++i) {
+    const bool particle = i >= w.rigid;
+    const auto shape = static_cast<Shape>(w.info[i].x);
+    if (!particle) {
+      const glm::vec4 d = w.dims[i];
+      if (shape == Shape::sphere) {
+        extent = std::max(extent, 2.0f * d.w + margin);
+      } else if (shape == Shape::capsule) {
+        extent = std::max(extent, 2.0f * (d.y + d.w) + margin);
+      } else if (shape == Shape::box) {
+        extent = std::max(extent, 2.0f * glm::length(glm::vec3(d)) + margin);
+      } else {
+        continue;  // planes and shapeless bodies are not in the sweep
+      }
+    }
+    lo = std::min(lo, w.pos[i].z);
+    hi = std::max(hi, w.pos[i].z);
+  }
+  const float width = 1.25f * extent;
+  return width > 0.0f && hi - lo >= kSlabMinSpan * width ? width : 0.0f;
+}
+
 // solver.integrator and solver.adaptive (vkphys/scene.h).
 void check_integrator(const SolverSettings& sv) {
   if (static_cast<std::uint32_t>(sv.integrator) > VKPHYS_INTEGRATOR_IMPLICIT) {
@@ -179,6 +217,8 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
                                 std::to_string(reach));
   }
   p.grid = glm::vec4(cell, 1.0f / cell, reach, 0.0f);
+  const float slab = sweep_slab_width(world, margin, reach);
+  p.sweep = glm::vec4(slab, slab > 0.0f ? 1.0f / slab : 0.0f, 0.0f, 0.0f);
   const std::uint64_t units = std::uint64_t{world.joints()} + cap.pairs + cap.contacts;
   if (units >= (1u << 24)) {
     throw std::invalid_argument(
