@@ -17,26 +17,27 @@
 // sweep quadratic), so every pair with a rigid body is found exactly once, by the rigid body
 // (the earlier one of two rigid bodies), and big and small bodies mix freely.
 //
-// Slabs. A walk along x alone visits every body in a slab of the pile one body wide in x: in
-// 10,000 spheres in a 30 m box about 340 candidates a sphere for 3 pairs, a third of the CPU
-// step. A world whose bodies start spread over many body widths in z (host/sim/world_params.cpp,
-// sweep_slab_width) therefore cuts z into slabs of width W, at least every body's z extent (with
-// a quarter spare for rounding), and sorts by (slab of min z, min x): SWEEP_SLAB replaces each
-// sorted position's key by its body's slab and a stable sort by those 10 bits follows the sort
-// by min x. Two boxes that overlap in z have min z within W of each other, so their slabs are
-// the same or neighbours: the walks above stay within the body's own slab k, and two more walk
-// the neighbours over the min x range that can reach the body,
+// Slabs. A walk along x alone visits every body in a slab of the pile one body wide in x: in 10,000
+// spheres in a 30 m box about 340 candidates a sphere for 3 pairs, a third of the CPU step. A world
+// whose bodies start spread over many body widths in z (host/sim/world_params.cpp,
+// sweep_slab_width) therefore cuts z into slabs of width W, at least every body's z extent (with a
+// quarter spare for rounding), and sorts by (slab of min z, min x): SWEEP_SLAB writes each sorted
+// position's slab into the low 10 bits of its key and a stable sort by those 10 bits follows the
+// sort by min x. The key's upper 22 bits (min x to 2^-13 of itself) ride along, so the walks'
+// binary searches read the order where they stand, and the walks test x where that rounding leaves
+// a doubt. Two boxes that overlap in z have min z within W of each other, so their slabs are the
+// same or neighbours: the walks above stay within the body's own slab k, and two more walk the
+// neighbours over the min x range that can reach the body,
 //   * up, slab k + 1: every body whose min x is in [min x - W, max x] (W bounds every x extent
 //     too), rigid or particle;
 //   * down, slab k - 1: the particles whose min x is in [min x - D, max x] (a rigid body there
 //     found this one in its up walk);
-// each candidate tested in x, y and z. Slab numbers are taken modulo VKPHYS_SWEEP_SLABS = 1023,
-// so any z range sorts in 10 bits: bodies far apart whose slabs alias share a walk's candidates
-// and fail its z test, nothing is missed. z / W is clamped to +-2^20 (float's integers there are
-// still 1/8 apart, so neighbours stay neighbours) before it becomes an integer. The 10,000
-// spheres: 7 candidates a sphere per walk part instead of 340 (docs/benchmarks.md). A world of
-// one slab (W = 0: a pyramid, a stack, anything spanning few body widths in z) records neither
-// SWEEP_SLAB nor the second sort, and its sweep is the plain one, bit for bit.
+// each candidate tested in x, y and z. Slab numbers are taken modulo VKPHYS_SWEEP_SLABS = 1023, so
+// any z range sorts in 10 bits: bodies far apart whose slabs alias share a walk's candidates and
+// fail its z test; nothing is missed. z / W is clamped to +-2^20 before it becomes an integer
+// (two overlapping boxes have z / W within 0.8 of each other, each rounded by at most 1/16 there,
+// so their floors stay within one). A world of one slab (W = 0: a pyramid, a stack, anything spanning few body widths in z)
+// records neither SWEEP_SLAB nor the second sort, and its sweep is the plain one, bit for bit.
 //
 // Work is split by walk entries, not by bodies: with a few rigid bodies among many particles,
 // one body's walk covers most of the particles (on an H200 a ball under a 256 x 256 cloth spent
@@ -71,12 +72,12 @@ bool may_collide(uint i, uint j) {
   return gi == 0u || gi != body_info[j].z;
 }
 
-// The max x of body j's bounding box (body_bounds).
-float body_max_x(uint j) {
-  vec3 lo;
-  vec3 hi;
-  body_bounds(j, lo, hi);
-  return hi.x;
+// Body j's bounding box (body_bounds) overlaps (lo, hi) in x.
+bool boxes_overlap_x(uint j, vec3 lo, vec3 hi) {
+  vec3 lo_j;
+  vec3 hi_j;
+  body_bounds(j, lo_j, hi_j);
+  return lo_j.x <= hi.x && hi_j.x >= lo.x;
 }
 
 // Box i (lo, hi) and box j's y and z extents yz_j = (min y, min z, max y, max z) overlap. The
@@ -116,8 +117,11 @@ uint sweep_slab(float z) {
   return uint(c + bound) % VKPHYS_SWEEP_SLABS;
 }
 
-// SWEEP_SLAB, per sorted position after the sort by min x: the key becomes the body's slab
-// (planes and shapeless bodies: VKPHYS_SWEEP_SLAB_LAST), for the stable sort by slab.
+// SWEEP_SLAB, per sorted position after the sort by min x: the body's slab (planes and
+// shapeless bodies: VKPHYS_SWEEP_SLAB_LAST) replaces the low VKPHYS_SWEEP_SLAB_BITS bits of its
+// key, and the stable sort by those bits follows. The key's other bits ride along: the sweep's
+// searches then read (slab, min x to 2^-13 of itself) at a sorted position without looking the
+// body up, and the walks test min x exactly where that rounding matters.
 void sweep_slab_key(uint s) {
   uint i = sort_values[s];
   uint slab = VKPHYS_SWEEP_SLAB_LAST;
@@ -127,29 +131,28 @@ void sweep_slab_key(uint s) {
     body_bounds(i, lo, hi);
     slab = sweep_slab(lo.z);
   }
-  sort_keys[s] = slab;
+  sort_keys[s] = (sort_keys[s] & ~VKPHYS_SWEEP_SLAB_LAST) | slab;
 }
 
-// The sweep's order at sorted position t: (slab, key of min x), compared lexicographically.
-// Without slabs the key alone (planes and shapeless bodies hold the largest, above any finite
-// min x); with slabs the key is the slab and min x is looked up.
+// The sweep's order at sorted position t, compared lexicographically: without slabs (0, key of
+// min x; planes and shapeless bodies hold the largest, above any finite min x), with slabs
+// (slab, the key's upper bits).
 uvec2 sweep_order(uint t) {
-  if (params.sweep.x == 0.0f) return uvec2(0u, sort_keys[t]);
-  uint slab = sort_keys[t];
-  if (slab == VKPHYS_SWEEP_SLAB_LAST) return uvec2(slab, 0xFFFFFFFFu);
-  vec3 lo;
-  vec3 hi;
-  body_bounds(sort_values[t], lo, hi);
-  return uvec2(slab, float_sort_key(lo.x));
+  uint key = sort_keys[t];
+  if (params.sweep.x == 0.0f) return uvec2(0u, key);
+  return uvec2(key & VKPHYS_SWEEP_SLAB_LAST, key >> VKPHYS_SWEEP_SLAB_BITS);
 }
 
 bool sweep_order_le(uvec2 a, uvec2 b) {
   return a.x < b.x || (a.x == b.x && a.y <= b.y);
 }
 
-// The sweep's order of slab k and min x.
+// The sweep's order of slab k and min x: with slabs the key's upper bits, which order as x
+// does but may tie where x does not (a walk's ends are then inclusive, and its entries tested).
 uvec2 sweep_at(uint slab, float x) {
-  return uvec2(params.sweep.x == 0.0f ? 0u : slab, float_sort_key(x));
+  uint key = float_sort_key(x);
+  if (params.sweep.x == 0.0f) return uvec2(0u, key);
+  return uvec2(slab, key >> VKPHYS_SWEEP_SLAB_BITS);
 }
 
 // Whether the order at t is below `key`.
@@ -295,16 +298,18 @@ uint sweep_entries(uint s, uint first, uint last, bool write, uint base) {
   vec3 lo;
   vec3 hi;
   body_bounds(i, lo, hi);
-  // Forward: t = s + 1 + (k - planes); the walk's end already tested min x against max x.
+  // Forward: t = s + 1 + (k - planes); without slabs the walk's end already tested min x
+  // against max x exactly (with slabs, to the key's rounding: tested here).
   // The y and z test comes first, on the extents laid out in sorted order (a run of the walk
   // reads consecutive vec4s): in a pile most candidates fail it (10,000 spheres in a box
   // without slabs: about 340 candidates a sphere for 3 pairs), and only those that pass look up
   // the body.
+  bool slabs = params.sweep.x != 0.0f;
   for (uint k = max(first, planes); k < min(last, forward_end); ++k) {
     uint t = s + 1u + k - planes;
     if (!boxes_overlap_yz(lo, hi, sweep_yz[t])) continue;
     uint j = sort_values[t];
-    if (may_collide(i, j)) {
+    if (may_collide(i, j) && (!slabs || boxes_overlap_x(j, lo, hi))) {
       if (write) store_pair(base + found, i, j);
       found += 1u;
     }
@@ -314,21 +319,21 @@ uint sweep_entries(uint s, uint first, uint last, bool write, uint base) {
     uint t = s - 1u - (k - forward_end);
     uint j = sort_values[t];
     if (is_particle(j) && boxes_overlap_yz(lo, hi, sweep_yz[t]) && may_collide(i, j) &&
-        body_max_x(j) >= lo.x) {
+        boxes_overlap_x(j, lo, hi)) {
       if (write) store_pair(base + found, i, j);
       found += 1u;
     }
   }
   if (last <= backward_end) return found;
   // Up, then down: t = ranges.z + (k - backward_end), t = ranges.w + (k - up_end); their ends
-  // bound min x, so max x is tested (and y and z first, as above).
-  uint k_slab = sort_keys[s];
+  // bound min x to the key's rounding, so x is tested (and y and z first, as above).
+  uint k_slab = sweep_order(s).x;
   uint up_end = backward_end + sweep_up_length(ranges.z, k_slab, hi.x);
   for (uint k = max(first, backward_end); k < min(last, up_end); ++k) {
     uint t = ranges.z + (k - backward_end);
     if (!boxes_overlap_yz(lo, hi, sweep_yz[t])) continue;
     uint j = sort_values[t];
-    if (may_collide(i, j) && body_max_x(j) >= lo.x) {
+    if (may_collide(i, j) && boxes_overlap_x(j, lo, hi)) {
       if (write) store_pair(base + found, i, j);
       found += 1u;
     }
@@ -337,7 +342,7 @@ uint sweep_entries(uint s, uint first, uint last, bool write, uint base) {
     uint t = ranges.w + (k - up_end);
     uint j = sort_values[t];
     if (is_particle(j) && boxes_overlap_yz(lo, hi, sweep_yz[t]) && may_collide(i, j) &&
-        body_max_x(j) >= lo.x) {
+        boxes_overlap_x(j, lo, hi)) {
       if (write) store_pair(base + found, i, j);
       found += 1u;
     }
