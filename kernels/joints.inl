@@ -171,6 +171,37 @@ KINLINE void spring_sweep(uint j, uint kind, KINOUT(vec4) va, KINOUT(vec4) vb) {
   vb = vec4(vec3(vb) + (vb.w * dlambda) * n, vb.w);
 }
 
+// How far an anchor of a body turning at w moves over the substep beyond the h (w x r) its rows
+// count: the orientation integrator (quat_integrate) carries the anchor on an arc, and its chord
+// leaves the tangent by about -(h^2 / 2) w x (w x r), inward. anchor: in the body's frame.
+vec3 anchor_arc_drift(uint body, vec3 anchor, vec3 w, float h) {
+  vec4 q = body_rotation(body);
+  vec3 r = quat_rotate(q, anchor);
+  return quat_rotate(quat_integrate(q, w, h), anchor) - r - h * cross(w, r);
+}
+
+// The point rows' secant velocity less their tangent one, (Delta_b - Delta_a) / h, at the
+// start-of-phase velocities, which the point rows' targets take off (joint_targets).
+//
+// Why: a point row's velocity G v = e . (v_b + w_b x r_b - v_a - w_a x r_a) is the gap's rate
+// at the start of the substep, but the step moves the gap by h G v + Delta_b - Delta_a, the
+// anchors' arc drift (anchor_arc_drift). Solved exactly (a joint tree), G v meets its target
+// and the pin opens by the drift in every substep. Seed 004's rag-doll at its own 30 Hz, 1 x 2:
+// after landing a shin turns at 13.9 rad/s, 0.46 rad a step, and its two pins open by
+// r (1 - cos 0.46) = 2.2 cm (measured 2.32). Aiming the rows at G v = T - (Delta_b - Delta_a) / h
+// closes the gap the integrator leaves for the velocities the phase starts with: the rows carry
+// the centripetal impulse that holds turning anchors together, which tangent rows leave to the
+// next steps' position correction (SPOOK's a g, d = 4 steps). It is second order in w h, so slow
+// joints barely see it. Taken at the start velocities, not the sweep's current ones: the rows
+// stay linear (a joint tree's one solve is still their fixed point), and a term that follows
+// the sweep's velocities fed back into them (the 240 Hz whipping chain blew up).
+vec3 point_arc_drift(uint j, uvec4 info, BodyState a0, BodyState b0) {
+  float h = params.gravity_dt.w;
+  return (anchor_arc_drift(info.y, vec3(joint_frame(j, 1u)), b0.w, h) -
+          anchor_arc_drift(info.x, vec3(joint_frame(j, 0u)), a0.w, h)) /
+         h;
+}
+
 // Joint j's rows from the bodies' current poses and start-of-phase velocities: run before each
 // solve phase (with substeps the bodies move between them, and a joint's rows follow).
 // Springs: spring_targets.
@@ -199,10 +230,12 @@ void joint_targets(uint j, uvec4 info) {
     store_joint_row(j, 0u, -n, -cross(ra, n), n, cross(rb, n), len - anchor_a.w, spook, a0, b0, a,
                     b, false);
   } else {
+    vec3 drift = point_arc_drift(j, info, a0, b0);
     for (uint r = 0u; r < 3u; ++r) {
       vec3 e = vec3(r == 0u ? 1.0f : 0.0f, r == 1u ? 1.0f : 0.0f, r == 2u ? 1.0f : 0.0f);
       store_joint_row(j, r, -e, -cross(ra, e), e, cross(rb, e), dot(d, e), spook, a0, b0, a, b,
                       false);
+      joint_rows[joint_row_base(j, r)].w -= drift[int(r)];  // the solve's target (row 0's w)
     }
   }
   if (type == VKPHYS_JOINT_HINGE) {

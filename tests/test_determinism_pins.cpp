@@ -69,15 +69,15 @@ const std::vector<PinnedScene>& pinned_scenes() {
 const std::map<std::string, std::uint64_t>& pins() {
   static const std::map<std::string, std::uint64_t> p{
       {"cpu_sequential/stack", 0xb8b9daaf627486baull},
-      {"cpu_sequential/ragdoll", 0x64678979e64687ddull},
+      {"cpu_sequential/ragdoll", 0xea967dcb2c638943ull},
       {"cpu_sequential/particles", 0xa089c21520e88cfeull},
       {"cpu_sequential/ramp", 0x8245545aa3b26b9bull},
       {"cpu_colored/stack", 0x22c3538987f0ea77ull},
-      {"cpu_colored/ragdoll", 0xe695bf5fd72bf825ull},
+      {"cpu_colored/ragdoll", 0xc7a4d245c89096e2ull},
       {"cpu_colored/particles", 0x6a838295e8c932dfull},
       {"cpu_colored/ramp", 0x45502b48ff6528b8ull},
       {"cpu_jacobi/stack", 0x6e6b10a5cf05542aull},
-      {"cpu_jacobi/ragdoll", 0x96416f81a8d1952bull},
+      {"cpu_jacobi/ragdoll", 0x9aadd348e2f16834ull},
       {"cpu_jacobi/particles", 0xd9784b9f93c87993ull},
       {"cpu_jacobi/ramp", 0x31944eae24d86e92ull},
       {"gpu_colored/stack", 0xdd1889d3179a23ddull},

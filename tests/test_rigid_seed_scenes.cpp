@@ -190,18 +190,25 @@ float max_limit_excess(const Scene& s, const WorldState& st) {
 // The worst the rag-doll did over a run, sampled every few steps.
 struct RagdollRecord {
   float worst_gap = 0.0f, worst_excess = 0.0f, lowest = 1e9f;
-  float fastest = 0.0f;  // at the end
+  float worst_gap_every_step = 0.0f;  // only where watch is asked to
+  float fastest = 0.0f;               // at the end
 };
 
 class RigidRagdoll : public WorldTest {
  protected:
-  // Loads s and runs `samples` times `steps` steps.
-  RagdollRecord watch(const Scene& s, int samples, std::uint32_t steps) {
+  // Loads s and runs `samples` times `steps` steps; `every_step`: also the worst pin gap after
+  // every step (worst_gap_every_step).
+  RagdollRecord watch(const Scene& s, int samples, std::uint32_t steps, bool every_step = false) {
     load(s);
     RagdollRecord r;
     WorldState st;
     for (int k = 0; k < samples; ++k) {
-      st = run(steps);
+      for (std::uint32_t i = 0; every_step && i + 1 < steps; ++i) {
+        st = run(1);
+        r.worst_gap_every_step = std::max(r.worst_gap_every_step, max_pin_gap(s, st));
+      }
+      st = run(every_step ? 1 : steps);
+      r.worst_gap_every_step = std::max(r.worst_gap_every_step, max_pin_gap(s, st));
       r.worst_gap = std::max(r.worst_gap, max_pin_gap(s, st));
       r.worst_excess = std::max(r.worst_excess, max_limit_excess(s, st));
       for (std::size_t i = 0; i < s.bodies.size(); ++i) r.lowest = std::min(r.lowest, st.pos[i].y);
@@ -235,13 +242,18 @@ TEST_P(RigidRagdoll, DropComesToRestWithPinsAndLimitsHeld) {
 }
 
 // Seed 004's own settings for its rag-doll (digest: 30 Hz, one pass, two constraint iterations),
-// as 1 x 2 and 2 x 1 (substeps x iterations), 5 s. Measured worst pin gap / limit excess with the
-// joint trees (solver.joint_trees, kernels/joint_trees.inl): sequential 2.16 cm / 0.49 rad and
-// 1.32 cm / 0.29 rad, coloured 2.16 cm / 0.18 rad and 1.35 cm / 0.12 rad, lavapipe the same
-// (swept row by row: 5.4, 5.6, 3.4 and 6.1 cm); Jacobi 13-15 cm and parts sink into the floor
-// (skipped). The issue asks that the pins hold: the 2 cm the 60 Hz test holds is met at 2 x 1
-// and missed by 0.16 cm at 1 x 2. The bounds below are the measured state, kept so that it
-// cannot get worse unnoticed.
+// as 1 x 2 and 2 x 1 (substeps x iterations), 5 s: the pins hold within the 2 cm the 60 Hz test
+// holds, sampled as it samples. Measured worst pin gap (sampled every 5 steps; after every step)
+// and limit excess:
+//   sequential 1 x 2: 1.05 cm (2.32) / 0.12 rad; 2 x 1: 1.04 cm (1.04) / 0.13 rad
+//   coloured   1 x 2: 1.35 cm (2.32) / 0.16 rad; 2 x 1: 1.04 cm (1.04) / 0.25 rad
+// with the point rows' arc drift (kernels/joints.inl, point_arc_drift) and the sequential sweep's
+// joints after the contacts (host/cpu/cpu_backend.cpp); before: 2.16 cm (2.32) / 0.49 rad and
+// 1.32 cm / 0.29 rad sequential, 2.16 cm / 0.18 rad and 1.35 cm / 0.12 rad coloured. The 2.32 cm
+// after every step is the landing step: a shin set turning at 13.9 rad/s by the floor within the
+// step opens its pins by r (1 - cos 0.46) before the next step's targets see its turn; the
+// bound on it keeps it from getting worse unnoticed. Jacobi: pins within 2.3 cm (5.8 before),
+// but limbs 1.2-1.8 rad past their limits and parts sink into the floor (skipped).
 TEST_P(RigidRagdoll, PinsAtSeed004Settings) {
   if (GetParam().scheme == SolverScheme::jacobi) GTEST_SKIP() << "Jacobi: see above";
   for (std::uint32_t substeps : {1u, 2u}) {
@@ -249,16 +261,17 @@ TEST_P(RigidRagdoll, PinsAtSeed004Settings) {
     s.settings.time_step = 1.0f / 30.0f;
     s.settings.solver.iterations = 2 / substeps;
     s.settings.solver.substeps = substeps;
-    const RagdollRecord r = watch(s, 30, 5);
+    const RagdollRecord r = watch(s, 30, 5, true);
     const float worst_gap = r.worst_gap, worst_excess = r.worst_excess, lowest = r.lowest;
-    const float fastest = r.fastest;
+    const float fastest = r.fastest, every_step = r.worst_gap_every_step;
     std::printf(
-        "ragdoll 30 Hz %u x %u (%s): pin gap %.4f m, limit excess %.3f rad, lowest centre %.3f m, "
-        "final max speed %.3f m/s\n",
+        "ragdoll 30 Hz %u x %u (%s): pin gap %.4f m (every step %.4f m), limit excess %.3f rad, "
+        "lowest centre %.3f m, final max speed %.3f m/s\n",
         substeps, 2 / substeps, scheme_name(GetParam().scheme), double(worst_gap),
-        double(worst_excess), double(lowest), double(fastest));
-    EXPECT_LT(worst_gap, 0.025f);
-    EXPECT_LT(worst_excess, 0.55f);
+        double(every_step), double(worst_excess), double(lowest), double(fastest));
+    EXPECT_LT(worst_gap, 0.02f);
+    EXPECT_LT(every_step, 0.025f);
+    EXPECT_LT(worst_excess, 0.3f);
     EXPECT_GT(lowest, 0.0f);
   }
 }
