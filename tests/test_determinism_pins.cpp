@@ -81,11 +81,11 @@ const std::map<std::string, std::uint64_t>& pins() {
       {"cpu_jacobi/particles", 0xd9784b9f93c87993ull},
       {"cpu_jacobi/ramp", 0x31944eae24d86e92ull},
       {"gpu_colored/stack", 0xdd1889d3179a23ddull},
-      {"gpu_colored/ragdoll", 0x2a14139c601d49b8ull},
+      {"gpu_colored/ragdoll", 0x01bb07b1873b98b3ull},
       {"gpu_colored/particles", 0x6a838295e8c932dfull},
       {"gpu_colored/ramp", 0x45502b48ff6528b8ull},
       {"gpu_jacobi/stack", 0x11625c12d2acb6f8ull},
-      {"gpu_jacobi/ragdoll", 0xb5815555761585d7ull},
+      {"gpu_jacobi/ragdoll", 0x95153a01270a7233ull},
       {"gpu_jacobi/particles", 0xd9784b9f93c87993ull},
       {"gpu_jacobi/ramp", 0x22fd9c06ff7cc9abull},
   };
