@@ -171,30 +171,36 @@ KINLINE void spring_sweep(uint j, uint kind, KINOUT(vec4) va, KINOUT(vec4) vb) {
   vb = vec4(vec3(vb) + (vb.w * dlambda) * n, vb.w);
 }
 
-// How far an anchor of a body turning at w moves over the substep beyond the h (w x r) its rows
-// count: the orientation integrator (quat_integrate) carries the anchor on an arc, and its chord
-// leaves the tangent by about -(h^2 / 2) w x (w x r), inward. anchor: in the body's frame.
+// How far an anchor of a body turning at w moves over the substep toward the turn's axis, which
+// the rows' tangent h (w x r) does not see: the orientation integrator (quat_integrate) carries
+// the anchor on an arc by phi = 2 atan(|w| h / 2), and the chord's component across the path,
+// r (1 - cos phi) toward the axis, is the drift. Its component along the path (the chord is
+// shorter than h |w x r|) is left out: asked for, it made the rows spin the body up (a link
+// pinned at its end, turning 0.49 rad a step: 15 -> 15.66 rad/s in one step) instead of
+// closing the pin. anchor: in the body's frame.
 vec3 anchor_arc_drift(uint body, vec3 anchor, vec3 w, float h) {
   vec4 q = body_rotation(body);
   vec3 r = quat_rotate(q, anchor);
-  return quat_rotate(quat_integrate(q, w, h), anchor) - r - h * cross(w, r);
+  vec3 d = quat_rotate(quat_integrate(q, w, h), anchor) - r;
+  vec3 t = cross(w, r);
+  float tt = dot(t, t);
+  return tt > 0.0f ? d - (dot(d, t) / tt) * t : vec3(0.0f);
 }
 
-// The point rows' secant velocity less their tangent one, (Delta_b - Delta_a) / h, at the
-// start-of-phase velocities, which the point rows' targets take off (joint_targets).
+// The point rows' drift velocity (Delta_b - Delta_a) / h at the start-of-phase velocities,
+// which the point rows' solve targets take off (joint_targets).
 //
 // Why: a point row's velocity G v = e . (v_b + w_b x r_b - v_a - w_a x r_a) is the gap's rate
-// at the start of the substep, but the step moves the gap by h G v + Delta_b - Delta_a, the
-// anchors' arc drift (anchor_arc_drift). Solved exactly (a joint tree), G v meets its target
-// and the pin opens by the drift in every substep. Seed 004's rag-doll at its own 30 Hz, 1 x 2:
-// after landing a shin turns at 13.9 rad/s, 0.46 rad a step, and its two pins open by
+// at the start of the substep, but the step also moves each anchor toward its body's turning
+// axis (anchor_arc_drift). Solved exactly (a joint tree), G v meets its target and the pin
+// opens by that drift in every substep. Seed 004's rag-doll at its own 30 Hz, 1 x 2: after
+// landing a shin turns at 13.9 rad/s, 0.46 rad a step, and its two pins opened by
 // r (1 - cos 0.46) = 2.2 cm (measured 2.32). Aiming the rows at G v = T - (Delta_b - Delta_a) / h
-// closes the gap the integrator leaves for the velocities the phase starts with: the rows carry
-// the centripetal impulse that holds turning anchors together, which tangent rows leave to the
-// next steps' position correction (SPOOK's a g, d = 4 steps). It is second order in w h, so slow
-// joints barely see it. Taken at the start velocities, not the sweep's current ones: the rows
-// stay linear (a joint tree's one solve is still their fixed point), and a term that follows
-// the sweep's velocities fed back into them (the 240 Hz whipping chain blew up).
+// gives them the centripetal impulse that holds turning anchors together, which tangent rows
+// left to the next steps' position correction (SPOOK's a g, d = 4 steps). It is second order in
+// w h, so slow joints barely see it. Taken at the start velocities, not the sweep's current
+// ones: the rows stay linear (a joint tree's one solve is still their fixed point); a term that
+// followed the sweep's velocities fed back into them (the 240 Hz whipping chain blew up).
 vec3 point_arc_drift(uint j, uvec4 info, BodyState a0, BodyState b0) {
   float h = params.gravity_dt.w;
   return (anchor_arc_drift(info.y, vec3(joint_frame(j, 1u)), b0.w, h) -

@@ -272,8 +272,8 @@ class CpuBackend final : public Backend {
         // Contacts first, then the joints (units 0 .. joints), so that a joint's limit rows see
         // this sweep's contact impulses: with the joints first, a limb hitting the floor is bent
         // past its limit by the contacts after every limit row's update. Seed 004's rag-doll at
-        // its own 30 Hz (1 x 2): the elbow 0.56 rad past its limit on landing, 0.16 with this
-        // order (the coloured scheme, whose colours mix the two, 0.17).
+        // its own 30 Hz (1 x 2): the elbow 0.48-0.49 rad past its limit on landing, 0.12 with
+        // this order (the coloured scheme, whose colours mix the two: 0.13).
         const std::uint32_t joints = world_.joints();
         for (std::uint32_t u = joints; u < units; ++u) e.unit_in_place(u, kind);
         for (std::uint32_t u = 0; u < joints; ++u) e.unit_in_place(u, kind);
