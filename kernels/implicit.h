@@ -47,13 +47,13 @@ KERNELS_BEGIN
 #define VKPHYS_CG_CHUNK 64u
 
 // Slots of cg_vec per particle (kernels/world_layout.h).
-#define VKPHYS_CG_STRIDE 8u
-#define VKPHYS_CG_DV 0u    // the unknown dv
-#define VKPHYS_CG_R 1u     // residual r = b - A dv
-#define VKPHYS_CG_Z 2u     // preconditioned residual z = P^-1 r
-#define VKPHYS_CG_P 3u     // search direction p
-#define VKPHYS_CG_AP 4u    // A p
-#define VKPHYS_CG_PINV 5u  // 3 slots: the columns of the inverse diagonal block P^-1
+// The unknown dv has its own buffer, cg_dv: it outlives the solve as the next one's warm start.
+#define VKPHYS_CG_STRIDE 7u
+#define VKPHYS_CG_R 0u     // residual r = b - A dv
+#define VKPHYS_CG_Z 1u     // preconditioned residual z = P^-1 r
+#define VKPHYS_CG_P 2u     // search direction p
+#define VKPHYS_CG_AP 3u    // A p
+#define VKPHYS_CG_PINV 4u  // 3 slots: the columns of the inverse diagonal block P^-1
 
 struct SpringJacobian {
   mat3 dx;  // df_a/dx_a, (2) with the compression clamp

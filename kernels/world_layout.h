@@ -133,9 +133,12 @@
 //   wind_incident[e]     3T entries, per particle in triangle order: the triangle's index
 // The implicit integrator's conjugate gradient (kernels/world_implicit.inl), particles only
 // (allocated only with solver.integrator "implicit"):
-//   cg_vec[8p + 0..7]    dv, r, z, p, A p, and the columns of the inverse diagonal block P^-1
+//   cg_vec[7p + 0..6]    r, z, p, A p, and the columns of the inverse diagonal block P^-1
 //                        (kernels/implicit.h VKPHYS_CG_*)
-//   cg_partial[k]        chunk k's p.A p, then (at chunks + k) its r.z and r.r
+//   cg_dv[p]             the unknown dv; between solves the last solve's, the next one's warm
+//                        start (carried in a checkpoint, host/sim/backend.h)
+//   cg_partial[k]        chunk k's p.A p, then (at chunks + k) its r.z and r.r (and |b|^2
+//                        after implicit_setup)
 //                        (VKPHYS_CG_CHUNK particles each)
 //   cg_scalar[0..1]      (r.z, r.r, |b|^2, done), (iterations, 0, 0, 0); [2..3] the
 //                        iteration's copy
@@ -345,8 +348,9 @@ struct WorldCounters {
   BUF(74, uint, sweep_walk)            \
   BUF(75, uvec4, sweep_ranges)         \
   BUF(76, vec4, body_vel_next)         \
-  BUF(77, vec4, sweep_yz)
-#define VKPHYS_WORLD_BINDINGS 78u
+  BUF(77, vec4, sweep_yz)              \
+  BUF(78, vec4, cg_dv)
+#define VKPHYS_WORLD_BINDINGS 79u
 #define VKPHYS_TREE_NODE_STRIDE 26u
 // The least number of walk entries in one sweep work item (kernels/world_broadphase.inl).
 #define VKPHYS_SWEEP_CHUNK 64u

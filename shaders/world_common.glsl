@@ -43,7 +43,7 @@ layout(constant_id = 0) const uint VKPHYS_FAULT = FAULT_NONE;
 
 // The implicit integrator's CG passes (kernels/world_implicit.inl): a workgroup is one chunk
 // (VKPHYS_GROUP_SIZE = VKPHYS_CG_CHUNK); its particles' products, and the pass's scalar step.
-shared vec2 cg_dots[VKPHYS_CG_CHUNK];
+shared vec3 cg_dots[VKPHYS_CG_CHUNK];
 shared CgStep cg_step;
 
 #include "kernels/world_bodies.inl"

@@ -110,7 +110,8 @@ TEST(ApiSnapshot, BadFilesAreOneLineErrors) {
     EXPECT_EQ(std::string(e.what()),
               junk.string() + ": not a vkphys snapshot (no VKPHYSCK header)");
   }
-  // A real snapshot cut short.
+  // A real snapshot cut short: the last 10 bytes are the empty cg_dv's count (8) and 2 of the
+  // empty prev_pcontact_lambda's.
   World w = World::from_file(scene_path("stack_5.json"));
   const std::filesystem::path cut = temp_file("cut.snapshot");
   w.save().write(cut);
@@ -121,7 +122,7 @@ TEST(ApiSnapshot, BadFilesAreOneLineErrors) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), cut.string() +
                                          ": truncated or not a vkphys snapshot "
-                                         "(prev_pcontact_other runs past the end)");
+                                         "(prev_pcontact_lambda runs past the end)");
   }
   try {
     Snapshot::read(temp_file("missing.snapshot"));

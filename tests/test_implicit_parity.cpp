@@ -75,7 +75,7 @@ class ImplicitOnGpu : public WithGpu<> {};
 
 // On lavapipe, whose rounding follows the CPU's here: the same bits and the same iteration
 // counts at every step (measured: bit-identical over the 30 steps, 29 to 33 iterations a step
-// after the first; the cloth starts at rest: 1).
+// after the first; the cloth starts at rest: 1; warm-started from the last solve, 31 at most).
 // On another GPU, fused multiply-adds round the CG's sums differently (an H200, driver
 // 580.159.04: the first step's residual 7.1e-7 against the CPU's 4.3e-8), so its iterates and its
 // stopping step differ. There every solve must still meet the tolerance before the cap, and the
@@ -148,6 +148,33 @@ TEST_F(ImplicitOnGpu, RepeatsItselfToTheBit) {
     gpu->read(*st);
   }
   expect_same_bits(first, again, 15);
+}
+
+// A checkpoint carries the last solve's dv, the next solve's warm start (cg_dv): a run restored
+// from one continues to the bit as the saving run does, on either backend (without it the
+// restored run's first solve started cold and took another path within the tolerance).
+TEST_F(ImplicitOnGpu, ARestoredRunContinuesToTheBit) {
+  const Scene s = implicit_cloth(64);
+  for (bool on_gpu : {false, true}) {
+    auto make = [&] { return on_gpu ? make_gpu_backend(*ctx_) : make_cpu_backend(); };
+    std::unique_ptr<Backend> a = make();
+    a->load(s);
+    for (int k = 0; k < 10; ++k) a->step();
+    const CarriedState saved = a->save();
+    ASSERT_EQ(saved.cg_dv.size(), 81u);
+    std::unique_ptr<Backend> b = make();
+    b->restore(s, saved);
+    WorldState sa, sb;
+    for (int k = 0; k < 5; ++k) {
+      a->step();
+      b->step();
+      ASSERT_EQ(a->stats().cg_iterations, b->stats().cg_iterations) << "step " << k;
+      a->read(sa);
+      b->read(sb);
+      expect_same_bits(sa, sb, 10 + k);
+      if (HasFatalFailure()) return;
+    }
+  }
 }
 
 // A CG iteration records at most three dispatches (kernels/world_implicit.inl: the reductions

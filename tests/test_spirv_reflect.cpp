@@ -65,7 +65,7 @@ std::uint32_t binding_of(std::string_view name) {
   throw std::invalid_argument("no world buffer named " + std::string(name));
 }
 
-// world_common.glsl declares 78 bindings, more than lavapipe lets a stage bind (32); the
+// world_common.glsl declares 79 bindings, more than lavapipe lets a stage bind (32); the
 // per-body kernel never touches the pair or joint buffers, the per-unit kernel touches them but
 // not the bounding boxes, the integrators' kernel touches the force springs, the wind and the
 // implicit integrator's CG vectors, the narrowphase the manifold cache's references, the sweep
@@ -76,7 +76,7 @@ TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   const auto ode = binding_numbers(world_ode_spv);
   const auto narrow = binding_numbers(world_narrowphase_spv);
   const auto sweep = binding_numbers(world_sweep_spv);
-  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 78u);
+  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 79u);
   EXPECT_TRUE(has(sweep, binding_of("sweep_yz")));
   EXPECT_TRUE(has(sweep, binding_of("sweep_ranges")));
   EXPECT_FALSE(has(sweep, binding_of("joint_rows")));
@@ -87,6 +87,7 @@ TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   EXPECT_LE(storage_buffers(world_narrowphase_spv), 32u);
   EXPECT_TRUE(has(ode, binding_of("fspring_params")));
   EXPECT_TRUE(has(ode, binding_of("cg_vec")));
+  EXPECT_TRUE(has(ode, binding_of("cg_dv")));
   EXPECT_TRUE(has(ode, binding_of("wind_tris")));
   EXPECT_FALSE(has(ode, binding_of("joint_rows")));
   EXPECT_LE(storage_buffers(world_ode_spv), 32u);

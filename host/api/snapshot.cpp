@@ -20,7 +20,8 @@ namespace vkphys {
 namespace {
 
 constexpr char kMagic[8] = {'V', 'K', 'P', 'H', 'Y', 'S', 'C', 'K'};
-constexpr std::uint32_t kVersion = 2;  // 2: the manifold cache's references (prev_pair_frame)
+// 2: the manifold cache's references (prev_pair_frame); 3: the implicit method's last solve (cg_dv)
+constexpr std::uint32_t kVersion = 3;
 
 struct Writer {
   std::string bytes;

@@ -52,6 +52,7 @@ class CpuBackend final : public Backend {
     ode_touched_.assign(p, 0u);
     const bool implicit = scene_.settings.solver.integrator == Integrator::implicit;
     cg_vec_.assign(implicit ? VKPHYS_CG_STRIDE * p : 0u, glm::vec4(0.0f));
+    cg_dv_.assign(implicit ? p : 0u, glm::vec4(0.0f));
     cg_partial_.assign(implicit ? kern::cg_partials(world_.particles()) : 0u, glm::vec4(0.0f));
     cg_scalar_.assign(implicit ? 4u : 0u, glm::vec4(0.0f));
     ode_ = {};
@@ -113,12 +114,13 @@ class CpuBackend final : public Backend {
     s.prev_pcontact_offsets = prev_pc_offsets_;
     s.prev_pcontact_other = prev_pc_other_;
     s.prev_pcontact_lambda = prev_pc_lambda_;
+    s.cg_dv = cg_dv_;
     return s;
   }
 
   void restore(const Scene& scene, const CarriedState& s) override {
     load(scene, s.pair_capacity, s.contact_capacity);
-    check_carried(s, carried_sizes(world_, cap_));
+    check_carried(s, carried_sizes(scene_, world_, cap_));
     world_.pos = s.body_pos;
     world_.vel = s.body_vel;
     world_.rot = s.rigid_rot;
@@ -130,6 +132,7 @@ class CpuBackend final : public Backend {
     prev_pc_offsets_ = s.prev_pcontact_offsets;
     prev_pc_other_ = s.prev_pcontact_other;
     prev_pc_lambda_ = s.prev_pcontact_lambda;
+    cg_dv_ = s.cg_dv;
     allocate_lists();  // rebuilds the warm-start table from the restored pairs
     step_index_ = s.step;
   }
@@ -258,6 +261,7 @@ class CpuBackend final : public Backend {
     e.ode_deriv = ode_deriv_.data();
     e.ode_touched = ode_touched_.data();
     e.cg_vec = cg_vec_.data();
+    e.cg_dv = cg_dv_.data();
     e.cg_partial = cg_partial_.data();
     e.cg_scalar = cg_scalar_.data();
     e.params.drive.z = static_cast<std::uint32_t>(drive_impulses_.size() / 2);
@@ -611,8 +615,8 @@ class CpuBackend final : public Backend {
   // The bodies the overflow colour touches this step: the sweeps average only these (each on
   // its own, so in any order; the GPU runs every body, the others' ranges empty).
   std::vector<std::uint32_t> overflow_bodies_;
-  std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_partial_, cg_scalar_, saved_pos_,
-      saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
+  std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_dv_, cg_partial_, cg_scalar_,
+      saved_pos_, saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, sweep_ref_, tree_blocks_,
       pair_normal_, point_geom_, point_lambda_, point_prep_, prev_lambda_, joint_rows_,
       joint_lambda_, unit_dv_, pc_geom_, pc_target_, pc_lambda_, pc_copy_lambda_, prev_pc_lambda_,

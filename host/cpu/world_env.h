@@ -29,7 +29,7 @@ struct WorldEnv {
 
   // The GPU's workgroup memory of the CG passes (shaders/world_common.glsl): one chunk's
   // products and the pass's scalar step (kernels/world_implicit.inl).
-  vec2 cg_dots[VKPHYS_CG_CHUNK]{};
+  vec3 cg_dots[VKPHYS_CG_CHUNK]{};
   CgStep cg_step{};
 
   static uint atomicAdd(uint& mem, uint v) {

@@ -153,7 +153,7 @@ class GpuBackend final : public Backend {
   }
 
   CarriedState save() const override {
-    const CarriedSizes z = carried_sizes(world_, cap_);
+    const CarriedSizes z = carried_sizes(scene_, world_, cap_);
     CarriedState s;
     s.step = step_index_;
     s.pair_capacity = cap_.pairs;
@@ -166,7 +166,7 @@ class GpuBackend final : public Backend {
 
   void restore(const Scene& scene, const CarriedState& s) override {
     load(scene, s.pair_capacity, s.contact_capacity);
-    check_carried(s, carried_sizes(world_, cap_));
+    check_carried(s, carried_sizes(scene_, world_, cap_));
 #define VKPHYS_UPLOAD_CARRIED(T, name, count) gpu_.buf[b_##name].upload(std::span<const T>(s.name));
     VKPHYS_CARRIED_BUFFERS(VKPHYS_UPLOAD_CARRIED)
 #undef VKPHYS_UPLOAD_CARRIED

@@ -88,6 +88,7 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_ode_touched] = storage(ctx, p * u1, "integrator marks");
   const VkDeviceSize cg = scene.settings.solver.integrator == Integrator::implicit ? p : 0u;
   buf[b_cg_vec] = storage(ctx, VKPHYS_CG_STRIDE * cg * v4, "conjugate-gradient vectors");
+  buf[b_cg_dv] = storage(ctx, cg * v4, "conjugate-gradient solutions");
   buf[b_cg_partial] = storage(ctx, kern::cg_partials(static_cast<std::uint32_t>(cg)) * v4,
                               "conjugate-gradient partial sums");
   buf[b_cg_scalar] = storage(ctx, cg > 0 ? 4 * v4 : 0u, "conjugate-gradient scalars");
@@ -127,7 +128,10 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
     buf[b_prev_pcontact_offsets].fill(cb, 0u);
     buf[b_ode_deriv].fill(cb, 0u);
     buf[b_ode_touched].fill(cb, 0u);
-    if (scene.settings.solver.integrator == Integrator::implicit) buf[b_cg_scalar].fill(cb, 0u);
+    if (scene.settings.solver.integrator == Integrator::implicit) {
+      buf[b_cg_scalar].fill(cb, 0u);
+      buf[b_cg_dv].fill(cb, 0u);  // no last solve: the first warm start is d = 0
+    }
   });
   scan = std::make_unique<gpu::Scan>(ctx, std::max(world.bodies(), world.particles()) + 1);
   buf[b_prev_pair_info] = vk::Buffer();

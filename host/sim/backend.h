@@ -132,11 +132,13 @@ struct StepTrace {
   F(glm::vec4, prev_pair_frame, 2 * z.pairs)               \
   F(std::uint32_t, prev_pcontact_offsets, z.particles + 1) \
   F(std::uint32_t, prev_pcontact_other, z.contacts)        \
-  F(glm::vec4, prev_pcontact_lambda, z.contacts)
+  F(glm::vec4, prev_pcontact_lambda, z.contacts)           \
+  F(glm::vec4, cg_dv, z.cg)
 
 // The counts the carried buffers' sizes follow from.
 struct CarriedSizes {
   std::size_t bodies = 0, rigid = 0, particles = 0, joints = 0, pairs = 0, contacts = 0;
+  std::size_t cg = 0;  // the implicit method's last solve (kernels/world_implicit.inl), else 0
 };
 
 struct CarriedState {

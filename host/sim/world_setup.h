@@ -118,7 +118,8 @@ void write_world_state(const WorldState& state, std::uint32_t rigid, std::vector
                        std::vector<glm::vec4>& omega);
 
 // The sizes of the carried buffers (host/sim/backend.h) for this world and these capacities.
-CarriedSizes carried_sizes(const WorldArrays& world, const Capacities& capacities);
+CarriedSizes carried_sizes(const Scene& scene, const WorldArrays& world,
+                           const Capacities& capacities);
 // Throws std::invalid_argument naming the first carried buffer whose size is not `sizes`'.
 void check_carried(const CarriedState& state, const CarriedSizes& sizes);
 

@@ -55,9 +55,16 @@ void write_world_state(const WorldState& state, std::uint32_t rigid, std::vector
   }
 }
 
-CarriedSizes carried_sizes(const WorldArrays& world, const Capacities& capacities) {
-  return {world.bodies(), world.rigid,      world.particles(),
-          world.joints(), capacities.pairs, capacities.contacts};
+CarriedSizes carried_sizes(const Scene& scene, const WorldArrays& world,
+                           const Capacities& capacities) {
+  const bool implicit = scene.settings.solver.integrator == Integrator::implicit;
+  return {world.bodies(),
+          world.rigid,
+          world.particles(),
+          world.joints(),
+          capacities.pairs,
+          capacities.contacts,
+          implicit ? world.particles() : 0u};
 }
 
 void check_carried(const CarriedState& state, const CarriedSizes& z) {
