@@ -48,10 +48,11 @@
 // with r = b - A dv0: implicit_setup already computes every spring's block for the diagonal, so
 // A dv0 is one more block product per spring there, no pass and no dispatch more. The tolerance
 // stays relative to |b| (implicit_setup sums b.b beside r.z and r.r), as without the warm start.
-// A line search along the last dv instead (dv0 = alpha d, alpha = b.d / d.A d, as CG's first
-// iteration, then p = z) was measured too: fewer iterations on the settled 64 x 64 drape (125 a
-// step against 165 at steps 61-65), but a solve whose preconditioner is exact (one particle)
-// then took 2 iterations where the cold start takes 1, and the first solve one more.
+// Measured on the 64 x 64 drape, CG iterations a step over steps 21-65: cold 390, this 240.
+// Two variants were no better: a line search along the last dv as the first iteration (dv0 =
+// alpha d, alpha = b.d / d.A d, then p = z) 240, and it takes 2 iterations where the
+// preconditioner is exact (one particle) and the cold start 1; the first iteration minimising
+// over dv0 + span{z0, dv0} (a 2 x 2 Galerkin step, one more slot and two more sums) 229.
 //
 // Pins (Baraff and Witkin's filter): a particle with 1/m = 0 (pinned, kinematic) is not an
 // unknown: its rows of A, r, z and p are zero, so CG never moves it and it enters its
