@@ -13,6 +13,7 @@
 #include "host/sim/particle_links.h"
 #include "host/sim/world_setup.h"
 #include "kernels/ode.h"
+#include "vkphys/limits.h"
 
 namespace vkphys {
 namespace {
@@ -33,13 +34,42 @@ float contact_margin(const Settings& s, const WorldArrays& w) {
 // step's cap is exactly 30 Hz (1 / float(1/60) is not exactly 60). Measured (ARCHITECTURE.md,
 // "Contact stiffness"): 30 Hz made a column of 24 cubes at 8 substeps nearly neutrally stable
 // (its lean mode about 98 s), 35 Hz holds it, and a 60 Hz step with one substep keeps its 30 Hz,
-// where a plain 35 Hz set the 20-row pyramid rocking at 1 x 25.
-// A rate below half a hertz (a step of seconds, which only a scene built in code can have) is
-// not rounded: rounded to 0 it would read as "no cap".
+// where a plain 35 Hz set the 20-row pyramid rocking at 1 x 25. The rate is at least 10 Hz
+// (check_step: time_step <= 0.1 s), so the rounding never makes it 0, which would read as "no
+// cap".
 float contact_cap_hertz(const SolverSettings& sv, float time_step) {
   const float rate = static_cast<float>(sv.substeps) / time_step;
-  const float whole = std::round(rate);
-  return std::min(sv.contact_hertz, 0.5f * (whole >= 1.0f ? whole : rate));
+  return std::min(sv.contact_hertz, 0.5f * std::round(rate));
+}
+
+// The step's own settings, with the scene file's limits (host/io/scene_read_settings.cpp): a
+// scene built in code (the API, the built-in scenes) never passed the file reader, and a time
+// step of 0, a NaN gravity or 0 iterations would otherwise run and make nonsense or NaN.
+void check_step(const Settings& s) {
+  if (!(s.time_step > 0.0f && s.time_step <= 0.1f)) {
+    throw std::invalid_argument("time_step = " + std::to_string(s.time_step) +
+                                ": must be in (0, 0.1] seconds");
+  }
+  for (int k = 0; k < 3; ++k) {
+    if (!(std::abs(s.gravity[k]) <= kMaxAcceleration)) {
+      throw std::invalid_argument("gravity[" + std::to_string(k) + "] = " +
+                                  std::to_string(s.gravity[k]) + ": must be within +-" +
+                                  std::to_string(kMaxAcceleration) + " m/s^2");
+    }
+  }
+  const SolverSettings& sv = s.solver;
+  if (sv.iterations < 1 || sv.iterations > 1000) {
+    throw std::invalid_argument("solver.iterations = " + std::to_string(sv.iterations) +
+                                ": must be in [1, 1000]");
+  }
+  if (!(sv.relaxation > 0.0f && sv.relaxation <= 1.0f)) {
+    throw std::invalid_argument("solver.relaxation = " + std::to_string(sv.relaxation) +
+                                ": must be in (0, 1]");
+  }
+  if (!(sv.warm_start >= 0.0f && sv.warm_start <= 1.0f)) {
+    throw std::invalid_argument("solver.warm_start = " + std::to_string(sv.warm_start) +
+                                ": must be in [0, 1]");
+  }
 }
 
 // The sweep's slab width W along z (kernels/world_broadphase.inl), or 0 for one slab. W must be
@@ -133,6 +163,7 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   const Settings& s = scene.settings;
   const SolverSettings& sv = s.solver;
   kern::WorldParams p{};
+  check_step(s);
   if (sv.substeps < 1 || sv.substeps > 64) {
     throw std::invalid_argument("solver.substeps = " + std::to_string(sv.substeps) +
                                 ": must be in [1, 64]");

@@ -15,5 +15,7 @@ inline constexpr std::uint32_t kMaxParticles = 1u << 22;
 inline constexpr std::uint32_t kMaxBodies = 1u << 22;
 /// Most joints, and springs (a cloth's included), a scene may list.
 inline constexpr std::uint32_t kMaxJoints = 1u << 22;
+/// Largest magnitude of each component of gravity (and of any field's acceleration) [m/s^2].
+inline constexpr float kMaxAcceleration = 1.0e4f;
 
 }  // namespace vkphys
