@@ -2,9 +2,11 @@
 // a new World continues bit-identically on the backend that saved it, in memory and through a
 // file, and carries more than the positions and velocities (the warm-start impulses matter).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "tests/api_helpers.h"
 #include "tests/gpu_env.h"
@@ -16,8 +18,11 @@ namespace {
 using test::same_bits;
 using test::scene_path;
 
+// In the shared temporary folder, named by this process: two runs of the suite at once (two
+// checkouts on one machine) collided on paddle.json.gpu.snapshot, one deleting the other's.
 std::filesystem::path temp_file(const std::string& name) {
-  return std::filesystem::path(::testing::TempDir()) / name;
+  return std::filesystem::path(::testing::TempDir()) /
+         ("vkphys_" + std::to_string(::getpid()) + "_" + name);
 }
 
 // Runs 50 steps (every scene below has made its contacts and warm starts by then), saves, runs

@@ -52,8 +52,8 @@ void check_step(const Settings& s) {
   }
   for (int k = 0; k < 3; ++k) {
     if (!(std::abs(s.gravity[k]) <= kMaxAcceleration)) {
-      throw std::invalid_argument("gravity[" + std::to_string(k) + "] = " +
-                                  std::to_string(s.gravity[k]) + ": must be within +-" +
+      throw std::invalid_argument("gravity[" + std::to_string(k) +
+                                  "] = " + std::to_string(s.gravity[k]) + ": must be within +-" +
                                   std::to_string(kMaxAcceleration) + " m/s^2");
     }
   }
