@@ -150,7 +150,7 @@ StepTraffic step_traffic(const StepStats& st, const Scene& scene, const WorldArr
   if (world.sweepers) {
     add(Stage::broadphase, sort_bytes(n, 32) + n * (4 * kV4 + kU32) + 2 * scan_bytes(n + 1) +
                                pairs * (2 * 3 * kV4 + kV4));
-    if (make_world_params(scene, world, cap).sweep.x != 0.0f) {
+    if (world.sweep_slab > 0.0f) {
       add(Stage::broadphase, n * (2 * kV4 + 2 * kU32) + sort_bytes(n, VKPHYS_SWEEP_SLAB_BITS));
     }
   }

@@ -27,6 +27,12 @@ float contact_margin(const Settings& s, const WorldArrays& w) {
   return s.contact_margin == 0.0f ? 0.0f : 0.05f * w.max_particle_radius;
 }
 
+// The largest distance at which two particles' (or a particle and a body's) boxes meet: the
+// particle grid's smallest cell and the sweep's backward reach.
+float particle_reach(float margin, const WorldArrays& w) {
+  return 2.0f * w.max_pair_radius + margin;
+}
+
 // The contact stiffness cap's frequency (kernels/contact_manifold.inl, contact_stiffness):
 // solver.contact_hertz, but at most half the substep rate, so a capped contact never oscillates
 // faster than the substep can resolve (omega h <= pi; Box2D v3 clamps its contact hertz to a
@@ -73,44 +79,6 @@ void check_step(const Settings& s) {
     throw std::invalid_argument("solver.warm_start = " + std::to_string(sv.warm_start) +
                                 ": must be in [0, 1]");
   }
-}
-
-// The sweep's slab width W along z (kernels/world_broadphase.inl), or 0 for one slab. W must be
-// at least every bounding box's extent along z and x: a sphere's 2 r, a capsule's 2 (h + r), a
-// box's at most 2 |half extents| (its extent along an axis is 2 sum_k |u_k . axis| e_k, and the
-// |u_k . axis| of an orthonormal frame are a unit vector), a particle's 2 r, each with the
-// margin; a quarter more covers the rounding of min z / W (kernels/world_broadphase.inl,
-// sweep_slab). Slabs are cut when the world starts with at least kSlabMinSweepers rigid bodies
-// that sweep and its bodies' centres span at least kSlabMinSpan slab widths in z: below that a
-// walk along x alone is short, and the slab sort and its pass (on the GPU, a dispatch and a
-// 10-bit sort) would not pay. The choice is made from the scene as loaded, so a world keeps it.
-float sweep_slab_width(const WorldArrays& w, float margin, float particle_reach) {
-  constexpr std::uint32_t kSlabMinSweepers = 256;
-  constexpr float kSlabMinSpan = 4.0f;
-  if (w.sweepers < kSlabMinSweepers) return 0.0f;
-  float extent = w.particles() > 0 ? particle_reach : 0.0f;
-  float lo = INFINITY;
-  float hi = -INFINITY;
-  for (std::uint32_t i = 0; i < w.bodies(); ++i) {
-    const bool particle = i >= w.rigid;
-    const auto shape = static_cast<Shape>(w.info[i].x);
-    if (!particle) {
-      const glm::vec4 d = w.dims[i];
-      if (shape == Shape::sphere) {
-        extent = std::max(extent, 2.0f * d.w + margin);
-      } else if (shape == Shape::capsule) {
-        extent = std::max(extent, 2.0f * (d.y + d.w) + margin);
-      } else if (shape == Shape::box) {
-        extent = std::max(extent, 2.0f * glm::length(glm::vec3(d)) + margin);
-      } else {
-        continue;  // planes and shapeless bodies are not in the sweep
-      }
-    }
-    lo = std::min(lo, w.pos[i].z);
-    hi = std::max(hi, w.pos[i].z);
-  }
-  const float width = 1.25f * extent;
-  return width > 0.0f && hi - lo >= kSlabMinSpan * width ? width : 0.0f;
 }
 
 // solver.integrator and solver.adaptive (vkphys/scene.h).
@@ -160,6 +128,46 @@ bool particle_pairs_possible(const Particles& particles) {
 }
 
 }  // namespace
+
+// The sweep's slab width W along z (kernels/world_broadphase.inl), or 0 for one slab. W must be
+// at least every bounding box's extent along z and x: a sphere's 2 r, a capsule's 2 (h + r), a
+// box's at most 2 |half extents| (its extent along an axis is 2 sum_k |u_k . axis| e_k, and the
+// |u_k . axis| of an orthonormal frame are a unit vector), a particle's 2 r, each with the
+// margin; a quarter more covers the rounding of min z / W (kernels/world_broadphase.inl,
+// sweep_slab). Slabs are cut when the world starts with at least kSlabMinSweepers rigid bodies
+// that sweep and its bodies' centres span at least kSlabMinSpan slab widths in z: below that a
+// walk along x alone is short, and the slab sort and its pass (on the GPU, a dispatch and a
+// 10-bit sort) would not pay. The choice is made once, from the scene as loaded (build_world), so
+// a world keeps it.
+float sweep_slab_width(const Settings& settings, const WorldArrays& w) {
+  constexpr std::uint32_t kSlabMinSweepers = 256;
+  constexpr float kSlabMinSpan = 4.0f;
+  if (w.sweepers < kSlabMinSweepers) return 0.0f;
+  const float margin = contact_margin(settings, w);
+  float extent = w.particles() > 0 ? particle_reach(margin, w) : 0.0f;
+  float lo = INFINITY;
+  float hi = -INFINITY;
+  for (std::uint32_t i = 0; i < w.bodies(); ++i) {
+    const bool particle = i >= w.rigid;
+    const auto shape = static_cast<Shape>(w.info[i].x);
+    if (!particle) {
+      const glm::vec4 d = w.dims[i];
+      if (shape == Shape::sphere) {
+        extent = std::max(extent, 2.0f * d.w + margin);
+      } else if (shape == Shape::capsule) {
+        extent = std::max(extent, 2.0f * (d.y + d.w) + margin);
+      } else if (shape == Shape::box) {
+        extent = std::max(extent, 2.0f * glm::length(glm::vec3(d)) + margin);
+      } else {
+        continue;  // planes and shapeless bodies are not in the sweep
+      }
+    }
+    lo = std::min(lo, w.pos[i].z);
+    hi = std::max(hi, w.pos[i].z);
+  }
+  const float width = 1.25f * extent;
+  return width > 0.0f && hi - lo >= kSlabMinSpan * width ? width : 0.0f;
+}
 
 kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world,
                                     const Capacities& cap) {
@@ -242,7 +250,7 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   }
   p.aero = glm::uvec4(world.wind_triangles(), 0u, 0u, 0u);
   p.trees = glm::uvec4(world.trees(), static_cast<std::uint32_t>(world.tree_nodes.size()), 0u, 0u);
-  const float reach = 2.0f * world.max_pair_radius + margin;
+  const float reach = particle_reach(margin, world);
   const float cell = s.cell_size > 0.0f ? s.cell_size : (reach > 0.0f ? reach : 1.0f);
   if (world.particles() > 0 && cell < reach) {
     throw std::invalid_argument("cell_size " + std::to_string(cell) +
@@ -251,7 +259,7 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
                                 std::to_string(reach));
   }
   p.grid = glm::vec4(cell, 1.0f / cell, reach, 0.0f);
-  const float slab = sweep_slab_width(world, margin, reach);
+  const float slab = world.sweep_slab;
   p.sweep = glm::vec4(slab, slab > 0.0f ? 1.0f / slab : 0.0f, 0.0f, 0.0f);
   const std::uint64_t units = std::uint64_t{world.joints()} + cap.pairs + cap.contacts;
   if (units >= (1u << 24)) {

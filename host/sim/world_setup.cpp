@@ -205,6 +205,7 @@ WorldArrays build_world(const Scene& scene) {
   for (std::uint32_t i = 0; i < scene.bodies.size(); ++i) {
     if (members[w.info[i].z - 1u] < 2u) w.info[i].z = 0u;
   }
+  w.sweep_slab = sweep_slab_width(scene.settings, w);
   return w;
 }
 

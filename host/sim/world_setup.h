@@ -54,6 +54,8 @@ struct WorldArrays {
   std::uint32_t joint_rows = 0;  // rows the joints use (for statistics)
   float max_particle_radius = 0.0f;
   float max_pair_radius = 0.0f;  // the largest max(r, t/2) a particle shows other particles
+  float sweep_slab = 0.0f;       // the sweep's slab width along z [m], 0: one slab
+                                 // (sweep_slab_width, made once by build_world)
   std::uint32_t bodies() const { return static_cast<std::uint32_t>(pos.size()); }
   std::uint32_t particles() const { return bodies() - rigid; }
   std::uint32_t joints() const { return static_cast<std::uint32_t>(joint_info.size()); }
@@ -103,6 +105,11 @@ std::uint32_t grid_table_size(std::uint32_t particles);
 
 kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world,
                                     const Capacities& capacities);
+
+// The sweep's slab width along z for a world as built (host/sim/world_params.cpp), or 0 for one
+// slab: build_world stores it in WorldArrays::sweep_slab, which the step constants and the
+// traffic model read.
+float sweep_slab_width(const Settings& settings, const WorldArrays& world);
 
 // The state both backends report: `pos` and `vel` of every body in the step's layout
 // ((x, radius), (v, 1/m)), `rot` and `omega` of the rigid bodies.
