@@ -250,7 +250,53 @@ void contact_targets(uint p, uint phase) {
 
 // ---- contact sweeps --------------------------------------------------------------------------
 // The rows' angular parts come prepared (RowParts): a sweep reads them, the bodies' velocities
-// and the targets, and never the anchors.
+// and the targets, and never the anchors. A point's rows are three functions (its friction
+// pair, its normal row, its warm start) so that the CPU backend can sweep several manifolds
+// that share no dynamic body in lockstep (host/cpu/manifold_lanes.inl) with the same
+// arithmetic: each row waits for the previous row's velocity update, about 50 cycles of
+// latency, and independent manifolds interleaved fill that wait.
+
+// Point `slot`'s two friction rows, bounded by its current normal impulse (Coulomb's disc, or
+// the box of VKPHYS_FRICTION_BOX).
+KINLINE void contact_friction_point(uint slot, vec3 t1, vec3 t2, bool box, float relax,
+                                    KINOUT(BodyState) a, KINOUT(BodyState) b) {
+  RowParts f1 = row_parts_at(slot, 1u);
+  RowParts f2 = row_parts_at(slot, 2u);
+  vec4 p2 = point_prep_at(slot, 2u);
+  vec4 p3 = point_prep_at(slot, 3u);
+  vec4 lam = point_lambda[slot];
+  vec2 lt = vec2(row_update(lam.y, p3.x, row_parts_velocity(f1, t1, a, b), p2.w, p2.y, relax),
+                 row_update(lam.z, p3.y, row_parts_velocity(f2, t2, a, b), p2.w, p2.z, relax));
+  lt = box ? clamp(lt, vec2(-p3.z), vec2(p3.z)) : coulomb_disc(lt, p3.w * lam.x);
+  row_parts_apply(f1, t1, lt.x - lam.y, a, b);
+  row_parts_apply(f2, t2, lt.y - lam.z, a, b);
+  point_lambda[slot] = vec4(lam.x, lt.x, lt.y, lam.w);
+}
+
+// Point `slot`'s normal row: no pull (lambda >= 0).
+KINLINE void contact_normal_point(uint slot, vec3 n, float relax, KINOUT(BodyState) a,
+                                  KINOUT(BodyState) b) {
+  RowParts rn = row_parts_at(slot, 0u);
+  vec4 lam = point_lambda[slot];
+  vec4 p0 = point_prep_at(slot, 0u);
+  vec4 p2 = point_prep_at(slot, 2u);
+  float un = row_parts_velocity(rn, n, a, b);
+  float ln = max(row_update(lam.x, p0.w, un, p2.w, p2.x, relax), 0.0f);
+  row_parts_apply(rn, n, ln - lam.x, a, b);
+  point_lambda[slot] = vec4(ln, lam.y, lam.z, lam.w);
+}
+
+// Point `slot`'s warm start: its last impulses applied again.
+KINLINE void contact_warm_point(uint slot, vec3 n, vec3 t1, vec3 t2, KINOUT(BodyState) a,
+                                KINOUT(BodyState) b) {
+  vec4 lam = point_lambda[slot];
+  row_parts_apply(row_parts_at(slot, 0u), n, lam.x, a, b);
+  row_parts_apply(row_parts_at(slot, 1u), t1, lam.y, a, b);
+  row_parts_apply(row_parts_at(slot, 2u), t2, lam.z, a, b);
+}
+
+// One sweep of pair p's manifold: friction first, bounded by the current normal impulses, then
+// the normal rows (the order Box2D uses: the non-penetration rows, solved last, win).
 // On the CPU the bodies are swept as local copies (GLSL's inout is copy-in, copy-out anyway):
 // through the references every store to point_lambda, a float array the bodies' floats might
 // alias, made the compiler reload the velocities from memory before the next row.
@@ -265,38 +311,15 @@ void contact_rows(uint p, uint kind, KINOUT(BodyState) a_io, KINOUT(BodyState) b
   float relax = params.solver.x;
   bool friction = params.solver.z != 0.0f && kind != KIND_WARM;
   bool box = params.modes.z == VKPHYS_FRICTION_BOX;
-  // Friction first, bounded by the current normal impulses, then the normal rows (the order
-  // Box2D uses: the non-penetration rows, solved last, win).
   for (uint k = 0u; friction && k < info.z; ++k) {
-    uint slot = 4u * p + k;
-    RowParts f1 = row_parts_at(slot, 1u);
-    RowParts f2 = row_parts_at(slot, 2u);
-    vec4 p2 = point_prep_at(slot, 2u);
-    vec4 p3 = point_prep_at(slot, 3u);
-    vec4 lam = point_lambda[slot];
-    vec2 lt = vec2(row_update(lam.y, p3.x, row_parts_velocity(f1, t1, a, b), p2.w, p2.y, relax),
-                   row_update(lam.z, p3.y, row_parts_velocity(f2, t2, a, b), p2.w, p2.z, relax));
-    lt = box ? clamp(lt, vec2(-p3.z), vec2(p3.z)) : coulomb_disc(lt, p3.w * lam.x);
-    row_parts_apply(f1, t1, lt.x - lam.y, a, b);
-    row_parts_apply(f2, t2, lt.y - lam.z, a, b);
-    point_lambda[slot] = vec4(lam.x, lt.x, lt.y, lam.w);
+    contact_friction_point(4u * p + k, t1, t2, box, relax, a, b);
   }
   for (uint k = 0u; k < info.z; ++k) {
-    uint slot = 4u * p + k;
-    RowParts rn = row_parts_at(slot, 0u);
-    vec4 lam = point_lambda[slot];
     if (kind == KIND_WARM) {
-      row_parts_apply(rn, n, lam.x, a, b);
-      row_parts_apply(row_parts_at(slot, 1u), t1, lam.y, a, b);
-      row_parts_apply(row_parts_at(slot, 2u), t2, lam.z, a, b);
-      continue;
+      contact_warm_point(4u * p + k, n, t1, t2, a, b);
+    } else {
+      contact_normal_point(4u * p + k, n, relax, a, b);
     }
-    vec4 p0 = point_prep_at(slot, 0u);
-    vec4 p2 = point_prep_at(slot, 2u);
-    float un = row_parts_velocity(rn, n, a, b);
-    float ln = max(row_update(lam.x, p0.w, un, p2.w, p2.x, relax), 0.0f);
-    row_parts_apply(rn, n, ln - lam.x, a, b);
-    point_lambda[slot] = vec4(ln, lam.y, lam.z, lam.w);
   }
   a_io = a;
   b_io = b;

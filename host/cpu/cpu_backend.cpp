@@ -279,7 +279,8 @@ class CpuBackend final : public Backend {
         // its own 30 Hz (1 x 2): the elbow 0.48-0.49 rad past its limit on landing, 0.12 with
         // this order (the coloured scheme, whose colours mix the two: 0.13).
         const std::uint32_t joints = world_.joints();
-        for (std::uint32_t u = joints; u < units; ++u) e.unit_in_place(u, kind);
+        e.units_in_lanes(
+            units - joints, [&](std::uint32_t s) { return joints + s; }, kind, false);
         for (std::uint32_t u = 0; u < joints; ++u) e.unit_in_place(u, kind);
         break;
       }
@@ -289,10 +290,10 @@ class CpuBackend final : public Backend {
         // averages (kern::overflow_passes).
         const std::uint32_t overflow = 2 * params_.coloring.x;
         for (std::uint32_t list = 0; list < overflow; ++list) {
-          for (std::uint32_t s = e.counters.color_start[list]; s < e.counters.color_end[list];
-               ++s) {
-            e.unit_in_place(values_[s], kind);
-          }
+          const std::uint32_t* colour = values_.data() + e.counters.color_start[list];
+          e.units_in_lanes(
+              e.counters.color_end[list] - e.counters.color_start[list],
+              [&](std::uint32_t s) { return colour[s]; }, kind, true);
         }
         if (overflow_bodies_.empty()) break;
         for (std::uint32_t pass = 0; pass < kern::overflow_passes(kind); ++pass) {

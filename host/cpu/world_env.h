@@ -48,6 +48,7 @@ struct WorldEnv {
     return old;
   }
 
+#include "host/cpu/manifold_lanes.inl"
 #include "kernels/contact_manifold.inl"
 #include "kernels/contact_particle.inl"
 #include "kernels/joint_trees.inl"

@@ -1,0 +1,135 @@
+// The CPU backend's contact manifolds in lanes: up to kManifoldLanes manifolds that share no
+// dynamic body, swept in lockstep, point by point, with the kernels' own point functions
+// (kernels/contact_manifold.inl). Included into WorldEnv (host/cpu/world_env.h); C++ only: the
+// GPU runs one manifold an invocation and needs none of this.
+//
+// Why: a manifold's rows are a chain. Each row reads the velocities the previous row wrote, and
+// the row's arithmetic (three dot products, the update, the clamp, the apply) is about 50 cycles
+// of latency for some 40 instructions, so one manifold at a time leaves the core mostly idle.
+// Manifolds that share no dynamic body are independent chains: interleaved, the core overlaps
+// them. Static bodies may be shared: a sweep reads their velocities (zero) and store_body never
+// writes them.
+//
+// Same bits: each lane does exactly the arithmetic contact_rows does, in the same order on its
+// own bodies and slots, and lanes touch disjoint data. In a colour no two units share a dynamic
+// body, so any grouping of a colour's manifolds is exact; the sequential scheme groups only
+// consecutive manifolds, which then commute, so its order is kept.
+//
+// Measured (the 210-box pyramid, 60 Hz, 1 x 10, CPU, one thread): see docs/benchmarks.md,
+// "manifolds in lanes".
+
+// Two lanes: three and four measured the same (0.88-0.94 ms against 0.90-0.96 for the coloured
+// pyramid's solve) and were slower in sequence; glm's vec3 maths is scalar, and two lanes' 24
+// velocity floats already exceed the 16 SSE registers.
+static constexpr uint kManifoldLanes = 2u;
+
+// Unit u is a contact manifold with points, swept in place by a solve or warm-start pass (an
+// impact pass reads the inverse inertia and goes through unit_in_place).
+bool lane_manifold(uint u, uint kind) {
+  uint j = params.counts.y;
+  return kind != KIND_IMPACT && u >= j && u < pcontact_unit_base() && pair_info[u - j].z > 0u;
+}
+
+// A body that a lane may write: dynamic (store_body skips the rest).
+bool lane_writes(uint body) {
+  return body_vel[body].w > 0.0f;
+}
+
+// Manifold u shares no dynamic body with the `count` manifolds in `lanes`.
+bool lane_fits(uint u, const uint* lanes, uint count) {
+  uvec2 ab = unit_bodies(u);
+  for (uint l = 0u; l < count; ++l) {
+    uvec2 cd = unit_bodies(lanes[l]);
+    if (lane_writes(ab.x) && (ab.x == cd.x || ab.x == cd.y)) return false;
+    if (lane_writes(ab.y) && (ab.y == cd.x || ab.y == cd.y)) return false;
+  }
+  return true;
+}
+
+// Sweeps the `count` (1 .. kManifoldLanes) manifolds in `lanes` in place, in lockstep.
+template <uint N>
+void manifold_lanes_fixed(const uint* lanes, uint kind) {
+  uint j = params.counts.y;
+  float relax = params.solver.x;
+  bool friction = params.solver.z != 0.0f && kind != KIND_WARM;
+  bool box = params.modes.z == VKPHYS_FRICTION_BOX;
+  uint pair[N];
+  uint points[N];
+  uvec2 body[N];
+  vec3 n[N];
+  vec3 t1[N];
+  vec3 t2[N];
+  BodyState a[N];
+  BodyState b[N];
+  uint most = 0u;
+  for (uint l = 0u; l < N; ++l) {
+    pair[l] = lanes[l] - j;
+    points[l] = pair_info[pair[l]].z;
+    most = max(most, points[l]);
+    body[l] = unit_bodies(lanes[l]);
+    n[l] = vec3(pair_normal[pair[l]]);
+    tangent_basis(n[l], t1[l], t2[l]);
+    a[l] = load_velocities(body[l].x);
+    b[l] = load_velocities(body[l].y);
+  }
+  for (uint k = 0u; friction && k < most; ++k) {
+    for (uint l = 0u; l < N; ++l) {
+      if (k < points[l])
+        contact_friction_point(4u * pair[l] + k, t1[l], t2[l], box, relax, a[l], b[l]);
+    }
+  }
+  for (uint k = 0u; k < most; ++k) {
+    for (uint l = 0u; l < N; ++l) {
+      if (k >= points[l]) continue;
+      if (kind == KIND_WARM) {
+        contact_warm_point(4u * pair[l] + k, n[l], t1[l], t2[l], a[l], b[l]);
+      } else {
+        contact_normal_point(4u * pair[l] + k, n[l], relax, a[l], b[l]);
+      }
+    }
+  }
+  for (uint l = 0u; l < N; ++l) {
+    store_body(body[l].x, a[l]);
+    store_body(body[l].y, b[l]);
+  }
+}
+
+void manifold_lanes(const uint* lanes, uint count, uint kind) {
+  static_assert(kManifoldLanes == 2u, "one instantiation per lane count");
+  if (count == 1u) {
+    manifold_lanes_fixed<1u>(lanes, kind);
+  } else {
+    manifold_lanes_fixed<2u>(lanes, kind);
+  }
+}
+
+// The units unit_at(0 .. count) in order, as unit_in_place would sweep them one by one, with
+// runs of manifolds that share no dynamic body swept in lanes. `in_colour`: the units are one
+// colour's (no two share a dynamic body), so the check is not needed and any unit commutes
+// with the lanes; in sequence a run ends at the first manifold that shares a body with it and
+// at any other unit (a joint or particle contact goes after the lanes, as in the order).
+template <class UnitAt>
+void units_in_lanes(uint count, UnitAt unit_at, uint kind, bool in_colour) {
+  uint lanes[kManifoldLanes];
+  uint filled = 0u;
+  for (uint s = 0u; s < count; ++s) {
+    uint u = unit_at(s);
+    if (u == VKPHYS_UNCOLORED || !unit_active(u)) continue;  // unit_in_place does nothing
+    bool manifold = lane_manifold(u, kind);
+    bool flush = filled > 0u && !in_colour && (!manifold || !lane_fits(u, lanes, filled));
+    if (flush) {
+      manifold_lanes(lanes, filled, kind);
+      filled = 0u;
+    }
+    if (!manifold) {
+      unit_in_place(u, kind);
+      continue;
+    }
+    lanes[filled++] = u;
+    if (filled == kManifoldLanes) {
+      manifold_lanes(lanes, filled, kind);
+      filled = 0u;
+    }
+  }
+  if (filled > 0u) manifold_lanes(lanes, filled, kind);
+}
