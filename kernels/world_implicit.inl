@@ -54,6 +54,33 @@
 // preconditioner is exact (one particle) and the cold start 1; the first iteration minimising
 // over dv0 + span{z0, dv0} (a 2 x 2 Galerkin step, one more slot and two more sums) 229.
 //
+// Why the landing is slow (measured on the bench's 64 x 64 drape, 4 substeps, cap 100, 1e-4,
+// stop 33). Steps 19 and 20 end two solves at the cap (1.49e-4 and 1.38e-4); the settled steps
+// take 60-90 iterations a solve. What it is not:
+//   * the warm start: r0 / |b| is 1.0-2.3 in the landing (the last dv is worse than 0 by the
+//     residual's norm), yet from dv = 0 steps 15-22 take 255-400 iterations a step against
+//     262-388 warm, and 11 of their 32 solves end at the cap against 2 (a step costs less cold
+//     only at steps 15 and 20, by 9 and 6). The warm start's extra error is in modes CG removes
+//     within its first ten iterations (1.8 to 0.036).
+//   * a small |b|: |b|^2 rises 5e5-fold at the landing (2.7e-9 to 1.6e-3), and 85-99% of it is on
+//     the vertices touching the ball, 90-99% of that tangential: the cloth's in-plane tension and
+//     the friction that holds it, not the contact normal. So a Baraff-Witkin filter of the contact
+//     normals would leave almost all of b, and the iterations, as they are.
+//   * the compression clamp: A is fixed within a solve.
+// What it is: the conditioning. A stretched structural spring is stiff along its axis only (its
+// transverse factor 1 - r/L is about 0.005 at 0.5% strain), so the grid's rows carry the x
+// motion and its columns the z motion as stiff 1D chains, h^2 k / m = 316 (64 x 64) or 1,264
+// (128 x 128), weakly tied to each other by the shear springs. Block Jacobi scales a chain of 64
+// to lambda from (1 + 2 a (1 - cos(pi / 64))) / (1 + 2 a) to 2, a condition of about 720; CG's tail
+// shrinks the residual by 0.93 an iteration, sqrt(kappa) about 28, kappa about 760. Measured
+// preconditioners (CPU only, dense Cholesky, not kept): exact solves of the 64-particle chunks
+// (one grid row each, the best any chunk-local smoother such as a few Gauss-Seidel sweeps can
+// do) save 5-15% of the iterations and still end step 20 at 1.35e-4; adding a coarse space of
+// the chunks' translations is worse than without; exact solves of every row and every column,
+// added, take 94-155 iterations a step (from 222-388) and meet the tolerance in every step. A
+// preconditioner along the grid's lines (block-tridiagonal, factored once a solve) is what the
+// landing needs; it is not built.
+//
 // Pins (Baraff and Witkin's filter): a particle with 1/m = 0 (pinned, kinematic) is not an
 // unknown: its rows of A, r, z and p are zero, so CG never moves it and it enters its
 // neighbours' springs at (x0, v0) moving with v0, which F0 + h dF/dx v0 already holds.
@@ -213,9 +240,21 @@ bool cg_converged(float rr, float bb) {
   return rr <= tol * tol * bb;
 }
 
+// b = 0 (a cloth at rest with no load: |b|^2 sums to exactly 0) has the solution dv = 0, A being
+// positive definite, whatever the warm start: the solve stops before its first iteration and
+// implicit_end takes dv = 0 (cg_solution). Relative to |b| = 0 the tolerance could never be met
+// from a warm start dv0 != 0 (r = -A dv0), and such a solve ran to the cap to approach the 0 it
+// could have taken at once. Also a b whose squares underflow (every |b_i| below about 4e-23 N s),
+// where dv = 0 is within |b| / m of the solution. (A b that is not finite is not this case: its
+// NaN reaches the state, where the step's checks see it.)
+bool cg_trivial(float bb) {
+  return bb == 0.0f;
+}
+
 void cg_start() {
   vec3 s = cg_total(cg_chunks(params.kinds.y));
-  cg_scalar[0] = vec4(s.x, s.y, s.z, cg_converged(s.y, s.z) ? 1.0f : 0.0f);
+  bool done = cg_trivial(s.z) || cg_converged(s.y, s.z);
+  cg_scalar[0] = vec4(s.x, s.y, s.z, done ? 1.0f : 0.0f);
   cg_scalar[1] = vec4(0.0f);
 }
 
@@ -276,10 +315,18 @@ void cg_direction(uint i) {
 // v1 = v0 + dv, x1 = x0 + h v1 (body_pos and body_vel still hold x0 and v0), handed to ode_end
 // like an explicit method's result. The first particle's invocation adds the solve's iterations
 // and keeps the step's largest relative residual |r| / |b| (0 when b = 0) for the statistics.
+// Particle i's solution: cg_dv, or 0 where b = 0 (cg_trivial), which also becomes the next
+// solve's warm start.
+vec3 cg_solution(uint i) {
+  if (!cg_trivial(cg_scalar[0].z)) return cg_dv_of(i);
+  cg_dv[i - params.kinds.x] = vec4(0.0f);
+  return vec3(0.0f);
+}
+
 void implicit_end(uint i) {
   vec4 x0 = body_pos[i];
   vec4 v0 = body_vel[i];
-  vec3 v1 = vec3(v0) + cg_dv_of(i);  // the solution; 0 on a filtered row
+  vec3 v1 = vec3(v0) + cg_solution(i);  // 0 on a filtered row
   body_pos[i] = vec4(integrate_position(vec3(x0), v1, params.gravity_dt.w), x0.w);
   body_vel[i] = vec4(v1, v0.w);
   ode_end(i);
