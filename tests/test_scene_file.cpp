@@ -1,6 +1,7 @@
 // Scene files: parsing into the expected Scene, the example scenes, every class of validation
 // error (message names the field path and value), and the lattice generator.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -521,7 +522,8 @@ TEST(SceneFileErrors, MissingFile) {
 
 TEST(SceneFileErrors, ErrorNamesTheFile) {
   const std::filesystem::path path =
-      std::filesystem::temp_directory_path() / "vkphys_test_scene_file_bad.json";
+      std::filesystem::temp_directory_path() /
+      ("vkphys_test_scene_file_bad_" + std::to_string(::getpid()) + ".json");
   json s = base_scene();
   s["particles"][0]["radius"] = -0.1;
   {
