@@ -279,8 +279,11 @@ class CpuBackend final : public Backend {
         // its own 30 Hz (1 x 2): the elbow 0.48-0.49 rad past its limit on landing, 0.12 with
         // this order (the coloured scheme, whose colours mix the two: 0.13).
         const std::uint32_t joints = world_.joints();
-        e.units_in_lanes(
-            units - joints, [&](std::uint32_t s) { return joints + s; }, kind, false);
+        if (kind == kern::KIND_IMPACT) {
+          for (std::uint32_t u = joints; u < units; ++u) e.unit_in_place(u, kind);
+        } else {
+          e.sweep_planned_lanes(lane_plan_.data(), lane_plan_entries_, kind);
+        }
         for (std::uint32_t u = 0; u < joints; ++u) e.unit_in_place(u, kind);
         break;
       }
@@ -290,10 +293,8 @@ class CpuBackend final : public Backend {
         // averages (kern::overflow_passes).
         const std::uint32_t overflow = 2 * params_.coloring.x;
         for (std::uint32_t list = 0; list < overflow; ++list) {
-          const std::uint32_t* colour = values_.data() + e.counters.color_start[list];
-          e.units_in_lanes(
-              e.counters.color_end[list] - e.counters.color_start[list],
-              [&](std::uint32_t s) { return colour[s]; }, kind, true);
+          e.colour_in_lanes(values_.data() + e.counters.color_start[list],
+                            e.counters.color_end[list] - e.counters.color_start[list], kind);
         }
         if (overflow_bodies_.empty()) break;
         for (std::uint32_t pass = 0; pass < kern::overflow_passes(kind); ++pass) {
@@ -561,6 +562,13 @@ class CpuBackend final : public Backend {
       const std::uint32_t contacts = e.stored_pcontacts();
       for (std::uint32_t c = 0; c < contacts; ++c) e.pcontact_settle(c);
       overflow_incidence(e);
+    } else if (scheme == SolverScheme::sequential) {
+      // The sweeps' plan (host/cpu/manifold_lanes.inl): the contacts' order, manifolds paired.
+      const std::uint32_t joints = world_.joints(), count = e.unit_count() - joints;
+      lane_plan_.resize(count);
+      lane_taken_.resize(count);
+      lane_plan_entries_ =
+          e.plan_sequential_lanes(joints, count, lane_plan_.data(), lane_taken_.data());
     } else if (scheme == SolverScheme::jacobi) {
       for (std::uint32_t k = 0; k < 2 * units; ++k) e.incidence_key(k);
       const auto bits = static_cast<std::uint32_t>(std::bit_width(world_.bodies()));
@@ -616,6 +624,10 @@ class CpuBackend final : public Backend {
   // The bodies the overflow colour touches this step: the sweeps average only these (each on
   // its own, so in any order; the GPU runs every body, the others' ranges empty).
   std::vector<std::uint32_t> overflow_bodies_;
+  // The sequential scheme's sweep plan for the step (host/cpu/manifold_lanes.inl).
+  std::vector<glm::uvec2> lane_plan_;
+  std::vector<unsigned char> lane_taken_;
+  std::uint32_t lane_plan_entries_ = 0;
   std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_dv_, cg_partial_, cg_scalar_,
       saved_pos_, saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, sweep_ref_, tree_blocks_,
