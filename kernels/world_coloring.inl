@@ -60,15 +60,27 @@ uint claim_value(uint u, uint pass_id) {
   return (pass_id << 24u) | (0xFFFFFFu - color_priority(u));
 }
 
+// Joints keep the colours they were given at load (host/sim/joint_coloring.h): they are fixed
+// for the run, so colouring them again every step only repeated work (a cloth's springs and
+// tethers are nearly all of its units). The passes below fit the contacts around them: a body's
+// mask of its joints' colours blocks those colours as this step's marks do.
 void color_init(uint u) {
+  if (u < params.counts.y) {
+    unit_color[u] = body_color[3u * params.counts.x + u];  // the joint's colour from load
+    return;
+  }
   unit_color[u] = unit_active(u) ? VKPHYS_UNCOLORED : VKPHYS_INACTIVE_COLOR;
 }
 
-bool color_blocked(uvec2 ab, uint color) {
+// Colour `color` is taken on dynamic body i: by this step's contacts or by one of its joints.
+bool color_taken(uint i, uint color) {
   uint n = params.counts.x;
-  bool a_taken = body_dynamic(ab.x) && body_color[n + ab.x] == color + 1u;
-  bool b_taken = body_dynamic(ab.y) && body_color[n + ab.y] == color + 1u;
-  return a_taken || b_taken;
+  return body_dynamic(i) &&
+         (body_color[n + i] == color + 1u || (body_color[2u * n + i] & (1u << color)) != 0u);
+}
+
+bool color_blocked(uvec2 ab, uint color) {
+  return color_taken(ab.x, color) || color_taken(ab.y, color);
 }
 
 void color_propose(uint u, uint color, uint pass_id) {
@@ -125,6 +137,10 @@ void color_groups(uint recorded) {
   uint overflow = params.coloring.x;
   uint left = color_list_size(2u * overflow) + color_list_size(2u * overflow + 1u);
   if (recorded < overflow && left > 0u) counters.redo = 1u;
+  // Joints coloured at load may hold colours past the recorded ones, whose lists no sweep reads.
+  for (uint c = recorded; c < overflow; ++c) {
+    if (color_list_size(2u * c) > 0u) counters.redo = 1u;
+  }
   uint pcontacts_before = 0u;
   for (uint c = 0u; c < 2u * uint(VKPHYS_MAX_COLORS); ++c) {
     uint count = counters.color_end[c] - counters.color_start[c];

@@ -17,7 +17,11 @@
 //                                        (0: none; rigid bodies 0), kernels/particle_grid.inl
 //     body_color[i], [N+i]   colouring: this pass's claim, and the colour + 1 that took it; then
 //                     [0, N] the overflow colour's per-body entry counts, their scan and fill
-//                     cursors (kernels/world_coloring.inl, overflow_count)
+//                     cursors (kernels/world_coloring.inl, overflow_count); made at load and
+//                     never cleared: [2N+i] the mask of body i's joints' colours (bit c),
+//                     [3N+j] joint j's colour (VKPHYS_UNCOLORED: left to the step's
+//                     colouring), host/sim/joint_coloring.h (in body_color, not a binding of
+//                     their own: the fused kernel binds lavapipe's 32 storage buffers already)
 //     body_range[i]   (begin, end) of the body's entries in the sorted incidence list (Jacobi)
 //                     or in the overflow colour's incidence list (coloured scheme)
 //     sweep_ref[i], [N+i]  the velocity (v, 1/m) and, for a rigid body, (w, 0) before the

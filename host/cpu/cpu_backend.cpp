@@ -37,7 +37,9 @@ class CpuBackend final : public Backend {
     if (contact_capacity) cap_.contacts = contact_capacity;
     params_ = make_world_params(scene_, world_, cap_);  // validates before allocating
     start_.assign(n, glm::vec4(0.0f));
+    // Claims and marks, then the joints' colours from load (kernels/world_layout.h).
     color_.assign(2 * n, 0u);
+    color_.insert(color_.end(), world_.joint_colors.begin(), world_.joint_colors.end());
     range_.assign(n, glm::uvec2(0u));
     omega_start_.assign(r, glm::vec4(0.0f));
     iinv_.assign(3 * r, glm::vec4(0.0f));
@@ -533,7 +535,7 @@ class CpuBackend final : public Backend {
     const std::uint32_t units = params_.coloring.w;
     const SolverScheme scheme = scene_.settings.solver.scheme;
     if (scheme == SolverScheme::colored) {
-      std::fill(color_.begin(), color_.end(), 0u);
+      std::fill_n(color_.begin(), 2 * world_.bodies(), 0u);  // not the joints' colours
       for (std::uint32_t u = 0; u < units; ++u) e.color_init(u);
       // The passes over the still-uncoloured units only (a coloured or inactive unit neither
       // proposes nor assigns), and only while there are some: a pass's result does not depend
@@ -584,7 +586,7 @@ class CpuBackend final : public Backend {
     const std::uint32_t list = 2 * params_.coloring.x, n = world_.bodies();
     overflow_bodies_.clear();
     if (e.color_list_size(list) + e.color_list_size(list + 1) == 0) return;
-    std::fill(color_.begin(), color_.end(), 0u);
+    std::fill_n(color_.begin(), 2 * world_.bodies(), 0u);  // not the joints' colours
     for (std::uint32_t k = list; k <= list + 1; ++k) {
       for (std::uint32_t t = 0; t < e.color_list_size(k); ++t) e.overflow_count(k, t);
     }

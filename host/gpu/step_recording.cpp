@@ -235,9 +235,11 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
   in.timestamps.reset(cb);
   in.timestamps.write(cb, 0);
   gpu.copy_params_in(cb);
-  for (Binding b : {b_counters, b_pair_offsets, b_pcontact_offsets, b_body_color, b_body_range}) {
+  for (Binding b : {b_counters, b_pair_offsets, b_pcontact_offsets, b_body_range}) {
     gpu.buf[b].fill(cb, 0u);
   }
+  const VkDeviceSize color_marks = 2 * VkDeviceSize{bodies} * sizeof(std::uint32_t);
+  gpu.buf[b_body_color].fill(cb, 0u, 0, color_marks);  // not the joints' colours after them
   gpu.buf[b_cell_start].fill(cb, VKPHYS_EMPTY_CELL);
   gpu.backup_copies(cb, false, world);
   vk::barrier(cb);
@@ -301,7 +303,7 @@ VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
     // order; recorded with the overflow sweeps (see sweep), indirect over its two lists.
     if (choices.colors == sv.max_colors) {
       vk::barrier(cb);
-      gpu.buf[b_body_color].fill(cb, 0u);  // the colouring's claims and marks are spent
+      gpu.buf[b_body_color].fill(cb, 0u, 0, color_marks);  // the claims and marks are spent
       vk::barrier(cb);
       overflow_lists(kernels.color, kern::OVERFLOW_COUNT);
       scan(b_body_color, bodies + 1);

@@ -38,7 +38,7 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_body_vel] = storage(ctx, n * v4, "body velocities");
   buf[b_body_start] = storage(ctx, n * v4, "step-start velocities");
   buf[b_body_info] = storage(ctx, n * u4, "body shapes and materials");
-  buf[b_body_color] = storage(ctx, 2 * n * u1, "colouring claims");
+  buf[b_body_color] = storage(ctx, (3 * n + j) * u1, "colouring claims and joint colours");
   buf[b_body_range] = storage(ctx, n * sizeof(glm::uvec2), "body unit ranges");
   buf[b_rigid_rot] = storage(ctx, r * v4, "rigid-body orientations");
   buf[b_rigid_omega] = storage(ctx, r * v4, "rigid-body angular velocities");
@@ -106,6 +106,7 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_rigid_inertia].upload(std::span<const glm::vec4>(world.inertia));
   buf[b_rigid_dims].upload(std::span<const glm::vec4>(world.dims));
   buf[b_joint_info].upload(std::span<const glm::uvec4>(world.joint_info));
+  buf[b_body_color].upload(std::span<const std::uint32_t>(world.joint_colors), 2 * n * u1);
   buf[b_joint_frames].upload(std::span<const glm::vec4>(world.joint_frames));
   buf[b_tree_ranges].upload(std::span<const glm::uvec2>(world.tree_ranges));
   buf[b_tree_nodes].upload(std::span<const glm::uvec4>(world.tree_nodes));

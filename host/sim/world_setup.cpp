@@ -13,6 +13,7 @@
 #include <string>
 
 #include "host/sim/finite.h"
+#include "host/sim/joint_coloring.h"
 #include "host/sim/joint_trees.h"
 #include "host/sim/mass_properties.h"
 #include "host/sim/particle_links.h"
@@ -206,6 +207,7 @@ WorldArrays build_world(const Scene& scene) {
     if (members[w.info[i].z - 1u] < 2u) w.info[i].z = 0u;
   }
   w.sweep_slab = sweep_slab_width(scene.settings, w);
+  w.joint_colors = color_joints(w, scene.settings.solver.max_colors);
   return w;
 }
 

@@ -48,6 +48,9 @@ struct WorldArrays {
   // the joint trees (K) and their nodes (host/sim/joint_trees.h, kernels/joint_trees.inl)
   std::vector<glm::uvec2> tree_ranges;
   std::vector<glm::uvec4> tree_nodes;
+  // each body's mask of its joints' colours, then the joints' colours (N + J; body_color from
+  // 2N on, host/sim/joint_coloring.h)
+  std::vector<std::uint32_t> joint_colors;
   Drive drive;                   // kinematic paths and scheduled impulses
   std::uint32_t rigid = 0;       // R
   std::uint32_t sweepers = 0;    // rigid bodies that start a sweep (not planes or shapeless)

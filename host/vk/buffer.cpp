@@ -152,9 +152,10 @@ void barrier_to_host(VkCommandBuffer cb) {
   RecordCounts::count_barrier();
 }
 
-void Buffer::fill(VkCommandBuffer cb, std::uint32_t value, VkDeviceSize offset) const {
-  if (offset >= size_) return;
-  vkCmdFillBuffer(cb, buffer_, offset, VK_WHOLE_SIZE, value);
+void Buffer::fill(VkCommandBuffer cb, std::uint32_t value, VkDeviceSize offset,
+                  VkDeviceSize bytes) const {
+  if (offset >= size_ || bytes == 0) return;
+  vkCmdFillBuffer(cb, buffer_, offset, bytes, value);
 }
 
 void copy(VkCommandBuffer cb, const Buffer& src, const Buffer& dst, VkDeviceSize bytes) {

@@ -41,9 +41,11 @@ class Buffer {
     if (count) download(out.data(), count * sizeof(T), offset);
     return out;
   }
-  // Records a fill with a 32-bit value from byte `offset` (a multiple of 4) to the end of the
-  // buffer: the whole buffer by default, nothing for an offset at or past size().
-  void fill(VkCommandBuffer cb, std::uint32_t value, VkDeviceSize offset = 0) const;
+  // Records a fill with a 32-bit value of `bytes` (a multiple of 4; VK_WHOLE_SIZE: to the end
+  // of the buffer) from byte `offset` (a multiple of 4): the whole buffer by default, nothing
+  // for an offset at or past size() or no bytes.
+  void fill(VkCommandBuffer cb, std::uint32_t value, VkDeviceSize offset = 0,
+            VkDeviceSize bytes = VK_WHOLE_SIZE) const;
 
  private:
   void release();
