@@ -24,13 +24,21 @@
 // point_prep per point, VKPHYS_POINT_PREP vec4:
 //   [0] (r_a, T)  T: the normal target of the current phase (with or without position term)
 //   [1] (r_b, K_n)
-//   [2] (1/(K_n + eps), 1/(K_t + eps), 1/(K_t + eps), eps)
+//   [2] (1/(K_n + eps), 1/(K_t + eps), K_t, eps)  eps: the current phase's (both friction rows)
 //   [3] (T_t1, T_t2, box bound, mu)
 //   [4] (r_a in body a's frame, the narrowphase's gap g0)
-//   [5] (r_b in body b's frame, K_t)
+//   [5] (r_b in body b's frame, eps_r)
 //   [6 + 3j .. 8 + 3j] the angular parts of row j (0: n, 1: t1, 2: t2; RowParts, kernels/rows.h)
 //       packed as (c_a, c_b.x), (c_b.yz, i_a.xy), (i_a.z, i_b)
-// with K_t the larger of the two friction rows' effective masses (see prepare_contact).
+//   [15] (a_r, b_r, 1/(K_n + eps_r), 1/(K_t + eps_r))
+// with K_t the larger of the two friction rows' effective masses (see prepare_contact) and
+// (a_r, b_r, eps_r) the pair's resting SPOOK coefficients (resting_spook).
+// Why [15] and eps_r: the resting coefficients and the two row inverses they give are fixed for
+// the step (the material, the masses, the effective masses and h are), but the targets run every
+// substep; recomputed there they cost a sqrt and some ten divisions a pair and two a point, about
+// a third of contact_targets (the 210-box pyramid, 8 substeps). A point that rests in the phase
+// (no impact, not PHASE_RELAX) takes them as prepared: the same operations on the same inputs,
+// so the same bits. 16 vec4 also keep each point on whole 64-byte lines.
 
 vec4 point_prep_at(uint slot, uint k) {
   return point_prep[VKPHYS_POINT_PREP * slot + k];
@@ -109,6 +117,14 @@ float rebound_speed(float gap, float un0, float pull, float e, float h) {
   return max(sqrt(max(s, 0.0f)) - 0.5f * pull * h, 0.0f);
 }
 
+float reduced_mass(float im_a, float im_b) {
+  return im_a + im_b > 0.0f ? 1.0f / (im_a + im_b) : 0.0f;
+}
+
+vec4 pair_material(uint a, uint b) {
+  return combine_materials(params.materials[body_info[a].y], params.materials[body_info[b].y]);
+}
+
 // The relative acceleration the external forces give bodies a and b toward each other along n
 // (n from a to b; static bodies have none).
 float contact_pull(uint a, uint b, vec3 n) {
@@ -134,13 +150,19 @@ float contact_pull(uint a, uint b, vec3 n) {
 // capped, softer row would give back only T - eps lambda of the restitution target (2.86 of
 // 3 m/s for two 1 kg spheres), and bias restitution puts max(T, -e u_n) in the target.
 // The SPOOK coefficients (a, b, eps) of a pair's resting contacts (the capped stiffness); an
-// impact's come from the material's own k (point_targets). Computed once per pair and phase.
+// impact's come from the material's own k (point_targets). Computed once per pair and step for a
+// manifold (prepare_contact keeps them in point_prep), once per phase for a particle contact.
 vec3 resting_spook(vec4 mat, float reduced) {
   return spook_coefficients(contact_stiffness(mat.z, reduced), mat.w * params.contact.w,
                             params.gravity_dt.w);
 }
 
-ContactTargets point_targets(float g, float un_k, vec4 mat, vec3 resting, float pull, uint phase) {
+// The pull (contact_pull, bodies a and b, normal n) enters only an impact's rebound under bias
+// restitution, so it is computed there: most points in most phases never need it.
+// The pair's material (pair_material) likewise enters only an impact's coefficients: `resting`
+// holds what a resting contact needs of it.
+ContactTargets point_targets(float g, float un_k, vec3 resting, uint a, uint b, vec3 n,
+                             uint phase) {
   float h = params.gravity_dt.w;
   ContactTargets t;
   if (phase == PHASE_RELAX) {
@@ -151,24 +173,17 @@ ContactTargets point_targets(float g, float un_k, vec4 mat, vec3 resting, float 
     return t;
   }
   bool impact = closes_on_impact(g, un_k, h);
+  vec4 mat = impact ? pair_material(a, b) : vec4(0.0f);
   // d: the relaxation in substeps
   vec3 spook = impact ? spook_coefficients(mat.z, mat.w * params.contact.w, h) : resting;
   // PHASE_VELOCITY: no position term (the gap only counts while it is open).
   t.normal = row_target(phase == PHASE_VELOCITY ? max(g, 0.0f) : g, un_k, spook, h, true);
   if (params.modes.y == VKPHYS_RESTITUTION_BIAS && impact) {
-    t.normal = max(t.normal, rebound_speed(g, un_k, pull, mat.x, h));
+    t.normal = max(t.normal, rebound_speed(g, un_k, contact_pull(a, b, n), mat.x, h));
   }
   t.eps = spook.z;
   t.keep = 1.0f - spook.y;
   return t;
-}
-
-float reduced_mass(float im_a, float im_b) {
-  return im_a + im_b > 0.0f ? 1.0f / (im_a + im_b) : 0.0f;
-}
-
-vec4 pair_material(uint a, uint b) {
-  return combine_materials(params.materials[body_info[a].y], params.materials[body_info[b].y]);
 }
 
 void prepare_contact(uint p) {
@@ -184,6 +199,7 @@ void prepare_contact(uint p) {
   float h = params.gravity_dt.w;
   float reduced = reduced_mass(body_vel[info.x].w, body_vel[info.y].w);
   float box_bound = mat.y * reduced * params.contact.y * h / float(max(info.z, 1u));
+  vec3 resting = resting_spook(mat, reduced);
   vec4 qa = body_rotation(info.x);
   vec4 qb = body_rotation(info.y);
   for (uint k = 0u; k < info.z; ++k) {
@@ -201,9 +217,12 @@ void prepare_contact(uint p) {
     float kt = max(row_parts_mass(r1, t1, sa, sb), row_parts_mass(r2, t2, sa, sb));
     point_prep[slot] = vec4(ra, 0.0f);
     point_prep[slot + 1u] = vec4(rb, kn);
+    point_prep[slot + 2u] = vec4(0.0f, 0.0f, kt, 0.0f);
     point_prep[slot + 3u] = vec4(0.0f, 0.0f, box_bound, mat.y);
     point_prep[slot + 4u] = vec4(quat_rotate_inv(qa, ra), geom.w);
-    point_prep[slot + 5u] = vec4(quat_rotate_inv(qb, rb), kt);
+    point_prep[slot + 5u] = vec4(quat_rotate_inv(qb, rb), resting.z);
+    point_prep[slot + 15u] =
+        vec4(resting.x, resting.y, 1.0f / (kn + resting.z), 1.0f / (kt + resting.z));
     store_row_parts(4u * p + k, 0u, rn);
     store_row_parts(4u * p + k, 1u, r1);
     store_row_parts(4u * p + k, 2u, r2);
@@ -222,9 +241,6 @@ void contact_targets(uint p, uint phase) {
   tangent_basis(n, t1, t2);
   BodyState a = start_body(info.x);
   BodyState b = start_body(info.y);
-  vec4 mat = pair_material(info.x, info.y);
-  vec3 resting = resting_spook(mat, reduced_mass(a.im, b.im));
-  float pull = contact_pull(info.x, info.y, n);
   vec3 xa = vec3(body_pos[info.x]);
   vec3 xb = vec3(body_pos[info.y]);
   vec4 qa = body_rotation(info.x);
@@ -235,12 +251,17 @@ void contact_targets(uint p, uint phase) {
     vec4 p1 = point_prep[slot + 1u];
     vec4 la = point_prep[slot + 4u];
     vec4 lb = point_prep[slot + 5u];
+    vec4 rest = point_prep[slot + 15u];
+    float kt = point_prep[slot + 2u].z;
     float gap = la.w + dot((xb + quat_rotate(qb, vec3(lb))) - (xa + quat_rotate(qa, vec3(la))), n);
     vec3 rel = point_rel_velocity(a, b, vec3(p0), vec3(p1));
-    ContactTargets t = point_targets(gap, dot(rel, n), mat, resting, pull, phase);
+    ContactTargets t =
+        point_targets(gap, dot(rel, n), vec3(rest.x, rest.y, lb.w), info.x, info.y, n, phase);
     point_prep[slot] = vec4(vec3(p0), t.normal);
-    point_prep[slot + 2u] =
-        vec4(1.0f / (p1.w + t.eps), 1.0f / (lb.w + t.eps), 1.0f / (lb.w + t.eps), t.eps);
+    // A resting point's inverses are the prepared ones (equal eps: equal bits).
+    vec2 inv =
+        t.eps == lb.w ? vec2(rest.z, rest.w) : vec2(1.0f / (p1.w + t.eps), 1.0f / (kt + t.eps));
+    point_prep[slot + 2u] = vec4(inv, kt, t.eps);
     vec4 p3 = point_prep[slot + 3u];
     vec4 lam = point_lambda[4u * p + k];
     vec2 ut = vec2(dot(rel, t1), dot(rel, t2));
@@ -266,7 +287,7 @@ KINLINE void contact_friction_point(uint slot, vec3 t1, vec3 t2, bool box, float
   vec4 p3 = point_prep_at(slot, 3u);
   vec4 lam = point_lambda[slot];
   vec2 lt = vec2(row_update(lam.y, p3.x, row_parts_velocity(f1, t1, a, b), p2.w, p2.y, relax),
-                 row_update(lam.z, p3.y, row_parts_velocity(f2, t2, a, b), p2.w, p2.z, relax));
+                 row_update(lam.z, p3.y, row_parts_velocity(f2, t2, a, b), p2.w, p2.y, relax));
   lt = box ? clamp(lt, vec2(-p3.z), vec2(p3.z)) : coulomb_disc(lt, p3.w * lam.x);
   row_parts_apply(f1, t1, lt.x - lam.y, a, b);
   row_parts_apply(f2, t2, lt.y - lam.z, a, b);

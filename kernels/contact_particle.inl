@@ -39,8 +39,7 @@ void pcontact_targets(uint c, uint phase) {
   vec3 rel = vec3(body_start[ab.y]) - vec3(body_start[ab.x]);
   vec4 mat = pair_material(ab.x, ab.y);
   vec3 resting = resting_spook(mat, reduced_mass(body_vel[ab.x].w, body_vel[ab.y].w));
-  ContactTargets t =
-      point_targets(gap, dot(rel, n), mat, resting, contact_pull(ab.x, ab.y, n), phase);
+  ContactTargets t = point_targets(gap, dot(rel, n), resting, ab.x, ab.y, n, phase);
   vec4 lam = pcontact_lambda[c];
   vec2 ut = vec2(dot(rel, t1), dot(rel, t2));
   pcontact_target[c] = vec4(t.normal, stick_targets(vec2(lam.y, lam.z), ut, t), t.eps);

@@ -145,9 +145,11 @@ void store_body(uint i, BodyState s) {
   if (!is_particle(i)) rigid_omega[i] = vec4(s.w, 0.0f);
 }
 
-// The body's velocities at the start of the step (after an impact pass, if any).
+// The body's velocities at the start of the step (after an impact pass, if any), with its inverse
+// mass; no inverse inertia (left zero, as load_velocities): the targets that read these want the
+// velocities alone (the contact targets run every substep).
 BodyState start_body(uint i) {
-  BodyState s = load_body(i);
+  BodyState s = load_velocities(i);
   s.v = vec3(body_start[i]);
   if (!is_particle(i)) s.w = vec3(rigid_omega_start[i]);
   return s;

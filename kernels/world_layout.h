@@ -61,7 +61,7 @@
 //   pair_normal[p]  (n, 0)
 //   point_geom[4p+k]    (world point, gap)     gap < 0: penetrating
 //   point_lambda[4p+k]  (lambda_n, lambda_t1, lambda_t2, feature id as float bits)
-//   point_prep[15(4p+k) + 0..14] the prepared rows (kernels/contact_manifold.inl)
+//   point_prep[16(4p+k) + 0..15] the prepared rows (kernels/contact_manifold.inl)
 //   pair_frame[2p], [2p+1]   the manifold's reference (kernels/world_narrowphase.inl, the
 //                        manifold cache): (normal in body a's frame, 0), conj(q_a) q_b
 //   point_ref[2(4p+k)], [2(4p+k)+1]  the point at the reference pose: (in body a's frame,
@@ -159,7 +159,7 @@ KERNELS_BEGIN
 #define VKPHYS_EMPTY_SLOT 0xFFFFFFFFu
 #define VKPHYS_JOINT_STRIDE 9u
 #define VKPHYS_JOINT_ROWS 6u
-#define VKPHYS_POINT_PREP 15u  // vec4 of prepared rows per contact point
+#define VKPHYS_POINT_PREP 16u  // vec4 of prepared rows per contact point
 
 // Solver schemes, restitution and friction models (vkphys/scene.h mirrors them).
 #define VKPHYS_SCHEME_SEQUENTIAL 0u
