@@ -11,6 +11,9 @@
 //                         stack, written in parts and read back whole, and every such read
 //                         missed store-to-load forwarding.
 //   KERNELS_BEGIN / END   a C++ namespace around the functions; nothing in GLSL
+//   KERNELS_CPU           true in C++, false in GLSL: for a shortcut that is exact on the CPU
+//                         (built with -ffp-contract=off) but whose control flow would let the
+//                         shader compiler fuse and fold the arithmetic differently, or diverge
 // Float literals carry an `f` suffix so C++ does not promote to double (GLSL accepts it too).
 #ifndef VKPHYS_KERNELS_COMMON_H
 #define VKPHYS_KERNELS_COMMON_H
@@ -27,6 +30,7 @@
   using namespace glm;     \
   using uint = std::uint32_t;
 #define KERNELS_END }
+#define KERNELS_CPU true
 #else
 #define KFN
 #define KINOUT(T) inout T
@@ -34,6 +38,7 @@
 #define KINLINE
 #define KERNELS_BEGIN
 #define KERNELS_END
+#define KERNELS_CPU false
 #endif
 
 #endif
