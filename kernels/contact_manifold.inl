@@ -24,22 +24,26 @@
 // point_prep per point, VKPHYS_POINT_PREP vec4:
 //   [0] (r_a, T)  T: the normal target of the current phase (with or without position term)
 //   [1] (r_b, K_n)
-//   [2] (1/(K_n + eps), 1/(K_t + eps), K_t, eps)  eps: the current phase's (both friction rows)
+//   [2] (1/(K_n + eps), 1/(K_t + eps), 1/(K_t + eps), eps)  eps: the current phase's
 //   [3] (T_t1, T_t2, box bound, mu)
 //   [4] (r_a in body a's frame, the narrowphase's gap g0)
-//   [5] (r_b in body b's frame, eps_r)
+//   [5] (r_b in body b's frame, K_t)
 //   [6 + 3j .. 8 + 3j] the angular parts of row j (0: n, 1: t1, 2: t2; RowParts, kernels/rows.h)
 //       packed as (c_a, c_b.x), (c_b.yz, i_a.xy), (i_a.z, i_b)
-//   [15] (a_r, b_r, 1/(K_n + eps_r), 1/(K_t + eps_r))
+//   [15] (a_r, b_r, eps_r, 1/(K_t + eps_r))
 // with K_t the larger of the two friction rows' effective masses (see prepare_contact) and
 // (a_r, b_r, eps_r) the pair's resting SPOOK coefficients (resting_spook).
-// Why [15] and eps_r: the resting coefficients and the two row inverses they give are fixed for
-// the step (the material, the masses, the effective masses and h are), but the targets run every
-// substep; recomputed there they cost a sqrt and some ten divisions a pair and two a point
-// (the 210-box pyramid at 8 x 1: the targets' instructions fell by a tenth, the CPU solve by
-// 3-4%, helper-47's runs, stop 33). A point that rests in the phase
-// (no impact, not PHASE_RELAX) takes them as prepared: the same operations on the same inputs,
-// so the same bits. 16 vec4 also keep each point on whole 64-byte lines.
+// Why [15]: the resting coefficients and the friction rows' inverse they give are fixed for the
+// step (the material, the masses, the effective masses and h are), but the targets run every
+// substep; recomputed there they cost a sqrt and some ten divisions a pair and one a point
+// (the two friction inverses were one division done twice). A point that rests in the phase (no
+// impact, not PHASE_RELAX: its eps is eps_r) takes the prepared inverse: the same operation on
+// the same inputs, so the same bits. 1/(K_n + eps_r) kept there as well measured no better (the
+// sweeps' instructions rose by 1%: [2] then needed K_t in its third lane). 16 vec4 keep each
+// point on whole 64-byte lines. Measured on the 210-box pyramid at 8 x 1 (CPU, callgrind):
+// contact_targets and its body_acceleration calls 1024M -> 925M instructions a 160-step run,
+// prepare_contact 216M -> 271M (its row parts' code lost GCC's partial vectorisation with the
+// stride of 16, not with 17); helper-47, stop 33.
 
 vec4 point_prep_at(uint slot, uint k) {
   return point_prep[VKPHYS_POINT_PREP * slot + k];
@@ -218,12 +222,10 @@ void prepare_contact(uint p) {
     float kt = max(row_parts_mass(r1, t1, sa, sb), row_parts_mass(r2, t2, sa, sb));
     point_prep[slot] = vec4(ra, 0.0f);
     point_prep[slot + 1u] = vec4(rb, kn);
-    point_prep[slot + 2u] = vec4(0.0f, 0.0f, kt, 0.0f);
     point_prep[slot + 3u] = vec4(0.0f, 0.0f, box_bound, mat.y);
     point_prep[slot + 4u] = vec4(quat_rotate_inv(qa, ra), geom.w);
-    point_prep[slot + 5u] = vec4(quat_rotate_inv(qb, rb), resting.z);
-    point_prep[slot + 15u] =
-        vec4(resting.x, resting.y, 1.0f / (kn + resting.z), 1.0f / (kt + resting.z));
+    point_prep[slot + 5u] = vec4(quat_rotate_inv(qb, rb), kt);
+    point_prep[slot + 15u] = vec4(resting, 1.0f / (kt + resting.z));
     store_row_parts(4u * p + k, 0u, rn);
     store_row_parts(4u * p + k, 1u, r1);
     store_row_parts(4u * p + k, 2u, r2);
@@ -253,16 +255,13 @@ void contact_targets(uint p, uint phase) {
     vec4 la = point_prep[slot + 4u];
     vec4 lb = point_prep[slot + 5u];
     vec4 rest = point_prep[slot + 15u];
-    float kt = point_prep[slot + 2u].z;
     float gap = la.w + dot((xb + quat_rotate(qb, vec3(lb))) - (xa + quat_rotate(qa, vec3(la))), n);
     vec3 rel = point_rel_velocity(a, b, vec3(p0), vec3(p1));
-    ContactTargets t =
-        point_targets(gap, dot(rel, n), vec3(rest.x, rest.y, lb.w), info.x, info.y, n, phase);
+    ContactTargets t = point_targets(gap, dot(rel, n), vec3(rest), info.x, info.y, n, phase);
     point_prep[slot] = vec4(vec3(p0), t.normal);
-    // A resting point's inverses are the prepared ones (equal eps: equal bits).
-    vec2 inv =
-        t.eps == lb.w ? vec2(rest.z, rest.w) : vec2(1.0f / (p1.w + t.eps), 1.0f / (kt + t.eps));
-    point_prep[slot + 2u] = vec4(inv, kt, t.eps);
+    // A resting point's friction inverse is the prepared one (equal eps: equal bits).
+    float inv_t = t.eps == rest.z ? rest.w : 1.0f / (lb.w + t.eps);
+    point_prep[slot + 2u] = vec4(1.0f / (p1.w + t.eps), inv_t, inv_t, t.eps);
     vec4 p3 = point_prep[slot + 3u];
     vec4 lam = point_lambda[4u * p + k];
     vec2 ut = vec2(dot(rel, t1), dot(rel, t2));
@@ -288,7 +287,7 @@ KINLINE void contact_friction_point(uint slot, vec3 t1, vec3 t2, bool box, float
   vec4 p3 = point_prep_at(slot, 3u);
   vec4 lam = point_lambda[slot];
   vec2 lt = vec2(row_update(lam.y, p3.x, row_parts_velocity(f1, t1, a, b), p2.w, p2.y, relax),
-                 row_update(lam.z, p3.y, row_parts_velocity(f2, t2, a, b), p2.w, p2.y, relax));
+                 row_update(lam.z, p3.y, row_parts_velocity(f2, t2, a, b), p2.w, p2.z, relax));
   lt = box ? clamp(lt, vec2(-p3.z), vec2(p3.z)) : coulomb_disc(lt, p3.w * lam.x);
   row_parts_apply(f1, t1, lt.x - lam.y, a, b);
   row_parts_apply(f2, t2, lt.y - lam.z, a, b);
