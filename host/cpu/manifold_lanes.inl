@@ -33,17 +33,12 @@ bool lane_manifold(uint u, uint kind) {
   return kind != KIND_IMPACT && u >= j && u < pcontact_unit_base() && pair_info[u - j].z > 0u;
 }
 
-// A body that a lane may write: dynamic (store_body skips the rest).
-bool lane_writes(uint body) {
-  return body_vel[body].w > 0.0f;
-}
-
-// Units u and v share no dynamic body.
+// Units u and v share no dynamic body (store_body writes no other).
 bool lane_disjoint(uint u, uint v) {
   uvec2 ab = unit_bodies(u);
   uvec2 cd = unit_bodies(v);
-  if (lane_writes(ab.x) && (ab.x == cd.x || ab.x == cd.y)) return false;
-  if (lane_writes(ab.y) && (ab.y == cd.x || ab.y == cd.y)) return false;
+  if (body_dynamic(ab.x) && (ab.x == cd.x || ab.x == cd.y)) return false;
+  if (body_dynamic(ab.y) && (ab.y == cd.x || ab.y == cd.y)) return false;
   return true;
 }
 
@@ -111,8 +106,7 @@ void colour_in_lanes(const uint* units, uint count, uint kind) {
   uint filled = 0u;
   for (uint s = 0u; s < count; ++s) {
     uint u = units[s];
-    if (u == VKPHYS_UNCOLORED || !unit_active(u)) continue;  // unit_in_place does nothing
-    if (!lane_manifold(u, kind)) {
+    if (!lane_manifold(u, kind)) {  // unit_in_place also passes over inactive units
       unit_in_place(u, kind);
       continue;
     }
