@@ -70,334 +70,454 @@ bool choose_fusion(FusedPolicy policy, const kern::WorldCounters& c, const Scene
   return changed;
 }
 
-VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
-  WorldKernels& kernels = in.kernels;
-  WorldBuffers& gpu = in.buffers;
-  const WorldArrays& world = in.world;
-  const RecordChoices& choices = in.choices;
-  const std::uint32_t bodies = world.bodies(), rigid = world.rigid, particles = world.particles(),
-                      joints = world.joints();
-  VkCommandBuffer cb = in.ctx.allocate_command_buffer();
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  vk::check(vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
-  vk::RecordCounts counted;  // the step's dispatches and barriers, as recorded
-  std::uint32_t stamp = 0;
-  const std::uint32_t body_groups = vk::groups_for(bodies, kGroup);
-  const std::uint32_t trees = world.trees(), tree_groups = vk::groups_for(trees, kGroup);
-  const std::uint32_t particle_groups = vk::groups_for(particles, kGroup);
-  const std::uint32_t unit_cap = joints + in.cap.pairs + in.cap.contacts;
-  const SolverSettings& sv = in.scene.settings.solver;
+namespace {
+
+// One step's recording, one member function per stage of host/sim/backend.h (Stage), in the
+// order record() calls them; the rest are the recording's building blocks (a dispatch and its
+// barrier, a sort, a scan, a colour's sweep). Built and used once per recording.
+class StepRecorder {
+ public:
+  explicit StepRecorder(const StepRecordingInputs& in);
+  VkCommandBuffer record(StepStats& stats);
+
+ private:
+  // The stages, each ended by stage_done (a barrier and the stage's timestamp).
+  void setup();
+  void broadphase();
+  void narrowphase();
+  void coloring();
+  void predict();
+  void prepare();
+  void solve_substeps();
+  void commit();
+
+  void stage_done();
+  // Dispatches are followed by compute-only barriers (vk::compute_barrier: a one-workgroup
+  // dispatch costs about half as much after one on an H200 as after a full one). Two things
+  // need the full one: indirect dispatch sizes (`finalize` below) and transfers, each of which
+  // has a full barrier before it.
+  void run(vk::Kernel& k, std::uint32_t groups, std::uint32_t mode, std::uint32_t a = 0,
+           std::uint32_t b = 0, std::uint32_t c = 0);
+  void run_indirect(vk::Kernel& k, VkDeviceSize offset, std::uint32_t mode, std::uint32_t a = 0,
+                    std::uint32_t b = 0);
+  void finalize(std::uint32_t mode, VkDeviceSize first, VkDeviceSize end, std::uint32_t a = 0);
+  void overflow_lists(vk::Kernel& k, std::uint32_t mode, std::uint32_t a = 0);
+  void sort(Binding keys, Binding values, std::uint32_t count, std::uint32_t bits);
+  void scan(Binding data, std::uint32_t count);
+  void sweep(std::uint32_t kind);
+  void sweeps(std::uint32_t first, std::uint32_t kind, std::uint32_t count, bool last);
+  void gather_sweeps(std::uint32_t first, std::uint32_t kind, std::uint32_t total, bool last);
+  void solve(std::uint32_t kind, bool last);
+  void predict_forces();
+  void units(std::uint32_t mode, std::uint32_t phase = 0);
+
+  const StepRecordingInputs& in_;
+  WorldKernels& kernels_;
+  WorldBuffers& gpu_;
+  const WorldArrays& world_;
+  const RecordChoices& choices_;
+  const SolverSettings& sv_;
+  const std::uint32_t bodies_, rigid_, particles_, joints_, trees_;
+  const std::uint32_t body_groups_, tree_groups_, particle_groups_;
+  const std::uint32_t unit_cap_, unit_groups_;  // joints, pair slots and contact slots
   // Joints and SAP pairs (the unit kernel's units) exist only with joints or a rigid body
   // other than a plane; a particle scene's colours and sweeps skip their empty dispatches.
-  const bool rigid_units = joints > 0 || world.sweepers > 0;
+  const bool rigid_units_;
   // Jacobi over particle contacts alone, unfused: one gather dispatch a sweep
   // (world_jacobi_gather.glsl; the fused kernel runs the two passes over the sorted incidence).
-  const bool gather = jacobi_gathers(sv, world) && !choices.fuse_sweeps;
-  auto stage_done = [&] {
-    vk::barrier(cb);
-    in.timestamps.write(cb, ++stamp);
-  };
-  // Dispatches are followed by compute-only barriers (vk::compute_barrier: a one-workgroup
-  // dispatch costs about half as much after one on an H200 as after a full one). Two things need
-  // the full one: indirect dispatch sizes (`finalize` below) and transfers, each of which has a
-  // full barrier before it.
-  auto run = [&](vk::Kernel& k, std::uint32_t groups, std::uint32_t mode, std::uint32_t a = 0,
-                 std::uint32_t b = 0, std::uint32_t c = 0) {
-    const std::uint32_t push[4] = {mode, a, b, c};
-    k.dispatch(cb, gpu.set(k), groups, push);
-    vk::compute_barrier(cb);
-  };
-  auto run_indirect = [&](vk::Kernel& k, VkDeviceSize offset, std::uint32_t mode,
-                          std::uint32_t a = 0, std::uint32_t b = 0) {
-    const std::uint32_t push[4] = {mode, a, b, 0u};
-    k.dispatch_indirect(cb, gpu.set(k), gpu.dispatch_args, offset, push);
-    vk::compute_barrier(cb);
-  };
-  // The finalize kernel writes indirect dispatch sizes into the counters, bytes [first, end);
-  // they are copied into dispatch_args, which the indirect dispatches read and no shader binds,
-  // so no later compute-only barrier has to make them visible again.
-  auto finalize = [&](std::uint32_t mode, VkDeviceSize first, VkDeviceSize end,
-                      std::uint32_t a = 0) {
-    const std::uint32_t push[4] = {mode, a, 0u, 0u};
-    kernels.finalize.dispatch(cb, gpu.set(kernels.finalize), 1, push);
-    vk::barrier(cb);
-    copy_region(cb, gpu.buf[b_counters], gpu.dispatch_args, first, first, end - first);
-    vk::barrier(cb);
-  };
-  // The indirect dispatch size of colour list `list` (world_coloring.inl, color_groups).
-  auto color_groups = [](std::uint32_t list) {
-    return offsetof(kern::WorldCounters, color_groups) + 3 * list * sizeof(std::uint32_t);
-  };
-  // `mode` of kernel `k` over the overflow colour's lists that can hold units (joints and pairs
-  // with rigid units, particle contacts with particles), indirect; push = (mode, list, a).
-  auto overflow_lists = [&](vk::Kernel& k, std::uint32_t mode, std::uint32_t a = 0) {
-    const std::uint32_t list = 2 * sv.max_colors;
-    if (rigid_units) run_indirect(k, color_groups(list), mode, list, a);
-    if (particles > 0) run_indirect(k, color_groups(list + 1), mode, list + 1, a);
-  };
-  auto sort = [&](Binding keys, Binding values, std::uint32_t count, std::uint32_t bits) {
-    gpu.sort->record(cb, gpu.buf[keys], gpu.buf[values], count, bits);
-  };
-  auto scan = [&](Binding data, std::uint32_t count) {
-    gpu.scan->record(cb, gpu.buf[data], count);
-  };
-  auto sweep = [&](std::uint32_t kind) {
-    if (sv.scheme == SolverScheme::colored) {
-      for (std::uint32_t c = 0; c < choices.colors; ++c) {
-        if (rigid_units)
-          run_indirect(kernels.unit, color_groups(2 * c), kern::UNIT_COLOR, 2 * c, kind);
-        if (particles > 0) {
-          run_indirect(kernels.pcontact, color_groups(2 * c + 1), kern::PCONTACT_COLOR, 2 * c + 1,
-                       kind);
-        }
-      }
-      // Units left over with fewer colours recorded than max_colors redo the step with all
-      // of them (world_coloring.inl, color_groups), so only then can the overflow hold any.
-      // Its units run in parallel on split copies (both lists in the unit kernel: the
-      // overflow is rare, not worth its own pipeline), then the touched bodies average.
-      if (choices.colors == sv.max_colors) {
-        for (std::uint32_t pass = 0; pass < kern::overflow_passes(kind); ++pass) {
-          overflow_lists(kernels.unit, kern::UNIT_OVERFLOW_COLOR, kind);
-          run(kernels.body, body_groups, kern::BODY_JACOBI_AVERAGE, kind);
-        }
-      }
-    } else {
-      // Particle contacts in a pipeline of their own (see shaders/world_pcontact.comp).
-      if (rigid_units) {
-        run_indirect(kernels.unit, offsetof(kern::WorldCounters, rigid_unit_groups),
-                     kern::UNIT_JACOBI, 0, kind);
-      }
-      if (particles > 0) {
-        run_indirect(kernels.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
-                     kern::PCONTACT_JACOBI, 0, kind);
-      }
-      run(kernels.body, body_groups, kern::BODY_JACOBI_AVERAGE, kind);
-    }
-    if (trees > 0 && (kind == kern::KIND_SOLVE || kind == kern::KIND_VELOCITY)) {
-      run(kernels.tree, tree_groups, kern::TREE_SOLVE, kind);
-    }
-  };
-  // A sweep of kind `first` (unless KIND_NONE), then `count` of kind `kind`; `last`: they end
-  // the step's solve, and the last of them measures the solver residual (world_units.inl).
-  auto sweeps = [&](std::uint32_t first, std::uint32_t kind, std::uint32_t count, bool last) {
-    if (choices.fuse_sweeps) {
-      const std::uint32_t colors = sv.scheme == SolverScheme::colored ? choices.colors : 0u;
-      const std::uint32_t measure = last ? kern::FUSED_MEASURE_LAST : 0u;
-      run(kernels.fused(), 1, kern::FUSED_SWEEPS, first | kind << 8 | measure, count, colors);
-      return;
-    }
-    const std::uint32_t total = count + (first != kern::KIND_NONE ? 1u : 0u);
-    if (gather) {
-      // One dispatch a sweep, alternating its buffers (but the warm start, in place), and the
-      // copy back after an odd count of turns (shaders/world_jacobi_gather.glsl); the last
-      // sweep measures the residual itself.
-      std::uint32_t turns = 0;
-      for (std::uint32_t s = 0; s < total; ++s) {
-        const std::uint32_t k = s == 0 && first != kern::KIND_NONE ? first : kind;
-        const std::uint32_t measure = last && s + 1 == total ? 1u : 0u;
-        run(kernels.pcontact, body_groups, kern::PCONTACT_GATHER, turns % 2, k, measure);
-        if (k == kern::KIND_IMPACT) {
-          run(kernels.pcontact, body_groups, kern::PCONTACT_GATHER_IMPACT_START);
-        }
-        if (k != kern::KIND_WARM) ++turns;
-      }
-      if (turns % 2 == 1) run(kernels.pcontact, body_groups, kern::PCONTACT_GATHER_SETTLE);
-      return;
-    }
-    for (std::uint32_t s = 0; s < total; ++s) {
-      const bool measure = last && s + 1 == total;
-      if (measure) run(kernels.body, body_groups, kern::BODY_RESIDUAL_REFERENCE);
-      sweep(s == 0 && first != kern::KIND_NONE ? first : kind);
-      if (measure) run(kernels.body, body_groups, kern::BODY_RESIDUAL);
-    }
-  };
-  auto solve = [&](std::uint32_t kind, bool last) {
-    sweeps(kern::KIND_WARM, kind, sv.iterations, last);
-  };
-  // The particles' forces before each (sub)step's solve, as the CPU backend's predict_forces:
-  // symplectic Euler's spring and wind term, body_predict, the explicit method's n ODE steps or
-  // the implicit method's solve (each pass over its own count of invocations).
-  auto predict_forces = [&] {
-    const bool explicit_ode = sv.integrator != Integrator::symplectic && particles > 0;
-    if (!explicit_ode && world.particle_forces()) {
-      run(kernels.ode(kern::ODE_SPRING_FORCE), particle_groups, kern::ODE_SPRING_FORCE);
-    }
-    run(kernels.body, body_groups, kern::BODY_PREDICT);
-    if (!explicit_ode) return;
-    in.ode.for_each_pass(sv, in.params.gravity_dt.w,
-                         [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
-                           run(kernels.ode(mode),
-                               vk::groups_for(kern::ode_pass_invocations(mode, particles), kGroup),
-                               mode, s, std::bit_cast<std::uint32_t>(h), role);
-                         });
-  };
+  const bool gather_;
+  // body_color's colouring claims and marks, two words a body (not the joints' colours after).
+  const VkDeviceSize color_marks_;
+  VkCommandBuffer cb_ = VK_NULL_HANDLE;
+  std::uint32_t stamp_ = 0;
+};
 
-  in.timestamps.reset(cb);
-  in.timestamps.write(cb, 0);
-  gpu.copy_params_in(cb);
+// The indirect dispatch size of colour list `list` (world_coloring.inl, color_groups).
+VkDeviceSize color_groups(std::uint32_t list) {
+  return offsetof(kern::WorldCounters, color_groups) + 3 * list * sizeof(std::uint32_t);
+}
+
+StepRecorder::StepRecorder(const StepRecordingInputs& in)
+    : in_(in),
+      kernels_(in.kernels),
+      gpu_(in.buffers),
+      world_(in.world),
+      choices_(in.choices),
+      sv_(in.scene.settings.solver),
+      bodies_(in.world.bodies()),
+      rigid_(in.world.rigid),
+      particles_(in.world.particles()),
+      joints_(in.world.joints()),
+      trees_(in.world.trees()),
+      body_groups_(vk::groups_for(bodies_, kGroup)),
+      tree_groups_(vk::groups_for(trees_, kGroup)),
+      particle_groups_(vk::groups_for(particles_, kGroup)),
+      unit_cap_(joints_ + in.cap.pairs + in.cap.contacts),
+      unit_groups_(vk::groups_for(unit_cap_, kGroup)),
+      rigid_units_(joints_ > 0 || in.world.sweepers > 0),
+      gather_(jacobi_gathers(in.scene.settings.solver, in.world) && !in.choices.fuse_sweeps),
+      color_marks_(2 * VkDeviceSize{bodies_} * sizeof(std::uint32_t)) {}
+
+VkCommandBuffer StepRecorder::record(StepStats& stats) {
+  cb_ = in_.ctx.allocate_command_buffer();
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  vk::check(vkBeginCommandBuffer(cb_, &begin), "vkBeginCommandBuffer");
+  vk::RecordCounts counted;  // the step's dispatches and barriers, as recorded
+  in_.timestamps.reset(cb_);
+  in_.timestamps.write(cb_, 0);
+  setup();
+  broadphase();
+  narrowphase();
+  coloring();
+  predict();
+  prepare();
+  solve_substeps();
+  commit();
+  vk::copy(cb_, gpu_.buf[b_counters], gpu_.counters_host, sizeof(kern::WorldCounters));
+  vk::barrier_to_host(cb_);
+  vk::check(vkEndCommandBuffer(cb_), "vkEndCommandBuffer");
+  stats.dispatches = counted.dispatches();
+  stats.barriers = counted.barriers();
+  return cb_;
+}
+
+void StepRecorder::stage_done() {
+  vk::barrier(cb_);
+  in_.timestamps.write(cb_, ++stamp_);
+}
+
+void StepRecorder::run(vk::Kernel& k, std::uint32_t groups, std::uint32_t mode, std::uint32_t a,
+                       std::uint32_t b, std::uint32_t c) {
+  const std::uint32_t push[4] = {mode, a, b, c};
+  k.dispatch(cb_, gpu_.set(k), groups, push);
+  vk::compute_barrier(cb_);
+}
+
+void StepRecorder::run_indirect(vk::Kernel& k, VkDeviceSize offset, std::uint32_t mode,
+                                std::uint32_t a, std::uint32_t b) {
+  const std::uint32_t push[4] = {mode, a, b, 0u};
+  k.dispatch_indirect(cb_, gpu_.set(k), gpu_.dispatch_args, offset, push);
+  vk::compute_barrier(cb_);
+}
+
+// The finalize kernel writes indirect dispatch sizes into the counters, bytes [first, end);
+// they are copied into dispatch_args, which the indirect dispatches read and no shader binds, so
+// no later compute-only barrier has to make them visible again.
+void StepRecorder::finalize(std::uint32_t mode, VkDeviceSize first, VkDeviceSize end,
+                            std::uint32_t a) {
+  const std::uint32_t push[4] = {mode, a, 0u, 0u};
+  kernels_.finalize.dispatch(cb_, gpu_.set(kernels_.finalize), 1, push);
+  vk::barrier(cb_);
+  copy_region(cb_, gpu_.buf[b_counters], gpu_.dispatch_args, first, first, end - first);
+  vk::barrier(cb_);
+}
+
+// `mode` of kernel `k` over the overflow colour's lists that can hold units (joints and pairs
+// with rigid units, particle contacts with particles), indirect; push = (mode, list, a).
+void StepRecorder::overflow_lists(vk::Kernel& k, std::uint32_t mode, std::uint32_t a) {
+  const std::uint32_t list = 2 * sv_.max_colors;
+  if (rigid_units_) run_indirect(k, color_groups(list), mode, list, a);
+  if (particles_ > 0) run_indirect(k, color_groups(list + 1), mode, list + 1, a);
+}
+
+void StepRecorder::sort(Binding keys, Binding values, std::uint32_t count, std::uint32_t bits) {
+  gpu_.sort->record(cb_, gpu_.buf[keys], gpu_.buf[values], count, bits);
+}
+
+void StepRecorder::scan(Binding data, std::uint32_t count) {
+  gpu_.scan->record(cb_, gpu_.buf[data], count);
+}
+
+// One sweep of kind `kind` over every unit, unfused.
+void StepRecorder::sweep(std::uint32_t kind) {
+  if (sv_.scheme == SolverScheme::colored) {
+    for (std::uint32_t c = 0; c < choices_.colors; ++c) {
+      if (rigid_units_)
+        run_indirect(kernels_.unit, color_groups(2 * c), kern::UNIT_COLOR, 2 * c, kind);
+      if (particles_ > 0) {
+        run_indirect(kernels_.pcontact, color_groups(2 * c + 1), kern::PCONTACT_COLOR, 2 * c + 1,
+                     kind);
+      }
+    }
+    // Units left over with fewer colours recorded than max_colors redo the step with all of
+    // them (world_coloring.inl, color_groups), so only then can the overflow hold any. Its units
+    // run in parallel on split copies (both lists in the unit kernel: the overflow is rare, not
+    // worth its own pipeline), then the touched bodies average.
+    if (choices_.colors == sv_.max_colors) {
+      for (std::uint32_t pass = 0; pass < kern::overflow_passes(kind); ++pass) {
+        overflow_lists(kernels_.unit, kern::UNIT_OVERFLOW_COLOR, kind);
+        run(kernels_.body, body_groups_, kern::BODY_JACOBI_AVERAGE, kind);
+      }
+    }
+  } else {
+    // Particle contacts in a pipeline of their own (see shaders/world_pcontact.comp).
+    if (rigid_units_) {
+      run_indirect(kernels_.unit, offsetof(kern::WorldCounters, rigid_unit_groups),
+                   kern::UNIT_JACOBI, 0, kind);
+    }
+    if (particles_ > 0) {
+      run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
+                   kern::PCONTACT_JACOBI, 0, kind);
+    }
+    run(kernels_.body, body_groups_, kern::BODY_JACOBI_AVERAGE, kind);
+  }
+  if (trees_ > 0 && (kind == kern::KIND_SOLVE || kind == kern::KIND_VELOCITY)) {
+    run(kernels_.tree, tree_groups_, kern::TREE_SOLVE, kind);
+  }
+}
+
+// A sweep of kind `first` (unless KIND_NONE), then `count` of kind `kind`; `last`: they end the
+// step's solve, and the last of them measures the solver residual (world_units.inl).
+void StepRecorder::sweeps(std::uint32_t first, std::uint32_t kind, std::uint32_t count, bool last) {
+  if (choices_.fuse_sweeps) {
+    const std::uint32_t colors = sv_.scheme == SolverScheme::colored ? choices_.colors : 0u;
+    const std::uint32_t measure = last ? kern::FUSED_MEASURE_LAST : 0u;
+    run(kernels_.fused(), 1, kern::FUSED_SWEEPS, first | kind << 8 | measure, count, colors);
+    return;
+  }
+  const std::uint32_t total = count + (first != kern::KIND_NONE ? 1u : 0u);
+  if (gather_) {
+    gather_sweeps(first, kind, total, last);
+    return;
+  }
+  for (std::uint32_t s = 0; s < total; ++s) {
+    const bool measure = last && s + 1 == total;
+    if (measure) run(kernels_.body, body_groups_, kern::BODY_RESIDUAL_REFERENCE);
+    sweep(s == 0 && first != kern::KIND_NONE ? first : kind);
+    if (measure) run(kernels_.body, body_groups_, kern::BODY_RESIDUAL);
+  }
+}
+
+// Jacobi's gather: one dispatch a sweep, alternating its buffers (but the warm start, in place),
+// and the copy back after an odd count of turns (shaders/world_jacobi_gather.glsl); the last
+// sweep measures the residual itself.
+void StepRecorder::gather_sweeps(std::uint32_t first, std::uint32_t kind, std::uint32_t total,
+                                 bool last) {
+  std::uint32_t turns = 0;
+  for (std::uint32_t s = 0; s < total; ++s) {
+    const std::uint32_t k = s == 0 && first != kern::KIND_NONE ? first : kind;
+    const std::uint32_t measure = last && s + 1 == total ? 1u : 0u;
+    run(kernels_.pcontact, body_groups_, kern::PCONTACT_GATHER, turns % 2, k, measure);
+    if (k == kern::KIND_IMPACT) {
+      run(kernels_.pcontact, body_groups_, kern::PCONTACT_GATHER_IMPACT_START);
+    }
+    if (k != kern::KIND_WARM) ++turns;
+  }
+  if (turns % 2 == 1) run(kernels_.pcontact, body_groups_, kern::PCONTACT_GATHER_SETTLE);
+}
+
+void StepRecorder::solve(std::uint32_t kind, bool last) {
+  sweeps(kern::KIND_WARM, kind, sv_.iterations, last);
+}
+
+// The particles' forces before each (sub)step's solve, as the CPU backend's predict_forces:
+// symplectic Euler's spring and wind term, body_predict, the explicit method's n ODE steps or
+// the implicit method's solve (each pass over its own count of invocations).
+void StepRecorder::predict_forces() {
+  const bool explicit_ode = sv_.integrator != Integrator::symplectic && particles_ > 0;
+  if (!explicit_ode && world_.particle_forces()) {
+    run(kernels_.ode(kern::ODE_SPRING_FORCE), particle_groups_, kern::ODE_SPRING_FORCE);
+  }
+  run(kernels_.body, body_groups_, kern::BODY_PREDICT);
+  if (!explicit_ode) return;
+  in_.ode.for_each_pass(sv_, in_.params.gravity_dt.w,
+                        [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
+                          run(kernels_.ode(mode),
+                              vk::groups_for(kern::ode_pass_invocations(mode, particles_), kGroup),
+                              mode, s, std::bit_cast<std::uint32_t>(h), role);
+                        });
+}
+
+// Preparation and targets: joints and pairs in the unit kernel, particle contacts in their own
+// (particle contacts have nothing to prepare).
+void StepRecorder::units(std::uint32_t mode, std::uint32_t phase) {
+  if (rigid_units_) {
+    run_indirect(kernels_.unit, offsetof(kern::WorldCounters, rigid_unit_groups), mode, phase);
+  }
+  if (mode == kern::UNIT_TARGETS && particles_ > 0) {
+    run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
+                 kern::PCONTACT_TARGETS, phase);
+  }
+  // The joint trees' factors from the phase's rows (kernels/joint_trees.inl).
+  if (mode == kern::UNIT_TARGETS && trees_ > 0) {
+    run(kernels_.tree, tree_groups_, kern::TREE_FACTOR);
+  }
+}
+
+void StepRecorder::setup() {
+  gpu_.copy_params_in(cb_);
   for (Binding b : {b_counters, b_pair_offsets, b_pcontact_offsets, b_body_range}) {
-    gpu.buf[b].fill(cb, 0u);
+    gpu_.buf[b].fill(cb_, 0u);
   }
-  const VkDeviceSize color_marks = 2 * VkDeviceSize{bodies} * sizeof(std::uint32_t);
-  gpu.buf[b_body_color].fill(cb, 0u, 0, color_marks);  // not the joints' colours after them
-  gpu.buf[b_cell_start].fill(cb, VKPHYS_EMPTY_CELL);
-  gpu.backup_copies(cb, false, world);
-  vk::barrier(cb);
-
-  run(kernels.body, body_groups, kern::BODY_SETUP);
+  gpu_.buf[b_body_color].fill(cb_, 0u, 0, color_marks_);
+  gpu_.buf[b_cell_start].fill(cb_, VKPHYS_EMPTY_CELL);
+  gpu_.backup_copies(cb_, false, world_);
+  vk::barrier(cb_);
+  run(kernels_.body, body_groups_, kern::BODY_SETUP);
   stage_done();
-  if (world.sweepers > 0) {
-    sort(b_sort_keys, b_sort_values, bodies, 32);
-    if (in.params.sweep.x != 0.0f) {
-      run(kernels.sweep, body_groups, kern::SWEEP_SLAB);
-      sort(b_sort_keys, b_sort_values, bodies, VKPHYS_SWEEP_SLAB_BITS);
+}
+
+void StepRecorder::broadphase() {
+  if (world_.sweepers > 0) {
+    sort(b_sort_keys, b_sort_values, bodies_, 32);
+    if (in_.params.sweep.x != 0.0f) {
+      run(kernels_.sweep, body_groups_, kern::SWEEP_SLAB);
+      sort(b_sort_keys, b_sort_values, bodies_, VKPHYS_SWEEP_SLAB_BITS);
     }
-    run(kernels.sweep, body_groups, kern::SWEEP_WALK);
-    scan(b_sweep_walk, bodies + 1);
-    run(kernels.sweep, body_groups, kern::SWEEP_COUNT);
-    scan(b_pair_offsets, bodies + 1);
+    run(kernels_.sweep, body_groups_, kern::SWEEP_WALK);
+    scan(b_sweep_walk, bodies_ + 1);
+    run(kernels_.sweep, body_groups_, kern::SWEEP_COUNT);
+    scan(b_pair_offsets, bodies_ + 1);
   }
-  if (particles > 0) {
-    run(kernels.grid, particle_groups, kern::GRID_HASH);
-    sort(b_grid_keys, b_grid_values, particles,
-         static_cast<std::uint32_t>(std::bit_width(in.params.kinds.w - 1u)));
-    run(kernels.grid, particle_groups, kern::GRID_CELL_RANGE);
-    run(kernels.grid, particle_groups, kern::GRID_COUNT);
-    scan(b_pcontact_offsets, particles + 1);
+  if (particles_ > 0) {
+    run(kernels_.grid, particle_groups_, kern::GRID_HASH);
+    sort(b_grid_keys, b_grid_values, particles_,
+         static_cast<std::uint32_t>(std::bit_width(in_.params.kinds.w - 1u)));
+    run(kernels_.grid, particle_groups_, kern::GRID_CELL_RANGE);
+    run(kernels_.grid, particle_groups_, kern::GRID_COUNT);
+    scan(b_pcontact_offsets, particles_ + 1);
   }
   finalize(kern::FINALIZE_LISTS, offsetof(kern::WorldCounters, pair_groups),
            offsetof(kern::WorldCounters, ode_error));
-  if (world.sweepers > 0) run(kernels.sweep, body_groups, kern::SWEEP_WRITE);
-  if (particles > 0) run(kernels.grid, particle_groups, kern::GRID_WRITE);
+  if (world_.sweepers > 0) run(kernels_.sweep, body_groups_, kern::SWEEP_WRITE);
+  if (particles_ > 0) run(kernels_.grid, particle_groups_, kern::GRID_WRITE);
   stage_done();
+}
+
+void StepRecorder::narrowphase() {
   // SAP pairs need a body that starts a sweep; without one the pair stages have nothing to do.
-  if (world.sweepers > 0) {
-    run_indirect(kernels.narrowphase, offsetof(kern::WorldCounters, pair_groups), 0);
+  if (world_.sweepers > 0) {
+    run_indirect(kernels_.narrowphase, offsetof(kern::WorldCounters, pair_groups), 0);
   }
   stage_done();
-  const std::uint32_t unit_groups = vk::groups_for(unit_cap, kGroup);
-  if (sv.scheme == SolverScheme::colored) {
-    run(kernels.color, unit_groups, kern::COLOR_INIT);
+}
+
+// The colouring (coloured scheme) or the per-body incidence (Jacobi).
+void StepRecorder::coloring() {
+  if (sv_.scheme == SolverScheme::colored) {
+    run(kernels_.color, unit_groups_, kern::COLOR_INIT);
     const std::uint32_t sub = 2;
-    if (choices.fuse_coloring) run(kernels.fused(), 1, kern::FUSED_COLORING, choices.colors);
-    for (std::uint32_t c = 0; !choices.fuse_coloring && c < choices.colors; ++c) {
+    if (choices_.fuse_coloring) run(kernels_.fused(), 1, kern::FUSED_COLORING, choices_.colors);
+    for (std::uint32_t c = 0; !choices_.fuse_coloring && c < choices_.colors; ++c) {
       for (std::uint32_t k = 0; k < sub; ++k) {
         // Over the live units only (the rest are inactive from COLOR_INIT on).
-        run_indirect(kernels.color, offsetof(kern::WorldCounters, unit_groups), kern::COLOR_PROPOSE,
-                     c, c * sub + k + 1);
-        run_indirect(kernels.color, offsetof(kern::WorldCounters, unit_groups), kern::COLOR_ASSIGN,
+        run_indirect(kernels_.color, offsetof(kern::WorldCounters, unit_groups),
+                     kern::COLOR_PROPOSE, c, c * sub + k + 1);
+        run_indirect(kernels_.color, offsetof(kern::WorldCounters, unit_groups), kern::COLOR_ASSIGN,
                      c, c * sub + k + 1);
       }
     }
-    run(kernels.color, unit_groups, kern::COLOR_KEY);
-    sort(b_sort_keys, b_sort_values, unit_cap, 6);
-    run(kernels.color, unit_groups, kern::COLOR_RANGE);
+    run(kernels_.color, unit_groups_, kern::COLOR_KEY);
+    sort(b_sort_keys, b_sort_values, unit_cap_, 6);
+    run(kernels_.color, unit_groups_, kern::COLOR_RANGE);
     finalize(kern::FINALIZE_COLORS, offsetof(kern::WorldCounters, color_groups),
-             offsetof(kern::WorldCounters, pcontact_first), choices.colors);
-    if (particles > 0) {
-      run(kernels.color, unit_groups, kern::COLOR_GATHER);
-      run_indirect(kernels.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
+             offsetof(kern::WorldCounters, pcontact_first), choices_.colors);
+    if (particles_ > 0) {
+      run(kernels_.color, unit_groups_, kern::COLOR_GATHER);
+      run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
                    kern::PCONTACT_SETTLE);
     }
-    // The overflow colour's per-body incidence (world_coloring.inl): count, scan, fill,
-    // order; recorded with the overflow sweeps (see sweep), indirect over its two lists.
-    if (choices.colors == sv.max_colors) {
-      vk::barrier(cb);
-      gpu.buf[b_body_color].fill(cb, 0u, 0, color_marks);  // the claims and marks are spent
-      vk::barrier(cb);
-      overflow_lists(kernels.color, kern::OVERFLOW_COUNT);
-      scan(b_body_color, bodies + 1);
-      overflow_lists(kernels.color, kern::OVERFLOW_FILL);
-      run(kernels.color, body_groups, kern::OVERFLOW_ORDER);
+    // The overflow colour's per-body incidence (world_coloring.inl): count, scan, fill, order;
+    // recorded with the overflow sweeps (see sweep), indirect over its two lists.
+    if (choices_.colors == sv_.max_colors) {
+      vk::barrier(cb_);
+      gpu_.buf[b_body_color].fill(cb_, 0u, 0, color_marks_);  // the claims and marks are spent
+      vk::barrier(cb_);
+      overflow_lists(kernels_.color, kern::OVERFLOW_COUNT);
+      scan(b_body_color, bodies_ + 1);
+      overflow_lists(kernels_.color, kern::OVERFLOW_FILL);
+      run(kernels_.color, body_groups_, kern::OVERFLOW_ORDER);
     }
-  } else if (gather) {
+  } else if (gather_) {
     // The gather's incidence without the sort (world_coloring.inl, incidence_count).
     const VkDeviceSize contacts = offsetof(kern::WorldCounters, pcontact_groups);
-    run_indirect(kernels.color, contacts, kern::INCIDENCE_COUNT);
-    scan(b_body_color, bodies + 1);
-    run_indirect(kernels.color, contacts, kern::INCIDENCE_FILL);
-    run(kernels.color, body_groups, kern::OVERFLOW_ORDER);
+    run_indirect(kernels_.color, contacts, kern::INCIDENCE_COUNT);
+    scan(b_body_color, bodies_ + 1);
+    run_indirect(kernels_.color, contacts, kern::INCIDENCE_FILL);
+    run(kernels_.color, body_groups_, kern::OVERFLOW_ORDER);
   } else {
-    const std::uint32_t entries = 2 * unit_cap;
-    run(kernels.color, vk::groups_for(entries, kGroup), kern::INCIDENCE_KEY);
-    sort(b_sort_keys, b_sort_values, entries, static_cast<std::uint32_t>(std::bit_width(bodies)));
-    run(kernels.color, vk::groups_for(entries, kGroup), kern::INCIDENCE_RANGE);
+    const std::uint32_t entries = 2 * unit_cap_;
+    run(kernels_.color, vk::groups_for(entries, kGroup), kern::INCIDENCE_KEY);
+    sort(b_sort_keys, b_sort_values, entries, static_cast<std::uint32_t>(std::bit_width(bodies_)));
+    run(kernels_.color, vk::groups_for(entries, kGroup), kern::INCIDENCE_RANGE);
   }
   stage_done();
-  const std::uint32_t paths = world.drive.paths();
-  if (world.drive.max_impulses_per_step() > 0) run(kernels.drive, 1, kern::DRIVE_IMPULSES);
-  if (paths > 0) run(kernels.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_VELOCITY);
-  if (OdeControl::marks_held(sv) && particles > 0) {
-    run(kernels.ode(kern::ODE_MARK), unit_groups, kern::ODE_MARK);
+}
+
+// The drive's impulses, the particles' forces and the predicted velocities, kept for StepTrace;
+// Newton restitution's impact passes.
+void StepRecorder::predict() {
+  const std::uint32_t paths = world_.drive.paths();
+  if (world_.drive.max_impulses_per_step() > 0) run(kernels_.drive, 1, kern::DRIVE_IMPULSES);
+  if (paths > 0) run(kernels_.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_VELOCITY);
+  if (OdeControl::marks_held(sv_) && particles_ > 0) {
+    run(kernels_.ode(kern::ODE_MARK), unit_groups_, kern::ODE_MARK);
   }
   predict_forces();
-  // Kept for StepTrace (48 bytes per rigid body, 16 per particle): the solve overwrites v*,
-  // w* in place.
+  // Kept for StepTrace (48 bytes per rigid body, 16 per particle): the solve overwrites v*, w*
+  // in place.
   const VkDeviceSize v4 = sizeof(glm::vec4);
-  vk::barrier(cb);
-  copy_region(cb, gpu.buf[b_body_vel], gpu.predicted, 0, 0, bodies * v4);
-  copy_region(cb, gpu.buf[b_rigid_omega], gpu.predicted, 0, bodies * v4, rigid * v4);
-  vk::barrier(cb);
-  if (sv.restitution == RestitutionModel::newton) {
-    sweeps(kern::KIND_NONE, kern::KIND_IMPACT, sv.impact_passes, false);
+  vk::barrier(cb_);
+  copy_region(cb_, gpu_.buf[b_body_vel], gpu_.predicted, 0, 0, bodies_ * v4);
+  copy_region(cb_, gpu_.buf[b_rigid_omega], gpu_.predicted, 0, bodies_ * v4, rigid_ * v4);
+  vk::barrier(cb_);
+  if (sv_.restitution == RestitutionModel::newton) {
+    sweeps(kern::KIND_NONE, kern::KIND_IMPACT, sv_.impact_passes, false);
   }
   stage_done();
-  // Preparation and targets: joints and pairs in the unit kernel, particle contacts in their
-  // own (particle contacts have nothing to prepare).
-  auto units = [&](std::uint32_t mode, std::uint32_t phase = 0) {
-    if (rigid_units) {
-      run_indirect(kernels.unit, offsetof(kern::WorldCounters, rigid_unit_groups), mode, phase);
-    }
-    if (mode == kern::UNIT_TARGETS && particles > 0) {
-      run_indirect(kernels.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
-                   kern::PCONTACT_TARGETS, phase);
-    }
-    // The joint trees' factors from the phase's rows (kernels/joint_trees.inl).
-    if (mode == kern::UNIT_TARGETS && trees > 0) {
-      run(kernels.tree, tree_groups, kern::TREE_FACTOR);
-    }
-  };
+}
+
+void StepRecorder::prepare() {
   units(kern::UNIT_PREPARE);
   units(kern::UNIT_TARGETS, kern::PHASE_SOLVE);
   stage_done();
-  for (std::uint32_t sub = 0; sub < sv.substeps; ++sub) {
+}
+
+// Every substep's solve (and split-impulse or relaxation solves) and integration.
+void StepRecorder::solve_substeps() {
+  for (std::uint32_t sub = 0; sub < sv_.substeps; ++sub) {
     if (sub > 0) {
       predict_forces();
       units(kern::UNIT_TARGETS, kern::PHASE_SOLVE);
     }
     // The step's last sweep measures the solver residual.
-    const bool last_sub = sub + 1 == sv.substeps, relax = sv.relax_iterations > 0;
-    solve(kern::KIND_SOLVE, last_sub && !sv.split_impulse && !relax);
-    if (sv.split_impulse) {
-      run(kernels.body, body_groups, kern::BODY_SAVE_POS_VEL);
-      run(kernels.body, body_groups, kern::BODY_PREDICT_AGAIN);
+    const bool last_sub = sub + 1 == sv_.substeps, relax = sv_.relax_iterations > 0;
+    solve(kern::KIND_SOLVE, last_sub && !sv_.split_impulse && !relax);
+    if (sv_.split_impulse) {
+      run(kernels_.body, body_groups_, kern::BODY_SAVE_POS_VEL);
+      run(kernels_.body, body_groups_, kern::BODY_PREDICT_AGAIN);
       units(kern::UNIT_TARGETS, kern::PHASE_VELOCITY);
       solve(kern::KIND_VELOCITY, last_sub && !relax);
     }
-    run(kernels.body, body_groups, kern::BODY_INTEGRATE);
+    run(kernels_.body, body_groups_, kern::BODY_INTEGRATE);
     if (relax) {
       units(kern::UNIT_TARGETS, kern::PHASE_RELAX);
-      sweeps(kern::KIND_NONE, kern::KIND_VELOCITY, sv.relax_iterations, last_sub);
+      sweeps(kern::KIND_NONE, kern::KIND_VELOCITY, sv_.relax_iterations, last_sub);
     }
   }
   stage_done();
-  if (world.sweepers > 0) {
-    run(kernels.commit, vk::groups_for(in.cap.pairs, kGroup), kern::COMMIT_PAIRS);
-    run(kernels.commit, vk::groups_for(in.params.counts.w, kGroup), kern::COMMIT_HASH_CLEAR);
-    run(kernels.commit, vk::groups_for(in.cap.pairs, kGroup), kern::COMMIT_HASH_INSERT);
+}
+
+// This step's contacts committed as the next one's warm-start source; kinematic paths posed.
+void StepRecorder::commit() {
+  if (world_.sweepers > 0) {
+    run(kernels_.commit, vk::groups_for(in_.cap.pairs, kGroup), kern::COMMIT_PAIRS);
+    run(kernels_.commit, vk::groups_for(in_.params.counts.w, kGroup), kern::COMMIT_HASH_CLEAR);
+    run(kernels_.commit, vk::groups_for(in_.cap.pairs, kGroup), kern::COMMIT_HASH_INSERT);
   }
-  if (particles > 0) {
-    run(kernels.commit, vk::groups_for(std::max(in.cap.contacts, particles + 1), kGroup),
+  if (particles_ > 0) {
+    run(kernels_.commit, vk::groups_for(std::max(in_.cap.contacts, particles_ + 1), kGroup),
         kern::COMMIT_PARTICLE_CONTACTS);
   }
-  if (paths > 0) run(kernels.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_POSE);
+  const std::uint32_t paths = world_.drive.paths();
+  if (paths > 0) run(kernels_.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_POSE);
   stage_done();
-  vk::copy(cb, gpu.buf[b_counters], gpu.counters_host, sizeof(kern::WorldCounters));
-  vk::barrier_to_host(cb);
-  vk::check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
-  stats.dispatches = counted.dispatches();
-  stats.barriers = counted.barriers();
-  return cb;
+}
+
+}  // namespace
+
+VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
+  return StepRecorder(in).record(stats);
 }
 
 }  // namespace vkphys
