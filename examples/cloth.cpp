@@ -30,11 +30,11 @@ int main(int argc, char** argv) {
 
     vkphys::Scene scene;
     scene.materials[0].friction = 0.5f;
-    // The step's budget spent as 8 substeps of 1 iteration (the peers' budget, as the solver
-    // tests use it), and no contact stiffness cap: the cap assumes a contact carries its own
-    // body's weight, and a vertex on the ball carries the cloth's tension (with the cap the
-    // draped vertices sink 6.5 mm; at 1 substep of 8 iterations the skirt's edge keeps
-    // fluttering at 0.2 m/s).
+    // The step's budget spent as 8 substeps of 1 iteration (a cloth gains more from substeps
+    // than from iterations: docs/benchmarks.md), and no contact stiffness cap: the cap assumes a
+    // contact carries its own body's weight, and a vertex on the ball carries the cloth's tension
+    // (with the cap the draped vertices sink 6.5 mm; at 1 substep of 8 iterations the skirt's edge
+    // keeps fluttering at 0.2 m/s).
     scene.settings.solver.substeps = 8;
     scene.settings.solver.iterations = 1;
     scene.settings.solver.contact_hertz = 0.0f;

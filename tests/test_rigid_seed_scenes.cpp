@@ -115,8 +115,9 @@ TEST(RigidSeedScenes, IntersectingStackSplitImpulseStopsTheCubes) {
 // 0.025 to 0.30 m/s). The test once took one sample, at step 600, which fell at 0.086 m/s,
 // near a trough. Sequential and Jacobi stay below 0.003 m/s; the coloured scheme stays at rest
 // with a warm-start factor of 0.9 (0.011 m/s) or the 15 Hz contact cap (0.001 m/s), and at the
-// peers' 8 x 1 (SolverBudget.PyramidOfTwentyHoldsItsTopBox). Until the rocking is found and
-// fixed (issue 8), the coloured CPU case is held to the rocking's measured size.
+// peers' budget (5 x 2, and 8 x 1 before it; SolverBudget.PyramidOfTwentyHoldsItsTopBox). Until the
+// rocking is found and fixed (issue 8), the coloured CPU case is held to the rocking's measured
+// size.
 class RigidPyramid : public WorldTest {};
 
 TEST_P(RigidPyramid, BaseTwentyStandsTenSeconds) {
