@@ -98,6 +98,22 @@ bool closes_on_impact(float gap, float un, float h) {
   return un < -params.solver.y && gap + h * un < 0.0f;
 }
 
+// Whether a contact point touches within the (sub)step h: it does already (gap <= 0), or its
+// approach un < 0 closes the gap within h. A speculative point that does not is no contact yet,
+// and the scaled-box friction model, whose bound does not follow the normal impulse, must give
+// it no friction: else a box sliding past a wall within the speculative distance is braked by
+// it (Coulomb friction needs no such rule: its bound mu lambda_n is 0 until the normal row acts,
+// and the normal row acts only where the approach would pass the surface within the substep).
+bool contact_touches(float gap, float un, float h) {
+  return gap + h * min(un, 0.0f) <= 0.0f;
+}
+
+// The scaled-box friction model's bound on a point's friction impulse: mu m_red |g| h shared by
+// the manifold's points (the weight of the pair's reduced mass over a substep).
+float box_friction_bound(vec4 mat, float reduced, uint points) {
+  return mat.y * reduced * params.contact.y * params.gravity_dt.w / float(max(points, 1u));
+}
+
 // Newton's law for a contact that closes within the step, with the step's own motion counted:
 // the normal velocity the pair should leave the step with (the stored velocity, which the
 // symplectic step holds at mid-step). gap: the separation at the step's start; un0 < 0: the
@@ -128,6 +144,20 @@ float reduced_mass(float im_a, float im_b) {
 
 vec4 pair_material(uint a, uint b) {
   return combine_materials(params.materials[body_info[a].y], params.materials[body_info[b].y]);
+}
+
+// The rebound an impact gives this step, or -1 when it gives none yet. A contact still open at
+// the step's start (gap > 0) whose rebound_speed is 0 (e = 0, or under a pull an apex e^2 H
+// below the gap) cannot turn round above the surface without halting there: the bias row's
+// target max(T, 0) and the Newton impulse to 0 would both stop the body in mid-air at the gap,
+// where the plain speculative row T = -g/h lands it on the surface (measured: a ball at 10 m/s
+// without gravity stopped for good 3 cm above a plate; with the speculative reach, kernels/
+// world_bodies.inl, the rag-doll's parts stopped up to 15 cm above the floor on their landing
+// step, fell again, and its hands spun past their limits). Such a contact only approaches this
+// step, and takes its impact the next, touching.
+float impact_rebound(float gap, float un0, float pull, float e, float h) {
+  float v = rebound_speed(gap, un0, pull, e, h);
+  return gap > 0.0f && v <= 0.0f ? -1.0f : v;
 }
 
 // The relative acceleration the external forces give bodies a and b toward each other along n
@@ -184,7 +214,8 @@ ContactTargets point_targets(float g, float un_k, vec3 resting, uint a, uint b, 
   // PHASE_VELOCITY: no position term (the gap only counts while it is open).
   t.normal = row_target(phase == PHASE_VELOCITY ? max(g, 0.0f) : g, un_k, spook, h, true);
   if (params.modes.y == VKPHYS_RESTITUTION_BIAS && impact) {
-    t.normal = max(t.normal, rebound_speed(g, un_k, contact_pull(a, b, n), mat.x, h));
+    float rebound = impact_rebound(g, un_k, contact_pull(a, b, n), mat.x, h);
+    if (rebound >= 0.0f) t.normal = max(t.normal, rebound);
   }
   t.eps = spook.z;
   t.keep = 1.0f - spook.y;
@@ -201,9 +232,7 @@ void prepare_contact(uint p) {
   BodyState sa = solver_body(info.x, split);  // masses as the sweeps see them
   BodyState sb = solver_body(info.y, split);
   vec4 mat = pair_material(info.x, info.y);
-  float h = params.gravity_dt.w;
   float reduced = reduced_mass(body_vel[info.x].w, body_vel[info.y].w);
-  float box_bound = mat.y * reduced * params.contact.y * h / float(max(info.z, 1u));
   vec3 resting = resting_spook(mat, reduced);
   vec4 qa = body_rotation(info.x);
   vec4 qb = body_rotation(info.y);
@@ -222,7 +251,7 @@ void prepare_contact(uint p) {
     float kt = max(row_parts_mass(r1, t1, sa, sb), row_parts_mass(r2, t2, sa, sb));
     point_prep[slot] = vec4(ra, 0.0f);
     point_prep[slot + 1u] = vec4(rb, kn);
-    point_prep[slot + 3u] = vec4(0.0f, 0.0f, box_bound, mat.y);
+    point_prep[slot + 3u] = vec4(0.0f, 0.0f, 0.0f, mat.y);  // box bound: contact_targets
     point_prep[slot + 4u] = vec4(quat_rotate_inv(qa, ra), geom.w);
     point_prep[slot + 5u] = vec4(quat_rotate_inv(qb, rb), kt);
     point_prep[slot + 15u] = vec4(resting, 1.0f / (kt + resting.z));
@@ -244,6 +273,12 @@ void contact_targets(uint p, uint phase) {
   tangent_basis(n, t1, t2);
   BodyState a = start_body(info.x);
   BodyState b = start_body(info.y);
+  float h = params.gravity_dt.w;
+  // The scaled-box model's friction bound (only that model reads it, so only it pays for it).
+  float box_bound =
+      params.modes.z == VKPHYS_FRICTION_BOX
+          ? box_friction_bound(pair_material(info.x, info.y), reduced_mass(a.im, b.im), info.z)
+          : 0.0f;
   vec3 xa = vec3(body_pos[info.x]);
   vec3 xb = vec3(body_pos[info.y]);
   vec4 qa = body_rotation(info.x);
@@ -257,7 +292,8 @@ void contact_targets(uint p, uint phase) {
     vec4 rest = point_prep[slot + 15u];
     float gap = la.w + dot((xb + quat_rotate(qb, vec3(lb))) - (xa + quat_rotate(qa, vec3(la))), n);
     vec3 rel = point_rel_velocity(a, b, vec3(p0), vec3(p1));
-    ContactTargets t = point_targets(gap, dot(rel, n), vec3(rest), info.x, info.y, n, phase);
+    float un = dot(rel, n);
+    ContactTargets t = point_targets(gap, un, vec3(rest), info.x, info.y, n, phase);
     point_prep[slot] = vec4(vec3(p0), t.normal);
     // A resting point's friction inverse is the prepared one (equal eps: equal bits).
     float inv_t = t.eps == rest.z ? rest.w : 1.0f / (lb.w + t.eps);
@@ -265,7 +301,8 @@ void contact_targets(uint p, uint phase) {
     vec4 p3 = point_prep[slot + 3u];
     vec4 lam = point_lambda[4u * p + k];
     vec2 ut = vec2(dot(rel, t1), dot(rel, t2));
-    point_prep[slot + 3u] = vec4(stick_targets(vec2(lam.y, lam.z), ut, t), p3.z, p3.w);
+    point_prep[slot + 3u] = vec4(stick_targets(vec2(lam.y, lam.z), ut, t),
+                                 contact_touches(gap, un, h) ? box_bound : 0.0f, p3.w);
   }
 }
 
@@ -369,9 +406,10 @@ void contact_impacts(uint p, KINOUT(BodyState) a, KINOUT(BodyState) b) {
     vec3 rb = vec3(geom) - vec3(body_pos[info.y]);
     float un0 = dot(point_rel_velocity(a0, b0, ra, rb), n);
     if (!closes_on_impact(geom.w, un0, step)) continue;
-    vec3 j =
-        newton_coulomb_impulse(n, point_rel_velocity(a, b, ra, rb), collision_matrix(ra, rb, a, b),
-                               rebound_speed(geom.w, un0, pull, mat.x, step), mu);
+    float rebound = impact_rebound(geom.w, un0, pull, mat.x, step);
+    if (rebound < 0.0f) continue;
+    vec3 j = newton_coulomb_impulse(n, point_rel_velocity(a, b, ra, rb),
+                                    collision_matrix(ra, rb, a, b), rebound, mu);
     BodyState a_in = a;
     BodyState b_in = b;
     row_apply(-j, -cross(ra, j), j, cross(rb, j), 1.0f, a, b);

@@ -39,11 +39,17 @@ void pcontact_targets(uint c, uint phase) {
   vec3 rel = vec3(body_start[ab.y]) - vec3(body_start[ab.x]);
   vec4 mat = pair_material(ab.x, ab.y);
   vec3 resting = resting_spook(mat, reduced_mass(body_vel[ab.x].w, body_vel[ab.y].w));
-  ContactTargets t = point_targets(gap, dot(rel, n), resting, ab.x, ab.y, n, phase);
+  float un = dot(rel, n);
+  ContactTargets t = point_targets(gap, un, resting, ab.x, ab.y, n, phase);
   vec4 lam = pcontact_lambda[c];
   vec2 ut = vec2(dot(rel, t1), dot(rel, t2));
   pcontact_target[c] = vec4(t.normal, stick_targets(vec2(lam.y, lam.z), ut, t), t.eps);
-  pcontact_lambda[c].w = mat.y;
+  // The scaled-box bound (mu m_red |g| h) does not follow the normal impulse: a contact that
+  // does not touch within the substep gets none (contact_touches). Coulomb's mu lambda_n needs
+  // no such rule.
+  bool box_off =
+      params.modes.z == VKPHYS_FRICTION_BOX && !contact_touches(gap, un, params.gravity_dt.w);
+  pcontact_lambda[c].w = box_off ? 0.0f : mat.y;
 }
 
 // The rows of a particle contact see each body as (v, 1/m) alone (the split 1/m in the Jacobi
@@ -99,7 +105,8 @@ void pcontact_impact(uint c, KINOUT(vec4) a, KINOUT(vec4) b) {
   if (!closes_on_impact(geom.w, un0, step)) return;
   vec4 mat = pair_material(ab.x, ab.y);
   float mu = params.solver.z != 0.0f ? mat.y : 0.0f;
-  float rebound = rebound_speed(geom.w, un0, contact_pull(ab.x, ab.y, n), mat.x, step);
+  float rebound = impact_rebound(geom.w, un0, contact_pull(ab.x, ab.y, n), mat.x, step);
+  if (rebound < 0.0f) return;
   vec3 j = newton_coulomb_impulse(n, vec3(b) - vec3(a), (a.w + b.w) * mat3(1.0f), rebound, mu);
   pcontact_apply(j, a, b);
 }

@@ -93,8 +93,8 @@ KFN vec3 gyroscopic_step(vec4 q, vec3 w, vec3 inv_i, float h) {
   return quat_rotate(q, w1);
 }
 
-// World-space AABB (min in .first three of lo, max of hi) of a collider, grown by `pad`.
-KFN void collider_aabb(Collider c, float pad, KOUT(vec3) lo, KOUT(vec3) hi) {
+// A collider's half extents along the world axes (its AABB about its centre, unpadded).
+KFN vec3 collider_half_extent(Collider c) {
   vec3 ext = vec3(c.dims.w);
   if (c.type == VKPHYS_SHAPE_CAPSULE) {
     ext = abs(quat_axis_y(c.rot)) * c.dims.y + vec3(c.dims.w);
@@ -102,8 +102,34 @@ KFN void collider_aabb(Collider c, float pad, KOUT(vec3) lo, KOUT(vec3) hi) {
     ext = abs(quat_axis_x(c.rot)) * c.dims.x + abs(quat_axis_y(c.rot)) * c.dims.y +
           abs(quat_axis_z(c.rot)) * c.dims.z;
   }
+  return ext;
+}
+
+// World-space AABB (min in .first three of lo, max of hi) of a collider, grown by `pad`.
+KFN void collider_aabb(Collider c, float pad, KOUT(vec3) lo, KOUT(vec3) hi) {
+  vec3 ext = collider_half_extent(c);
   lo = c.pos - ext - vec3(pad);
   hi = c.pos + ext + vec3(pad);
+}
+
+// How far from its centre a collider's rotation moves its surface along the surface normal:
+// the largest |c - x| over the points c whose normal motion is n . (v + w x (c - x)). A sphere's
+// surface point is x + r n and w x n is normal to n, so its turn moves nothing along n (0); a
+// capsule's is its core segment's point plus r n, so its half-length; a box's corners, so
+// |half extents|. The rotation's share of a body's closing speed is at most |w| times this.
+KFN float collider_lever(Collider c) {
+  if (c.type == VKPHYS_SHAPE_CAPSULE) return c.dims.y;
+  if (c.type == VKPHYS_SHAPE_BOX) return length(vec3(c.dims));
+  return 0.0f;
+}
+
+// The radius of a collider's bounding sphere about its centre (sphere r, capsule h + r, box
+// |half extents|; planes and shapeless bodies 0).
+KFN float collider_radius(Collider c) {
+  if (c.type == VKPHYS_SHAPE_SPHERE) return c.dims.w;
+  if (c.type == VKPHYS_SHAPE_CAPSULE) return c.dims.y + c.dims.w;
+  if (c.type == VKPHYS_SHAPE_BOX) return length(vec3(c.dims));
+  return 0.0f;
 }
 
 // The area a collider shows a flow along the unit direction d (quadratic drag's S): a sphere's

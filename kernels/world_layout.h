@@ -36,7 +36,8 @@
 //     rigid_iinv[3i..3i+2]   columns of the world inverse inertia R I^-1 R^T (per step)
 //     rigid_inertia[i] (1/Ix, 1/Iy, 1/Iz, 0) body frame, principal axes
 //     rigid_dims[i]   shape sizes (kernels/collider.h)
-//     rigid_aabb[2i], [2i+1]     AABB min, max (expanded by half the contact margin)
+//     rigid_aabb[2i], [2i+1]     AABB min (w: the speculative reach e_i), max (expanded by
+//                                max(margin / 2, e_i): kernels/world_bodies.inl)
 //     rigid_vel_pos[2i], [2i+1]  split impulse: the velocities the positions integrate with
 //     rigid_force[i], rigid_torque[i]  (F, 0), (tau, 0): constant applied force and torque
 //   particles (P = N - R, index p = i - R):
@@ -171,8 +172,9 @@ KERNELS_BEGIN
 #define VKPHYS_FRICTION_BOX 1u
 #define VKPHYS_FLAG_SPLIT 1u
 #define VKPHYS_FLAG_GYROSCOPIC 2u
-#define VKPHYS_FLAG_PARTICLE_PAIRS 4u  // some two particles may collide (not all one group)
-#define VKPHYS_FLAG_CONTACT_CACHE 8u   // solver.contact_cache (kernels/world_narrowphase.inl)
+#define VKPHYS_FLAG_PARTICLE_PAIRS 4u      // some two particles may collide (not all one group)
+#define VKPHYS_FLAG_CONTACT_CACHE 8u       // solver.contact_cache (kernels/world_narrowphase.inl)
+#define VKPHYS_FLAG_SPECULATIVE_REACH 16u  // solver.speculative_reach (kernels/world_bodies.inl)
 
 // The manifold cache's tolerances (kernels/world_narrowphase.inl): the relative motion of the
 // two bodies at each contact point [m], and the cosine of half the relative rotation (2 degrees).

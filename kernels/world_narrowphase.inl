@@ -146,11 +146,18 @@ bool reuse_manifold(uint p, uint a, uint b, uint prev) {
   return true;
 }
 
+// The speculative distance of the pair (a, b): the contact margin, or the distance the two
+// bodies can close within the step if that is larger (speculative_reach, kernels/
+// world_bodies.inl; the broadphase boxes are grown to match).
+float pair_margin(uint a, uint b) {
+  return max(params.contact.x, body_reach(a) + body_reach(b));
+}
+
 void narrowphase_pair(uint p) {
   uvec4 info = pair_info[p];
   uint prev = find_previous_pair(info.x, info.y);
   if (reuse_manifold(p, info.x, info.y, prev)) return;
-  Manifold m = collide(body_collider(info.x), body_collider(info.y), params.contact.x);
+  Manifold m = collide(body_collider(info.x), body_collider(info.y), pair_margin(info.x, info.y));
   pair_info[p] = uvec4(info.x, info.y, m.count, 0u);
   pair_normal[p] = vec4(m.normal, 0.0f);
   atomicAdd(counters.points, m.count);

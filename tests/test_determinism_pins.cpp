@@ -69,15 +69,15 @@ const std::vector<PinnedScene>& pinned_scenes() {
 const std::map<std::string, std::uint64_t>& pins() {
   static const std::map<std::string, std::uint64_t> p{
       {"cpu_sequential/stack", 0xb8b9daaf627486baull},
-      {"cpu_sequential/ragdoll", 0xd580a7f08e722bdcull},
+      {"cpu_sequential/ragdoll", 0x74e7ba196daa0d6eull},
       {"cpu_sequential/particles", 0xa089c21520e88cfeull},
-      {"cpu_sequential/ramp", 0x8245545aa3b26b9bull},
+      {"cpu_sequential/ramp", 0xa5d916dd1ec2a53dull},
       {"cpu_colored/stack", 0x22c3538987f0ea77ull},
       {"cpu_colored/ragdoll", 0xf50284241ef7c86dull},
       {"cpu_colored/particles", 0x6a838295e8c932dfull},
-      {"cpu_colored/ramp", 0x45502b48ff6528b8ull},
+      {"cpu_colored/ramp", 0x2545a5950bd6e70cull},
       {"cpu_jacobi/stack", 0x6e6b10a5cf05542aull},
-      {"cpu_jacobi/ragdoll", 0xf52cff41742d7e6dull},
+      {"cpu_jacobi/ragdoll", 0x9ffbd5984c7ea882ull},
       {"cpu_jacobi/particles", 0xd9784b9f93c87993ull},
       {"cpu_jacobi/ramp", 0x31944eae24d86e92ull},
       {"gpu_colored/stack", 0xfe040b014ffeaed3ull},
@@ -87,7 +87,7 @@ const std::map<std::string, std::uint64_t>& pins() {
       {"gpu_jacobi/stack", 0x526c306d9bc46402ull},
       {"gpu_jacobi/ragdoll", 0x955f21bc54f3e0c5ull},
       {"gpu_jacobi/particles", 0xd9784b9f93c87993ull},
-      {"gpu_jacobi/ramp", 0x22fd9c06ff7cc9abull},
+      {"gpu_jacobi/ramp", 0x15915ca7ca95338ull},
   };
   return p;
 }

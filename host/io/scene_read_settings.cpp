@@ -49,13 +49,13 @@ void SceneParser::read_solver(const Object& top) {
   }
   auto f = top.get("solver");
   if (!f) return;
-  Object o =
-      versioned(*f,
-                {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start",
-                 "spook_k", "spook_d", "scheme", "restitution", "friction_model", "split_impulse",
-                 "gyroscopic", "max_colors", "contact_hertz"},
-                {"substeps", "relax_iterations", "impact_passes", "integrator", "adaptive",
-                 "cg_tolerance", "cg_max_iterations", "contact_cache", "joint_trees"});
+  Object o = versioned(
+      *f,
+      {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start", "spook_k",
+       "spook_d", "scheme", "restitution", "friction_model", "split_impulse", "gyroscopic",
+       "max_colors", "contact_hertz"},
+      {"substeps", "relax_iterations", "impact_passes", "integrator", "adaptive", "cg_tolerance",
+       "cg_max_iterations", "contact_cache", "joint_trees", "speculative_reach"});
   if (auto g = o.get("iterations")) s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
   if (auto g = o.get("relaxation")) {
     s.relaxation = g->as_float();
@@ -65,6 +65,7 @@ void SceneParser::read_solver(const Object& top) {
   if (auto g = o.get("friction")) s.friction = g->as_bool();
   if (auto g = o.get("contact_cache")) s.contact_cache = g->as_bool();
   if (auto g = o.get("joint_trees")) s.joint_trees = g->as_bool();
+  if (auto g = o.get("speculative_reach")) s.speculative_reach = g->as_bool();
   if (auto g = o.get("warm_start")) {
     s.warm_start = g->as_float();
     g->check(s.warm_start >= 0.0f && s.warm_start <= 1.0f, "must be in [0, 1]");

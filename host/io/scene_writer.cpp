@@ -223,11 +223,13 @@ std::string camera_json(const Scene& scene) {
 
 namespace scene_write {
 namespace {
-// The solver's integrator, adaptive step, manifold cache and joint trees, when not the defaults.
+// The solver's integrator, adaptive step, manifold cache, joint trees and speculative reach, when
+// not the defaults.
 std::string solver_extras_json(const SolverSettings& so) {
   std::string out;
   if (!so.contact_cache) out += ", \"contact_cache\": false";
   if (!so.joint_trees) out += ", \"joint_trees\": false";
+  if (so.speculative_reach) out += ", \"speculative_reach\": true";
   if (so.integrator != Integrator::symplectic) {
     out += fmt::format(", \"integrator\": \"{}\"",
                        name_of(kIntegratorNames, static_cast<std::uint32_t>(so.integrator)));

@@ -275,7 +275,8 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   const std::uint32_t flags =
       (sv.split_impulse ? VKPHYS_FLAG_SPLIT : 0u) | (sv.gyroscopic ? VKPHYS_FLAG_GYROSCOPIC : 0u) |
       (particle_pairs_possible(scene.particles) ? VKPHYS_FLAG_PARTICLE_PAIRS : 0u) |
-      (sv.contact_cache ? VKPHYS_FLAG_CONTACT_CACHE : 0u);
+      (sv.contact_cache ? VKPHYS_FLAG_CONTACT_CACHE : 0u) |
+      (sv.speculative_reach ? VKPHYS_FLAG_SPECULATIVE_REACH : 0u);
   p.modes =
       glm::uvec4(static_cast<std::uint32_t>(sv.scheme), static_cast<std::uint32_t>(sv.restitution),
                  static_cast<std::uint32_t>(sv.friction_model), flags);
