@@ -69,6 +69,7 @@ inline void expect_same_settings(const Settings& sa, const Settings& sb) {
   EXPECT_EQ(a.split_impulse, b.split_impulse);
   EXPECT_EQ(a.gyroscopic, b.gyroscopic);
   EXPECT_EQ(a.max_colors, b.max_colors);
+  EXPECT_EQ(a.speculative_reach, b.speculative_reach);
   VKPHYS_EXPECT_SAME(a.contact_hertz, b.contact_hertz);
   VKPHYS_EXPECT_SAME(a.substeps, b.substeps);
   VKPHYS_EXPECT_SAME(a.relax_iterations, b.relax_iterations);

@@ -434,6 +434,7 @@ TEST(RigidSceneFile, RoundTripsEveryFieldAndParticles) {
   s.settings.solver.split_impulse = true;
   s.settings.solver.gyroscopic = false;
   s.settings.solver.max_colors = 3;
+  s.settings.solver.speculative_reach = true;
   s.materials.push_back(vkphys::Material{"rubber \"x\"", 0.75f, 1.1f, 3e5f, 2.5f});
   s.bodies[1].material = 1;
   s.bodies[1].velocity = glm::vec3(0.1f, -0.2f, 1e-9f);

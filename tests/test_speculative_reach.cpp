@@ -101,7 +101,7 @@ TEST_P(SpeculativeReach, ImpactWithNothingToGiveBackLandsOnTheSurface) {
 // A box sliding at 2 m/s on the floor past a wall 1 cm away (within the 2 cm margin, so the
 // wall is a speculative contact all along, never touched): the wall must not brake it. The
 // scaled-box model's bound mu m g h does not follow the normal impulse, so it used to act on the
-// untouched wall too (before: the box stopped 0.10 m short with the wall, sequential); now a
+// untouched wall too (before: the box stopped 0.20 m short with the wall, every scheme); now a
 // contact that does not touch within the substep gets no box bound (contact_touches,
 // kernels/contact_manifold.inl). The cone model's bound mu lambda_n was already 0 there. The
 // Jacobi scheme is left out: its mass splitting counts the wall's unit among the box's, which
@@ -126,8 +126,8 @@ TEST_P(SpeculativeReach, UntouchedWallGivesNoFriction) {
                 GetParam().backend.c_str(), scheme_name(GetParam().scheme),
                 model == FrictionModel::cone ? "cone" : "scaled_box", double(travelled[0]),
                 double(travelled[1]));
-    // mu g = 5 m/s^2: 0.4 m to rest
-    EXPECT_NEAR(travelled[0], 0.4f, 0.02f);
+    // mu g = 5 m/s^2: 0.4 m to rest (measured 0.383: the step's friction acts from the start)
+    EXPECT_NEAR(travelled[0], 0.4f, 0.03f);
     EXPECT_NEAR(travelled[1], travelled[0], 1e-3f);
   }
 }
