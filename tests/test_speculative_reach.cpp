@@ -49,6 +49,38 @@ TEST_P(SpeculativeReach, FastBallStopsOnAThinPlate) {
   EXPECT_NEAR(st.vel[1].y, 0.0f, 0.05f);
 }
 
+// Two balls (r = 0.1 m) meeting head-on at 8 m/s each, 60 Hz, no gravity, e = 0: they close
+// 26.7 cm a step, more than their 2 r + margin (22 cm), so with the plain margin the step after
+// the one that starts 3 cm apart has them past each other's centres and they pass through. Both
+// bodies move: the pair's distance is the sum of the two reaches, and each one's broadphase box
+// grows by its own (a static plate above checks one side only). With the reach they meet and stop
+// (momentum 0).
+TEST_P(SpeculativeReach, TwoFastBallsMeetInsteadOfPassing) {
+  Scene s = empty_rigid_scene(0.0f);
+  s.settings.solver.speculative_reach = true;
+  const float r = 0.1f, speed = 8.0f, closing = 2.0f * speed / 60.0f;
+  const float d = 2.0f * r + 0.03f + 2.0f * closing;  // 3 cm apart after two steps
+  Body a = make_sphere({-0.5f * d, 0.0f, 0.0f}, r, 1.0f);
+  Body b = make_sphere({0.5f * d, 0.0f, 0.0f}, r, 1.0f);
+  a.velocity = {speed, 0.0f, 0.0f};
+  b.velocity = {-speed, 0.0f, 0.0f};
+  s.bodies.push_back(a);
+  s.bodies.push_back(b);
+  load(s);
+  float closest = 1e9f;
+  WorldState st;
+  for (int k = 0; k < 20; ++k) {
+    st = run(1);
+    closest = std::min(closest, st.pos[1].x - st.pos[0].x);
+  }
+  std::printf("%s/%s: closest centres %.4f m (2 r = %.4f), final v %.3f, %.3f m/s\n",
+              GetParam().backend.c_str(), scheme_name(GetParam().scheme), double(closest),
+              double(2.0f * r), double(st.vel[0].x), double(st.vel[1].x));
+  EXPECT_GT(closest, 2.0f * r - 0.005f);
+  EXPECT_NEAR(st.vel[0].x, 0.0f, 0.05f);
+  EXPECT_NEAR(st.vel[1].x, 0.0f, 0.05f);
+}
+
 // A ball dropped 1.04 m onto the floor at 30 Hz (seed 004's rate): 4.5 m/s at the floor, 15 cm
 // a step. Without the reach the landing step starts 2.3 cm above the floor, just past the 2 cm
 // margin, and ends 12.7 cm inside it (every scheme) before the contact pushes the ball out;
