@@ -42,7 +42,7 @@ bool body_sweeps(uint i) {
 }
 
 // The body's bounding box, grown by half the contact margin or by its speculative reach if that
-// is larger (rigid bodies: body_setup).
+// is larger (rigid bodies: body_setup, body_reach_setup).
 void body_bounds(uint i, KOUT(vec3) lo, KOUT(vec3) hi) {
   if (is_particle(i)) {
     vec4 p = body_pos[i];
@@ -53,75 +53,6 @@ void body_bounds(uint i, KOUT(vec3) lo, KOUT(vec3) hi) {
     lo = vec3(rigid_aabb[2u * i]);
     hi = vec3(rigid_aabb[2u * i + 1u]);
   }
-}
-
-// The external acceleration of body i at the start of the step (kernels/integrate.h): gravity,
-// the central field, the applied force over the mass.
-vec3 body_acceleration(uint i, float im) {
-  vec3 a = vec3(params.gravity_dt) +
-           central_acceleration(vec3(body_pos[i]), params.central, params.drive.x);
-  if (!is_particle(i)) a += im * vec3(rigid_force[i]);
-  return a;
-}
-
-// ---- speculative reach: how far a rigid body may travel toward anything within the step ------
-// A contact is only a row if the narrowphase finds it, and the narrowphase runs once a step (the
-// substeps keep its anchors, kernels/contact_manifold.inl), from the step's start. A body that
-// crosses more than the contact margin in a step reaches a surface the step did not know of: the
-// rag-doll at seed 004's 30 Hz falls 15 cm a step at 4.4 m/s, finds the floor only once inside
-// the 2 cm margin, lands up to 10 cm into it and opens its pins by 2.3 cm on that step; a ball at
-// 10 m/s at 60 Hz (17 cm a step) passes through a 2 cm plate between two steps. So each rigid
-// body gets a speculative reach, the distance any point of it can move in the step (Jolt's
-// velocity-expanded bounds with its speculative contact distance; Bepu's speculative margin):
-//     e_i = min(H (|v| + |a| H + |w| L), 2 R),
-// H the step (not the substep), v and w its velocities, a its external acceleration (gravity,
-// the central field, the applied force: the step adds a H to v before it moves), L the lever of
-// its rotation (collider_lever: a sphere's turn moves none of its surface along the normal),
-// R its bounding radius. A pair's speculative distance is then
-//     D = max(margin, e_a + e_b)
-// (pair_margin, kernels/world_narrowphase.inl; particles and static bodies reach 0): any two
-// points closing within the step are found while their gap is below D, and a pair at rest keeps
-// the plain margin (g H^2 is 2.7 mm at 60 Hz, below the margin: nothing changes for a resting
-// pile). The broadphase box grows by max(margin / 2, e_i) on every side: two boxes grown so
-// overlap whenever the shapes are closer than D along any axis, since D <= pad_a + pad_b; and a
-// box reaching within margin / 2 of a plane (aabb_meets_plane) reaches D = max(margin, e_i)
-// of it. Isotropic rather than along v: D is a distance in any direction (the normal is not known
-// before the pair test), and a box grown only forward would miss a pair whose speculative row the
-// narrowphase keeps (harmless, as it separates, but the two stages would disagree and the pair
-// list would depend on the direction of motion).
-// The cap 2 R: a body looks ahead at most its own size in a step, so a fast body's box is at
-// most five of its widths across and meets a bounded number of neighbours, and a speculative row
-// (a half-space at the nearest feature) cannot stop a body far from anything it would touch.
-// In a world cut into slabs (kernels/world_broadphase.inl) every box must also stay within the
-// extent the slab width was made for (0.8 W, host/sim/world_params.cpp, sweep_slab_width), so
-// there the reach is also at most 0.4 W less the body's half extent along x and z (with margin
-// / 2 below it by construction); a pile of equal spheres then keeps the plain margin.
-// The restitution and friction of a speculative row stay those of a contact that closes within
-// the step (closes_on_impact, impact_rebound, contact_touches, kernels/contact_manifold.inl).
-// On with solver.speculative_reach, off by default (the reach is 0: every pair keeps the margin):
-// measured at seed 004's 30 Hz, 1 x 2, the rag-doll's worst pin gap after every step falls from
-// 2.32 to 0.41 cm and its landing depth from 12.7 cm to the resting sink, but its landing, now
-// stopped at the floor in one step, overshoots the locked shoulder limits by 0.31-0.35 rad (0.12
-// before), which two iterations do not hold.
-float speculative_reach(uint i, Collider c) {
-  if ((params.modes.w & VKPHYS_FLAG_SPECULATIVE_REACH) == 0u) return 0.0f;
-  float step = params.gravity_dt.w * params.contact.w;
-  float im = body_vel[i].w;
-  vec3 acc = im > 0.0f ? body_acceleration(i, im) : vec3(0.0f);
-  float speed = length(vec3(body_vel[i])) + length(acc) * step +
-                length(vec3(rigid_omega[i])) * collider_lever(c);
-  float reach = min(speed * step, 2.0f * collider_radius(c));
-  if (params.sweep.x != 0.0f) {
-    vec3 ext = collider_half_extent(c);
-    reach = min(reach, 0.4f * params.sweep.x - max(ext.x, ext.z));
-  }
-  return max(reach, 0.0f);
-}
-
-// Body i's speculative reach this step (rigid bodies that sweep; 0 for particles, planes,
-// shapeless bodies).
-float body_reach(uint i) {
-  return is_particle(i) ? 0.0f : rigid_aabb[2u * i].w;
 }
 
 // ---- set-up: AABB, sweep key (sortable min x), world inverse inertia -------------------------
@@ -137,14 +68,11 @@ void body_setup(uint i) {
   } else {
     vec3 lo = vec3(0.0f);
     vec3 hi = vec3(0.0f);
-    float reach = 0.0f;
     if (body_sweeps(i)) {
-      Collider c = body_collider(i);
-      reach = speculative_reach(i, c);
-      collider_aabb(c, max(0.5f * params.contact.x, reach), lo, hi);
+      collider_aabb(body_collider(i), 0.5f * params.contact.x, lo, hi);
       key = float_sort_key(lo.x);
     }
-    rigid_aabb[2u * i] = vec4(lo, reach);
+    rigid_aabb[2u * i] = vec4(lo, 0.0f);
     rigid_aabb[2u * i + 1u] = vec4(hi, 0.0f);
     mat3 ii = world_inverse_inertia(rigid_rot[i], vec3(rigid_inertia[i]));
     rigid_iinv[3u * i] = vec4(ii[0], 0.0f);
@@ -229,6 +157,96 @@ BodyState start_body(uint i) {
 }
 
 // ---- velocity update: forces, fields, drag and the gyroscopic term ----------------------------
+// The external acceleration of body i at the start of the step (kernels/integrate.h): gravity,
+// the central field, the applied force over the mass.
+vec3 body_acceleration(uint i, float im) {
+  vec3 a = vec3(params.gravity_dt) +
+           central_acceleration(vec3(body_pos[i]), params.central, params.drive.x);
+  if (!is_particle(i)) a += im * vec3(rigid_force[i]);
+  return a;
+}
+
+// ---- speculative reach: how far a rigid body may travel toward anything within the step ------
+// A contact is only a row if the narrowphase finds it, and the narrowphase runs once a step (the
+// substeps keep its anchors, kernels/contact_manifold.inl), from the step's start. A body that
+// crosses more than the contact margin in a step reaches a surface the step did not know of: the
+// rag-doll at seed 004's 30 Hz falls 15 cm a step at 4.4 m/s, finds the floor only once inside
+// the 2 cm margin, lands up to 10 cm into it and opens its pins by 2.3 cm on that step; a ball at
+// 10 m/s at 60 Hz (17 cm a step) passes through a 2 cm plate between two steps. So each rigid
+// body gets a speculative reach, the distance any point of it can move in the step (Jolt's
+// velocity-expanded bounds with its speculative contact distance; Bepu's speculative margin):
+//     e_i = min(H (|v| + |a| H + |w| L), 2 R),
+// H the step (not the substep), v and w its velocities, a its external acceleration (gravity,
+// the central field, the applied force: the step adds a H to v before it moves), L the lever of
+// its rotation (collider_lever: a sphere's turn moves none of its surface along the normal),
+// R its bounding radius. A pair's speculative distance is then
+//     D = max(margin, e_a + e_b)
+// (pair_margin, kernels/world_narrowphase.inl; particles and static bodies reach 0): any two
+// points closing within the step are found while their gap is below D, and a pair at rest keeps
+// the plain margin (g H^2 is 2.7 mm at 60 Hz, below the margin: nothing changes for a resting
+// pile). The broadphase box grows by max(margin / 2, e_i) on every side: two boxes grown so
+// overlap whenever the shapes are closer than D along any axis, since D <= pad_a + pad_b; and a
+// box reaching within margin / 2 of a plane (aabb_meets_plane) reaches D = max(margin, e_i)
+// of it. Isotropic rather than along v: D is a distance in any direction (the normal is not known
+// before the pair test), and a box grown only forward would miss a pair whose speculative row the
+// narrowphase keeps (harmless, as it separates, but the two stages would disagree and the pair
+// list would depend on the direction of motion).
+// The cap 2 R: a body looks ahead at most its own size in a step, so a fast body's box is at
+// most five of its widths across and meets a bounded number of neighbours, and a speculative row
+// (a half-space at the nearest feature) cannot stop a body far from anything it would touch.
+// In a world cut into slabs (kernels/world_broadphase.inl) every box must also stay within the
+// extent the slab width was made for (0.8 W, host/sim/world_params.cpp, sweep_slab_width), so
+// there the reach is also at most 0.4 W less the body's half extent along x and z (with margin
+// / 2 below it by construction); a pile of equal spheres then keeps the plain margin.
+// The restitution and friction of a speculative row stay those of a contact that closes within
+// the step (closes_on_impact, impact_rebound, contact_touches, kernels/contact_manifold.inl).
+// On with solver.speculative_reach, off by default (the reach is 0: every pair keeps the margin):
+// measured at seed 004's 30 Hz, 1 x 2, the rag-doll's worst pin gap after every step falls from
+// 2.32 to 0.41 cm and its landing depth from 12.7 cm to the resting sink, but its landing, now
+// stopped at the floor in one step, overshoots the locked shoulder limits by 0.31-0.35 rad (0.12
+// before), which two iterations do not hold.
+float speculative_reach(uint i, Collider c) {
+  if ((params.modes.w & VKPHYS_FLAG_SPECULATIVE_REACH) == 0u) return 0.0f;
+  float step = params.gravity_dt.w * params.contact.w;
+  float im = body_vel[i].w;
+  vec3 acc = im > 0.0f ? body_acceleration(i, im) : vec3(0.0f);
+  float speed = length(vec3(body_vel[i])) + length(acc) * step +
+                length(vec3(rigid_omega[i])) * collider_lever(c);
+  float reach = min(speed * step, 2.0f * collider_radius(c));
+  if (params.sweep.x != 0.0f) {
+    vec3 ext = collider_half_extent(c);
+    reach = min(reach, 0.4f * params.sweep.x - max(ext.x, ext.z));
+  }
+  return max(reach, 0.0f);
+}
+
+// Body i's speculative reach this step (rigid bodies that sweep; 0 for particles, planes,
+// shapeless bodies).
+float body_reach(uint i) {
+  return is_particle(i) ? 0.0f : rigid_aabb[2u * i].w;
+}
+
+// Grows rigid body i's box (body_setup's) by its speculative reach where that exceeds half the
+// margin, keeps the reach in rigid_aabb[2i].w for the narrowphase (pair_margin) and re-keys the
+// sweep. A pass of its own after body_setup, run only with solver.speculative_reach (the CPU
+// backend's set-up loop; on the GPU shaders/world_reach.comp, recorded only then): inside the
+// body kernel, whose one pipeline serves every per-body stage, this code made lavapipe (Mesa
+// 22.3) re-specialise that pipeline on every dispatch even with the reach off (its uniform
+// inlining clones, optimises and rebuilds the shader per dispatch once it judges the inlined
+// variant worth it: measured, the pyramid of 10's setup 0.04 -> 7-11 ms a step on one thread,
+// one shader-cache entry opened 15 times a step). Kept apart, the body kernel is main's.
+void body_reach_setup(uint i) {
+  if (is_particle(i) || !body_sweeps(i)) return;
+  Collider c = body_collider(i);
+  float reach = speculative_reach(i, c);
+  vec3 lo;
+  vec3 hi;
+  collider_aabb(c, max(0.5f * params.contact.x, reach), lo, hi);
+  rigid_aabb[2u * i] = vec4(lo, reach);
+  rigid_aabb[2u * i + 1u] = vec4(hi, 0.0f);
+  sort_keys[i] = float_sort_key(lo.x);
+}
+
 // Quadratic drag's 1/2 rho C_D S for body i moving along v.
 float body_quadratic_drag(uint i, vec3 v) {
   float rho_cd = params.drag.y;

@@ -429,6 +429,9 @@ class CpuBackend final : public Backend {
       t = now;
     };
     for (std::uint32_t i = 0; i < n; ++i) e.body_setup(i);
+    if ((e.params.modes.w & VKPHYS_FLAG_SPECULATIVE_REACH) != 0u) {
+      for (std::uint32_t i = 0; i < n; ++i) e.body_reach_setup(i);  // as the GPU's own pass
+    }
     lap(Stage::setup);
     sweep_and_prune(e);
     particle_grid(e);

@@ -354,6 +354,9 @@ void StepRecorder::setup() {
   gpu_.backup_copies(cb_, false, world_);
   vk::barrier(cb_);
   run(kernels_.body, body_groups_, kern::BODY_SETUP);
+  if ((in_.params.modes.w & VKPHYS_FLAG_SPECULATIVE_REACH) != 0u) {
+    run(kernels_.reach(), body_groups_, 0u);  // kernels/world_bodies.inl, body_reach_setup
+  }
   stage_done();
 }
 

@@ -15,6 +15,7 @@
 #include "world_narrowphase.spv.h"
 #include "world_ode.spv.h"
 #include "world_pcontact.spv.h"
+#include "world_reach.spv.h"
 #include "world_sweep.spv.h"
 #include "world_tree.spv.h"
 #include "world_unit.spv.h"
@@ -88,10 +89,19 @@ vk::Kernel& WorldKernels::fused() {
   return *fused_;
 }
 
+vk::Kernel& WorldKernels::reach() {
+  if (!reach_) {
+    reach_ = std::make_unique<vk::Kernel>(ctx_, "world_reach", words(world_reach_spv), kWorldPush,
+                                          constants_);
+  }
+  return *reach_;
+}
+
 std::vector<vk::Kernel*> WorldKernels::all() {
   std::vector<vk::Kernel*> a = {&body, &grid,   &sweep, &finalize, &narrowphase, &color,
                                 &unit, &commit, &drive, &pcontact, &tree};
   if (fused_) a.push_back(fused_.get());
+  if (reach_) a.push_back(reach_.get());
   for (const std::unique_ptr<vk::Kernel>& k : ode_) {
     if (k) a.push_back(k.get());
   }

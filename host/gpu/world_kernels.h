@@ -43,6 +43,9 @@ struct WorldKernels {
   // Vulkan memory model), made at its first use: most scenes never fuse, and a pipeline that is
   // never made is never compiled (each fault variant of the tests compiled it again).
   vk::Kernel& fused();
+  // shaders/world_reach.comp (the speculative reach), made at its first use: only scenes with
+  // solver.speculative_reach record it.
+  vk::Kernel& reach();
   // Every pipeline made so far.
   std::vector<vk::Kernel*> all();
 
@@ -51,6 +54,7 @@ struct WorldKernels {
   std::vector<std::uint32_t> constants_;  // constant_id 0 on (VKPHYS_FAULT)
   std::array<std::unique_ptr<vk::Kernel>, kOdeModes> ode_;
   std::unique_ptr<vk::Kernel> fused_;
+  std::unique_ptr<vk::Kernel> reach_;
 };
 
 }  // namespace vkphys
