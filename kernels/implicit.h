@@ -49,11 +49,26 @@ KERNELS_BEGIN
 // Slots of cg_vec per particle (kernels/world_layout.h).
 // The unknown dv has its own buffer, cg_dv: it outlives the solve as the next one's warm start.
 #define VKPHYS_CG_STRIDE 7u
-#define VKPHYS_CG_R 0u     // residual r = b - A dv
-#define VKPHYS_CG_Z 1u     // preconditioned residual z = P^-1 r
-#define VKPHYS_CG_P 2u     // search direction p
-#define VKPHYS_CG_AP 3u    // A p
-#define VKPHYS_CG_PINV 4u  // 3 slots: the columns of the inverse diagonal block P^-1
+#define VKPHYS_CG_R 0u   // residual r = b - A dv
+#define VKPHYS_CG_Z 1u   // preconditioned residual z = P^-1 r
+#define VKPHYS_CG_P 2u   // search direction p
+#define VKPHYS_CG_AP 3u  // A p
+#define VKPHYS_CG_PINV \
+  4u  // 3 slots: the columns of the inverse diagonal block P^-1 (block
+      // Jacobi), or of the diagonal block itself (lines: the factor's input)
+
+// The preconditioner (solver.cg_preconditioner, params.lines.x): block Jacobi, or the exact
+// solves along two families of lines (kernels/world_implicit.inl, "Lines").
+#define VKPHYS_CG_BLOCK_JACOBI 0u
+#define VKPHYS_CG_LINES 1u
+// cg_lines: no predecessor or successor in the family.
+#define VKPHYS_NO_LINK 0xFFFFFFFFu
+// cg_factor per particle and family f, from 7 f on: the columns of D^-1 (3), of the coupling E
+// to its predecessor (3), then the family's solve y_f.
+#define VKPHYS_LINE_STRIDE 14u
+#define VKPHYS_LINE_DINV 0u
+#define VKPHYS_LINE_E 3u
+#define VKPHYS_LINE_Y 6u
 
 struct SpringJacobian {
   mat3 dx;  // df_a/dx_a, (2) with the compression clamp
@@ -93,6 +108,11 @@ KFN vec3 block_times(mat3 m, vec3 v) {
   return m[0] * v.x + m[1] * v.y + m[2] * v.z;
 }
 
+// a b, column by column with block_times (not GLSL's or glm's m * m, for the reason above).
+KFN mat3 block_mul(mat3 a, mat3 b) {
+  return mat3(block_times(a, b[0]), block_times(a, b[1]), block_times(a, b[2]));
+}
+
 // The inverse of a symmetric positive definite 3x3 block (the preconditioner's diagonal
 // blocks), by cofactors written out so both backends do the same arithmetic (GLSL's inverse()
 // and glm::inverse may not round alike).
@@ -113,7 +133,7 @@ KFN mat3 inverse_symmetric3(mat3 a) {
 // cg_pass_sums: each invocation leaves its particle's products in cg_dots, and the chunk's sums
 // of them follow (cg_chunk_sum); cg_pass_step: the pass's scalars (cg_step) come first.
 KFN bool cg_pass_sums(uint mode) {
-  return mode == IMPLICIT_SETUP || mode == CG_MATVEC || mode == CG_UPDATE;
+  return mode == IMPLICIT_SETUP || mode == CG_MATVEC || mode == CG_UPDATE || mode == CG_LINE_SUM;
 }
 
 KFN bool cg_pass_step(uint mode) {
@@ -141,9 +161,11 @@ KFN uint cg_partials(uint particles) {
   return 2u * cg_chunks(particles);
 }
 
-// Invocations of an ODE pass (kernels/world_implicit.inl, ode_pass) over P particles: CG_START
-// one, everything else one per particle.
-KFN uint ode_pass_invocations(uint mode, uint particles) {
+// Invocations of an ODE pass (kernels/world_implicit.inl, ode_pass) over P particles and
+// `lines` lines (both families): CG_START one, CG_LINES one per line, everything else one per
+// particle.
+KFN uint ode_pass_invocations(uint mode, uint particles, uint lines) {
+  if (mode == CG_LINES) return lines;
   return mode == CG_START ? 1u : particles;
 }
 

@@ -120,8 +120,8 @@
   MODE(DRIVE_PATH_POSE, 2u)
 
 // shaders/world_ode.comp (kernels/world_ode.inl, world_implicit.inl): push (mode, stage, h as
-// float bits, role); per particle, but ODE_MARK per unit and CG_START one invocation
-// (kernels/implicit.h, ode_pass_invocations)
+// float bits, role); per particle, but ODE_MARK per unit, CG_START one invocation and CG_LINES
+// one per line (kernels/implicit.h, ode_pass_invocations)
 #define VKPHYS_ODE_MODES(MODE) \
   MODE(ODE_SPRING_FORCE, 0u)   \
   MODE(ODE_BEGIN, 1u)          \
@@ -134,7 +134,9 @@
   MODE(CG_MATVEC, 8u)          \
   MODE(CG_UPDATE, 9u)          \
   MODE(CG_DIRECTION, 10u)      \
-  MODE(IMPLICIT_END, 11u)
+  MODE(IMPLICIT_END, 11u)      \
+  MODE(CG_LINES, 12u)          \
+  MODE(CG_LINE_SUM, 13u)
 
 // Which targets a solve phase's rows get (kernels/world_units.inl, unit_targets):
 //   PHASE_SOLVE     SPOOK's targets with the position correction

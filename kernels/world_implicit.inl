@@ -9,8 +9,10 @@
 //                      matrix A and its inverse (the block-Jacobi preconditioner), dv = dv0 (the
 //                      warm start, below), r = b - A dv0, z = P^-1 r, p = z; the chunks' r.z,
 //                      r.r and b.b
+//   (lines: cg_line, factor and y = L^-1 r per line, and cg_line_sum, z and p = z: "Lines")
 //   cg_start           r.z, r.r and |b|^2
-//   then cg_max_iterations times, three passes:
+//   then cg_max_iterations times, three passes (lines: five, cg_line and cg_line_sum after
+//   cg_update, which then leaves z to them):
 //     cg_matvec        A p, matrix-free: each particle sums its springs' blocks (the
 //                      Jacobians are recomputed at x0, nothing is stored); the chunks' p.A p
 //     cg_update        alpha = r.z / p.A p; dv += alpha p, r -= alpha A p, z = P^-1 r; the
@@ -79,7 +81,7 @@
 // the chunks' translations is worse than without; exact solves of every row and every column,
 // added, take 94-155 iterations a step (from 222-388) and meet the tolerance in every step. A
 // preconditioner along the grid's lines (block-tridiagonal, factored once a solve) is what the
-// landing needs; it is not built.
+// landing needs: solver.cg_preconditioner "lines" ("Lines" below).
 //
 // Pins (Baraff and Witkin's filter): a particle with 1/m = 0 (pinned, kinematic) is not an
 // unknown: its rows of A, r, z and p are zero, so CG never moves it and it enters its
@@ -98,6 +100,10 @@
 
 bool implicit_filtered(uint i) {
   return !(body_vel[i].w > 0.0f);
+}
+
+bool cg_lines_on() {
+  return params.lines.x == VKPHYS_CG_LINES;
 }
 
 uint cg_base(uint i) {
@@ -166,9 +172,11 @@ void implicit_setup(uint i) {
     }
     b = h * (m * ode_acceleration(i) + h * dfdx_v0);
     r = b - ad;
-    pinv = inverse_symmetric3(block);
+    // Lines: the block itself, which cg_line factors with its line's couplings.
+    pinv = cg_lines_on() ? block : inverse_symmetric3(block);
   }
-  vec3 z = block_times(pinv, r);
+  // Lines: z and p come from cg_line and cg_line_sum.
+  vec3 z = cg_lines_on() ? vec3(0.0f) : block_times(pinv, r);
   // Nothing reads the flag in this pass; the last solve (a substep or step before) left it set.
   if (p == 0u) cg_scalar[0].w = 0.0f;
   cg_vec[c + VKPHYS_CG_R] = vec4(r, 0.0f);
@@ -206,11 +214,127 @@ void cg_matvec(uint i) {
   cg_dot(p, vec3(dot(pi, ap), 0.0f, 0.0f));
 }
 
+// Lines (solver.cg_preconditioner "lines"; see "Why the landing is slow" above). The particles
+// lie on two families of vertex-disjoint lines along their springs, found at load
+// (host/sim/cg_lines.h: a taut grid's rows and its columns). Family 0 covers every particle (one
+// not on a longer line is a line of its own); family 1 only the particles of its lines of two or
+// more. L_f is A restricted to family f's lines: block tridiagonal, its diagonal blocks A's, the
+// block between consecutive particles A's coupling of the two, -B summed over the springs that
+// join them, zero at a pin (a pin's rows of A are zero, so a pin is a line of its own). The
+// preconditioner is additive,
+//   z = P^-1 r = sum over f of R_f^T L_f^-1 R_f r
+// (R_f picks family f's particles): each term is symmetric positive semidefinite (L_f, a
+// principal submatrix of the positive definite A arranged in blocks, is positive definite), and
+// family 0's is definite, since its lines cover every particle; so P^-1 is symmetric positive
+// definite and CG stays CG (a symmetric multiplicative variant saves iterations where the
+// families overlap but costs a second solve of each family per iteration). A single line that
+// holds every coupling of A (a chain) makes P^-1 = A^-1 exactly: CG then converges at its
+// first iteration. Block Jacobi is the case of 1-particle lines.
+// Each line is solved by block LDL^T (block Thomas), one invocation per line walking it in
+// order, so the sums are in a fixed order on both backends:
+//   D_1 = A_11, D_k = A_kk - E_k D_(k-1)^-1 E_k   (E_k = A_(k,k-1), symmetric: spring blocks)
+//   forward   g_k = D_k^-1 (r_k - E_k g_(k-1))
+//   backward  y_n = g_n, y_k = g_k - D_k^-1 E_(k+1) y_(k+1)
+// The factor (D^-1 and E) is made once a solve, in implicit_setup's cg_line (`factor`), from the
+// diagonal blocks implicit_setup left in the CG_PINV slots and the couplings it recomputes;
+// cg_line_sum then adds the families' y into z and sums r.z and r.r. An iteration is five passes
+// (cg_matvec, cg_update, cg_line, cg_line_sum, cg_direction), block Jacobi's three.
+
+// The coupling A_(i,o) of particles i and o (world indices): -B summed over every spring that
+// joins them; zero where either is filtered.
+mat3 cg_coupling(uint i, uint o) {
+  mat3 e = mat3(0.0f);
+  if (implicit_filtered(i) || implicit_filtered(o)) return e;
+  float h = params.gravity_dt.w;
+  uint p = i - params.kinds.x;
+  for (uint k = fspring_offsets[p]; k < fspring_offsets[p + 1u]; ++k) {
+    uint entry = fspring_incident[k];
+    if (cg_other(entry) == o) e -= implicit_spring_block(cg_jacobian(entry), h);
+  }
+  return e;
+}
+
+mat3 cg_line_block(uint at) {
+  return mat3(vec3(cg_factor[at]), vec3(cg_factor[at + 1u]), vec3(cg_factor[at + 2u]));
+}
+
+void cg_set_line_block(uint at, mat3 m) {
+  cg_factor[at] = vec4(m[0], 0.0f);
+  cg_factor[at + 1u] = vec4(m[1], 0.0f);
+  cg_factor[at + 2u] = vec4(m[2], 0.0f);
+}
+
+// Line x of both families (family 0's L0 first): y_f = L^-1 r along it into its particles'
+// VKPHYS_LINE_Y slots, factoring L first when `factor` (implicit_setup's call).
+void cg_line(uint x, bool factor) {
+  if (cg_done()) return;
+  uint np = params.kinds.y;
+  uint f = x < params.lines.y ? 0u : 1u;
+  uint head = cg_lines[4u * np + x];
+  // Forward: D_k^-1 (and E_k) and g_k, from the first particle to the last.
+  uint prev = VKPHYS_NO_LINK;
+  uint last = head;
+  mat3 dinv_prev = mat3(0.0f);
+  vec3 g_prev = vec3(0.0f);
+  for (uint q = head; q != VKPHYS_NO_LINK; q = cg_lines[4u * q + 2u * f + 1u]) {
+    uint i = params.kinds.x + q;
+    uint at = VKPHYS_LINE_STRIDE * q + 7u * f;
+    mat3 e = mat3(0.0f);
+    mat3 dinv = mat3(0.0f);
+    if (factor) {
+      if (prev != VKPHYS_NO_LINK) e = cg_coupling(i, params.kinds.x + prev);
+      if (!implicit_filtered(i)) {
+        mat3 d = cg_pinv(cg_base(i));  // the diagonal block (implicit_setup)
+        d -= block_mul(e, block_mul(dinv_prev, e));
+        dinv = inverse_symmetric3(d);
+      }
+      cg_set_line_block(at + VKPHYS_LINE_DINV, dinv);
+      cg_set_line_block(at + VKPHYS_LINE_E, e);
+    } else {
+      dinv = cg_line_block(at + VKPHYS_LINE_DINV);
+      e = cg_line_block(at + VKPHYS_LINE_E);
+    }
+    vec3 g = block_times(dinv, vec3(cg_vec[cg_base(i) + VKPHYS_CG_R]) - block_times(e, g_prev));
+    cg_factor[at + VKPHYS_LINE_Y] = vec4(g, 0.0f);
+    dinv_prev = dinv;
+    g_prev = g;
+    prev = q;
+    last = q;
+  }
+  // Backward: y_k = g_k - D_k^-1 E_(k+1) y_(k+1), from the last particle to the first.
+  vec3 y_next = vec3(0.0f);
+  mat3 e_next = mat3(0.0f);
+  for (uint q = last; q != VKPHYS_NO_LINK; q = cg_lines[4u * q + 2u * f]) {
+    uint at = VKPHYS_LINE_STRIDE * q + 7u * f;
+    mat3 dinv = cg_line_block(at + VKPHYS_LINE_DINV);
+    vec3 y = vec3(cg_factor[at + VKPHYS_LINE_Y]) - block_times(dinv, block_times(e_next, y_next));
+    cg_factor[at + VKPHYS_LINE_Y] = vec4(y, 0.0f);
+    y_next = y;
+    e_next = cg_line_block(at + VKPHYS_LINE_E);
+  }
+}
+
+// z = y_0 (+ y_1 on a family-1 line) and the chunk's r.z and r.r; after implicit_setup's lines
+// (`first`) also p = z.
+void cg_line_sum(uint i, bool first) {
+  if (cg_done()) return;
+  uint q = i - params.kinds.x;
+  uint c = cg_base(i);
+  uint at = VKPHYS_LINE_STRIDE * q;
+  vec3 z = vec3(cg_factor[at + VKPHYS_LINE_Y]);
+  bool family1 = cg_lines[4u * q + 2u] != VKPHYS_NO_LINK || cg_lines[4u * q + 3u] != VKPHYS_NO_LINK;
+  if (family1) z += vec3(cg_factor[at + 7u + VKPHYS_LINE_Y]);
+  vec3 r = vec3(cg_vec[c + VKPHYS_CG_R]);
+  cg_vec[c + VKPHYS_CG_Z] = vec4(z, 0.0f);
+  if (first) cg_vec[c + VKPHYS_CG_P] = vec4(z, 0.0f);
+  cg_dot(q, vec3(dot(r, z), dot(r, r), 0.0f));
+}
+
 // Whether the pass `mode` skips this iteration: cg_matvec by the solve's flag, the others by
 // their scalar step.
 bool cg_pass_skipped(uint mode) {
-  return mode == CG_MATVEC ? cg_done()
-                           : mode != IMPLICIT_SETUP && cg_step.outcome != VKPHYS_CG_CONTINUE;
+  if (mode == CG_MATVEC || mode == CG_LINE_SUM) return cg_done();
+  return mode != IMPLICIT_SETUP && cg_step.outcome != VKPHYS_CG_CONTINUE;
 }
 
 // Chunk k's sums of its particles' products (cg_dot), in particle order: p . A p after
@@ -222,7 +346,10 @@ void cg_chunk_sum(uint mode, uint k) {
   vec3 sum = vec3(0.0f);
   uint n = min(particles - k * VKPHYS_CG_CHUNK, VKPHYS_CG_CHUNK);
   for (uint j = 0u; j < n; ++j) sum += cg_dots[j];
-  cg_partial[(mode == CG_MATVEC ? 0u : cg_chunks(particles)) + k] = vec4(sum, 0.0f);
+  uint at = (mode == CG_MATVEC ? 0u : cg_chunks(particles)) + k;
+  // cg_line_sum after implicit_setup: r.z and r.r, and keep implicit_setup's |b|^2.
+  if (mode == CG_LINE_SUM) sum.z = cg_partial[at].z;
+  cg_partial[at] = vec4(sum, 0.0f);
 }
 
 // The chunks' sums (cg_partial from `first` on), in chunk order.
@@ -287,9 +414,14 @@ void cg_update(uint i) {
   uint c = cg_base(i);
   float alpha = cg_step.coef;
   vec3 r = vec3(cg_vec[c + VKPHYS_CG_R]) - alpha * vec3(cg_vec[c + VKPHYS_CG_AP]);
-  vec3 z = block_times(cg_pinv(c), r);
   cg_dv[i - params.kinds.x] += vec4(alpha * vec3(cg_vec[c + VKPHYS_CG_P]), 0.0f);
   cg_vec[c + VKPHYS_CG_R] = vec4(r, 0.0f);
+  // Lines: z = P^-1 r and the sums are cg_line's and cg_line_sum's, the next two passes.
+  if (cg_lines_on()) {
+    cg_dot(i - params.kinds.x, vec3(0.0f));
+    return;
+  }
+  vec3 z = block_times(cg_pinv(c), r);
   cg_vec[c + VKPHYS_CG_Z] = vec4(z, 0.0f);
   cg_dot(i - params.kinds.x, vec3(dot(r, z), dot(r, r), 0.0f));
 }
@@ -338,7 +470,8 @@ void implicit_end(uint i) {
 }
 
 // Every ODE pass but the marks (kernels/stages.h VKPHYS_ODE_MODES): invocation x of
-// ode_pass_invocations(mode, P) (a particle R + x, or the one invocation 0). A CG pass's scalar
+// ode_pass_invocations(mode, P, lines) (a particle R + x, a line x, or the one invocation 0);
+// s = 1 marks implicit_setup's CG_LINES and CG_LINE_SUM (factor, p = z). A CG pass's scalar
 // step comes before (cg_begin_pass), its chunk sums after (cg_chunk_sum).
 void ode_pass(uint mode, uint x, uint s, float h, uint role) {
   uint i = params.kinds.x + x;
@@ -375,6 +508,12 @@ void ode_pass(uint mode, uint x, uint s, float h, uint role) {
       break;
     case IMPLICIT_END:
       implicit_end(i);
+      break;
+    case CG_LINES:
+      cg_line(x, s != 0u);
+      break;
+    case CG_LINE_SUM:
+      cg_line_sum(i, s != 0u);
       break;
     default:
       break;

@@ -147,6 +147,12 @@
 //                        (VKPHYS_CG_CHUNK particles each)
 //   cg_scalar[0..1]      (r.z, r.r, |b|^2, done), (iterations, 0, 0, 0); [2..3] the
 //                        iteration's copy
+//   with solver.cg_preconditioner "lines" only (else empty), made at load (host/sim/cg_lines.h):
+//   cg_lines[4p + 2f], [4p + 2f + 1]  particle p's predecessor and successor (particle indices
+//                        p, VKPHYS_NO_LINK at a line's end) in line family f; then from 4P on the
+//                        lines' first particles, family 0's L0, then family 1's L1
+//   cg_factor[14p + 7f + 0..6]  the line's block LDL^T: D^-1, the coupling to the predecessor,
+//                        and the family's solve y_f (kernels/implicit.h VKPHYS_LINE_*)
 #ifndef VKPHYS_KERNELS_WORLD_LAYOUT_H
 #define VKPHYS_KERNELS_WORLD_LAYOUT_H
 #include "kernels/common.h"
@@ -233,6 +239,8 @@ struct WorldParams {
                     //  CG tolerance as float bits)
   uvec4 aero;       // (triangles under the wind T (0: no wind), 0, 0, 0)
   uvec4 trees;      // (joint trees K, their nodes NT, 0, 0), kernels/joint_trees.inl
+  uvec4 lines;      // (CG preconditioner (VKPHYS_CG_BLOCK_JACOBI or VKPHYS_CG_LINES), lines of
+                    //  family 0 L0, of family 1 L1, 0), kernels/world_implicit.inl
   uvec4 plane_bodies[VKPHYS_MAX_PLANES / 4];  // body indices of the plane bodies, 4 per entry
   vec4 materials[VKPHYS_MAX_MATERIALS];       // (restitution, friction, SPOOK k, SPOOK d)
 };
@@ -355,8 +363,10 @@ struct WorldCounters {
   BUF(75, uvec4, sweep_ranges)         \
   BUF(76, vec4, body_vel_next)         \
   BUF(77, vec4, sweep_yz)              \
-  BUF(78, vec4, cg_dv)
-#define VKPHYS_WORLD_BINDINGS 79u
+  BUF(78, vec4, cg_dv)                 \
+  BUF(79, uint, cg_lines)              \
+  BUF(80, vec4, cg_factor)
+#define VKPHYS_WORLD_BINDINGS 81u
 #define VKPHYS_TREE_NODE_STRIDE 26u
 // The least number of walk entries in one sweep work item (kernels/world_broadphase.inl).
 #define VKPHYS_SWEEP_CHUNK 64u

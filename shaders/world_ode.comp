@@ -1,7 +1,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Force springs and the particles' explicit and implicit integrators (kernels/world_ode.inl,
-// world_implicit.inl): one invocation per particle, per unit (ODE_MARK) or one (CG_START); push:
+// world_implicit.inl): one invocation per particle, per unit (ODE_MARK), per line (CG_LINES) or
+// one (CG_START); push:
 // (unused, stage, h as float bits, role). A CG pass's workgroup is one chunk of particles: its
 // scalar step before a barrier, its chunk's sums after one.
 //
@@ -24,7 +25,8 @@ void main() {
     if (x < params.coloring.w) ode_mark_unit(x);
     return;
   }
-  bool in_range = x < ode_pass_invocations(ODE_MODE, params.kinds.y);
+  bool in_range =
+      x < ode_pass_invocations(ODE_MODE, params.kinds.y, params.lines.y + params.lines.z);
   // Every invocation reaches the barriers (the mode is a constant).
   if (cg_pass_step(ODE_MODE)) {
     if (gl_LocalInvocationID.x == 0u) cg_begin_pass(ODE_MODE);

@@ -1,10 +1,12 @@
 // Small scenes for the explicit-integrator tests (tests/test_explicit_integrators.cpp,
-// tests/test_force_spring_parity.cpp): a force-spring oscillator and a Kepler orbit.
+// tests/test_force_spring_parity.cpp): a force-spring oscillator and a Kepler orbit; and the
+// implicit tests' stiff cloth (tests/test_implicit_integrator.cpp, test_implicit_lines.cpp).
 #pragma once
 
 #include <cmath>
 #include <numbers>
 
+#include "vkphys/cloth.h"
 #include "vkphys/scene.h"
 
 namespace vkphys::test {
@@ -47,6 +49,23 @@ inline Scene kepler_scene(Integrator integrator, double e, std::uint32_t steps) 
   s.settings.central.law = CentralLaw::inverse_square;
   s.particles.add({1.0f, 0.0f, 0.0f}, {0.0f, static_cast<float>(speed), 0.0f}, 0.01f, 1.0f, 0);
   return s;
+}
+
+// A 1.5 m square force-spring cloth of n x n vertices in the x-z plane at y = 0.8, stiff enough
+// that the explicit step would need substeps.
+inline ClothSpec stiff_cloth(std::uint32_t n) {
+  ClothSpec c;
+  c.origin = {-0.75f, 0.8f, -0.75f};
+  c.u = {1.5f, 0.0f, 0.0f};
+  c.v = {0.0f, 0.0f, 1.5f};
+  c.nu = c.nv = n;
+  c.density = 0.2f;
+  c.model = SpringModel::force;
+  c.k_structural = 2000.0f;
+  c.k_shear = 200.0f;
+  c.k_bend = 20.0f;
+  c.c = 0.5f;
+  return c;
 }
 
 }  // namespace vkphys::test

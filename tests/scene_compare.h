@@ -78,6 +78,7 @@ inline void expect_same_settings(const Settings& sa, const Settings& sb) {
   if (a.integrator == Integrator::implicit) {
     EXPECT_EQ(a.cg_tolerance, b.cg_tolerance);
     EXPECT_EQ(a.cg_max_iterations, b.cg_max_iterations);
+    EXPECT_EQ(a.cg_preconditioner, b.cg_preconditioner);
   }
   VKPHYS_EXPECT_SAME(a.adaptive.tolerance, b.adaptive.tolerance);
   EXPECT_EQ(a.adaptive.max_steps, b.adaptive.max_steps);

@@ -223,22 +223,6 @@ TEST(ImplicitOscillator, NumericalDampingMatchesItsFormula) {
 // ---- cloth
 // ---------------------------------------------------------------------------------------
 
-// A force-spring cloth stiff enough that the explicit step would need substeps.
-ClothSpec stiff_cloth(std::uint32_t n) {
-  ClothSpec c;
-  c.origin = {-0.75f, 0.8f, -0.75f};
-  c.u = {1.5f, 0.0f, 0.0f};
-  c.v = {0.0f, 0.0f, 1.5f};
-  c.nu = c.nv = n;
-  c.density = 0.2f;
-  c.model = SpringModel::force;
-  c.k_structural = 2000.0f;
-  c.k_shear = 200.0f;
-  c.k_bend = 20.0f;
-  c.c = 0.5f;
-  return c;
-}
-
 // A 32 x 32 cloth (1,024 vertices of 0.44 g, k 2,000 N/m structural: h omega = 35) drapes over
 // a static ball at 60 Hz with one step a frame: every solve meets the tolerance within the cap,
 // and no vertex sinks into the ball by more than the stated depth (measured: 145 iterations at

@@ -326,6 +326,11 @@ int cmd_bench(const Options& opt) {
             if (scene.springs.empty() && method != methods.front()) continue;
             Scene solved = scene;
             apply_method(method, solved);
+            if (!opt.cg_preconditioner.empty()) {
+              solved.settings.solver.cg_preconditioner = opt.cg_preconditioner == "lines"
+                                                             ? CgPreconditioner::lines
+                                                             : CgPreconditioner::block_jacobi;
+            }
             const std::string label = (method.empty() || scene.springs.empty()
                                            ? std::string(scheme_name(scheme))
                                            : std::string(scheme_name(scheme)) + ", " + method) +

@@ -49,15 +49,16 @@ struct Options {
   std::optional<std::uint32_t> iterations, substeps, relax;
   std::string workload = "all";  // bench: particles|pyramid|pyramids|boxes|rigid|all
   std::vector<std::uint32_t> sizes{1000, 10000, 100000};
-  bool sizes_given = false;      // --sizes was on the command line
-  std::uint32_t warmup = 0;      // bench: warm-up steps
-  std::string plot;              // bench: folder for SVG plots of ms/step against size
-  std::string fused = "auto";    // bench: auto|never|always (FusedPolicy, host/sim/backend.h)
-  std::string method;            // bench: compliant|force|implicit|all; empty = the scene's
-  std::string tethers = "none";  // bench: none|euclidean|geodesic, added to pinned cloths
-  bool warmup_given = false;     // --warmup was on the command line
-  std::uint32_t size = 0;        // export-scene: count/base parameter, 0 = the builder's default
-  std::string export_out;        // export-scene: output file, empty = stdout
+  bool sizes_given = false;       // --sizes was on the command line
+  std::uint32_t warmup = 0;       // bench: warm-up steps
+  std::string plot;               // bench: folder for SVG plots of ms/step against size
+  std::string fused = "auto";     // bench: auto|never|always (FusedPolicy, host/sim/backend.h)
+  std::string method;             // bench: compliant|force|implicit|all; empty = the scene's
+  std::string tethers = "none";   // bench: none|euclidean|geodesic, added to pinned cloths
+  std::string cg_preconditioner;  // bench: block_jacobi|lines; empty = the scene's
+  bool warmup_given = false;      // --warmup was on the command line
+  std::uint32_t size = 0;         // export-scene: count/base parameter, 0 = the builder's default
+  std::string export_out;         // export-scene: output file, empty = stdout
 };
 
 // A World on `backend` and `device` with the validation the global flags ask for.

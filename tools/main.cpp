@@ -16,6 +16,7 @@
 //                [--sizes N,...]
 //                [--backend gpu|cpu|both] [--scheme colored|jacobi|sequential|all] [--warmup N]
 //                [--steps N] [--fused auto|never|always] [--tethers none|euclidean|geodesic]
+//                [--cg-preconditioner block_jacobi|lines]
 //   vkphys export-scene NAME [--size N] [--out FILE]   a built-in scene as JSON
 //   vkphys plot RUN_DIR                       SVG plots of RUN_DIR/metrics.csv in RUN_DIR/plots
 //   vkphys render SCENE [--frames N] [--every K] [--out DIR] [--backend gpu|cpu]
@@ -219,6 +220,11 @@ int main(int argc, char** argv) {
                    "none, euclidean or geodesic (default none; workloads without pins run "
                    "without)")
       ->check(CLI::IsMember({"none", "euclidean", "geodesic"}));
+  bench
+      ->add_option("--cg-preconditioner", opt.cg_preconditioner,
+                   "the implicit method's CG preconditioner: block_jacobi or lines (default: the "
+                   "scene's solver.cg_preconditioner)")
+      ->check(CLI::IsMember({"block_jacobi", "lines"}));
   bench->add_option("--plot", opt.plot,
                     "folder for SVG plots: ms/step per stage against size, per backend and scheme");
 

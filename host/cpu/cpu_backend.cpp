@@ -57,6 +57,7 @@ class CpuBackend final : public Backend {
     cg_dv_.assign(implicit ? p : 0u, glm::vec4(0.0f));
     cg_partial_.assign(implicit ? kern::cg_partials(world_.particles()) : 0u, glm::vec4(0.0f));
     cg_scalar_.assign(implicit ? 4u : 0u, glm::vec4(0.0f));
+    cg_factor_.assign(world_.cg_lines.empty() ? 0u : VKPHYS_LINE_STRIDE * p, glm::vec4(0.0f));
     ode_ = {};
     grid_keys_.assign(p, 0u);
     grid_values_.assign(p, 0u);
@@ -266,6 +267,8 @@ class CpuBackend final : public Backend {
     e.cg_dv = cg_dv_.data();
     e.cg_partial = cg_partial_.data();
     e.cg_scalar = cg_scalar_.data();
+    e.cg_lines = world_.cg_lines.data();
+    e.cg_factor = cg_factor_.data();
     e.params.drive.z = static_cast<std::uint32_t>(drive_impulses_.size() / 2);
     return e;
   }
@@ -393,7 +396,8 @@ class CpuBackend final : public Backend {
     if (sv.integrator == Integrator::symplectic || r == n) return;
     ode_.for_each_pass(sv, params_.gravity_dt.w,
                        [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
-                         const std::uint32_t count = kern::ode_pass_invocations(mode, n - r);
+                         const std::uint32_t count = kern::ode_pass_invocations(
+                             mode, n - r, params_.lines.y + params_.lines.z);
                          const bool sums = kern::cg_pass_sums(mode);
                          if (kern::cg_pass_step(mode)) e.cg_begin_pass(mode);
                          // A chunk's sums after its last particle (the GPU's workgroup).
@@ -634,7 +638,7 @@ class CpuBackend final : public Backend {
   std::vector<unsigned char> lane_taken_;
   std::uint32_t lane_plan_entries_ = 0;
   std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_dv_, cg_partial_, cg_scalar_,
-      saved_pos_, saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
+      cg_factor_, saved_pos_, saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, sweep_ref_, tree_blocks_,
       pair_normal_, point_geom_, point_lambda_, point_prep_, prev_lambda_, joint_rows_,
       joint_lambda_, unit_dv_, pc_geom_, pc_target_, pc_lambda_, pc_copy_lambda_, prev_pc_lambda_,

@@ -320,12 +320,15 @@ void StepRecorder::predict_forces() {
   }
   run(kernels_.body, body_groups_, kern::BODY_PREDICT);
   if (!explicit_ode) return;
-  in_.ode.for_each_pass(sv_, in_.params.gravity_dt.w,
-                        [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
-                          run(kernels_.ode(mode),
-                              vk::groups_for(kern::ode_pass_invocations(mode, particles_), kGroup),
-                              mode, s, std::bit_cast<std::uint32_t>(h), role);
-                        });
+  in_.ode.for_each_pass(
+      sv_, in_.params.gravity_dt.w,
+      [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
+        run(kernels_.ode(mode),
+            vk::groups_for(kern::ode_pass_invocations(mode, particles_,
+                                                      in_.params.lines.y + in_.params.lines.z),
+                           kGroup),
+            mode, s, std::bit_cast<std::uint32_t>(h), role);
+      });
 }
 
 // Preparation and targets: joints and pairs in the unit kernel, particle contacts in their own

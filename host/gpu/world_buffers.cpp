@@ -92,6 +92,10 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_cg_partial] = storage(ctx, kern::cg_partials(static_cast<std::uint32_t>(cg)) * v4,
                               "conjugate-gradient partial sums");
   buf[b_cg_scalar] = storage(ctx, cg > 0 ? 4 * v4 : 0u, "conjugate-gradient scalars");
+  const VkDeviceSize lines = world.cg_lines.empty() ? 0u : p;
+  buf[b_cg_lines] = storage(ctx, world.cg_lines.size() * u1, "conjugate-gradient lines");
+  buf[b_cg_factor] =
+      storage(ctx, VKPHYS_LINE_STRIDE * lines * v4, "conjugate-gradient line factors");
   // Written by the host before each step (host/sim/drive.h).
   buf[b_drive_paths] = vk::Buffer(ctx, VkDeviceSize{world.drive.paths()} * 4 * v4, 0, true);
   buf[b_drive_impulses] =
@@ -121,6 +125,7 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_wind_incident].upload(std::span<const std::uint32_t>(world.wind_incident));
   buf[b_partner_offsets].upload(std::span<const std::uint32_t>(world.partner_offsets));
   buf[b_partner_list].upload(std::span<const std::uint32_t>(world.partner_list));
+  buf[b_cg_lines].upload(std::span<const std::uint32_t>(world.cg_lines));
   ctx.run_once([&](VkCommandBuffer cb) {
     buf[b_joint_lambda].fill(cb, 0u);
     buf[b_body_start].fill(cb, 0u);

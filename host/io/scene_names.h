@@ -19,6 +19,7 @@ inline constexpr std::array<std::string_view, 2> kFrictionModelNames{"cone", "sc
 inline constexpr std::array<std::string_view, 2> kCentralLawNames{"inverse_square", "linear"};
 inline constexpr std::array<std::string_view, 5> kIntegratorNames{"symplectic", "euler", "midpoint",
                                                                   "rk4", "implicit"};
+inline constexpr std::array<std::string_view, 2> kCgPreconditionerNames{"block_jacobi", "lines"};
 inline constexpr std::array<std::string_view, 2> kSpringModelNames{"compliant", "force"};
 inline constexpr std::array<std::string_view, 2> kClothDiagonalNames{"both", "alternating"};
 inline constexpr std::array<std::string_view, 3> kClothTetherNames{"none", "euclidean", "geodesic"};

@@ -49,13 +49,14 @@ void SceneParser::read_solver(const Object& top) {
   }
   auto f = top.get("solver");
   if (!f) return;
-  Object o = versioned(
-      *f,
-      {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start", "spook_k",
-       "spook_d", "scheme", "restitution", "friction_model", "split_impulse", "gyroscopic",
-       "max_colors", "contact_hertz"},
-      {"substeps", "relax_iterations", "impact_passes", "integrator", "adaptive", "cg_tolerance",
-       "cg_max_iterations", "contact_cache", "joint_trees", "speculative_reach"});
+  Object o =
+      versioned(*f,
+                {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start",
+                 "spook_k", "spook_d", "scheme", "restitution", "friction_model", "split_impulse",
+                 "gyroscopic", "max_colors", "contact_hertz"},
+                {"substeps", "relax_iterations", "impact_passes", "integrator", "adaptive",
+                 "cg_tolerance", "cg_max_iterations", "cg_preconditioner", "contact_cache",
+                 "joint_trees", "speculative_reach"});
   if (auto g = o.get("iterations")) s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
   if (auto g = o.get("relaxation")) {
     s.relaxation = g->as_float();
@@ -112,6 +113,9 @@ void SceneParser::read_solver(const Object& top) {
   }
   if (auto g = o.get("cg_max_iterations")) {
     s.cg_max_iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
+  }
+  if (auto g = o.get("cg_preconditioner")) {
+    s.cg_preconditioner = static_cast<CgPreconditioner>(choice(*g, kCgPreconditionerNames));
   }
   if (auto g = o.get("contact_hertz")) {
     contact_hertz_given_ = true;

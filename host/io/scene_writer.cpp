@@ -237,6 +237,11 @@ std::string solver_extras_json(const SolverSettings& so) {
   if (so.integrator == Integrator::implicit) {
     out += fmt::format(", \"cg_tolerance\": {}, \"cg_max_iterations\": {}", num(so.cg_tolerance),
                        so.cg_max_iterations);
+    if (so.cg_preconditioner != SolverSettings{}.cg_preconditioner) {
+      out += fmt::format(
+          ", \"cg_preconditioner\": \"{}\"",
+          name_of(kCgPreconditionerNames, static_cast<std::uint32_t>(so.cg_preconditioner)));
+    }
   }
   if (so.adaptive.tolerance > 0.0f) {
     out += fmt::format(", \"adaptive\": {{\"tolerance\": {}, \"max_steps\": {}}}",

@@ -64,7 +64,8 @@ struct OdeControl {
 
   // The passes that integrate the particles over one (sub)step of `h` (kernels/world_ode.inl,
   // world_implicit.inl), in order: pass(mode, stage, ODE step size, role), mode one of
-  // kernels/stages.h's ODE modes, each over kern::ode_pass_invocations(mode, P) invocations.
+  // kernels/stages.h's ODE modes, each over kern::ode_pass_invocations(mode, P, lines)
+  // invocations.
   // Both backends run exactly this sequence.
   template <class Pass>
   void for_each_pass(const SolverSettings& sv, float h, Pass&& pass) const {
@@ -96,16 +97,26 @@ struct OdeControl {
 
  private:
   // Backward Euler: one linear solve per (sub)step, every CG iteration recorded as three passes
-  // that carry their own reductions and scalar steps (the passes after convergence do nothing;
-  // kernels/world_implicit.inl).
+  // (five with the lines preconditioner) that carry their own reductions and scalar steps (the
+  // passes after convergence do nothing; kernels/world_implicit.inl).
   template <class Pass>
   static void implicit_passes(const SolverSettings& sv, float h, Pass&& pass) {
     pass(kern::ODE_BEGIN, 0u, h, VKPHYS_ODE_PLAIN);
+    const bool lines = sv.cg_preconditioner == CgPreconditioner::lines;
     pass(kern::IMPLICIT_SETUP, 0u, h, VKPHYS_ODE_PLAIN);
+    // Lines: factor and solve (stage 1), z and p = z, and their sums.
+    if (lines) {
+      pass(kern::CG_LINES, 1u, h, VKPHYS_ODE_PLAIN);
+      pass(kern::CG_LINE_SUM, 1u, h, VKPHYS_ODE_PLAIN);
+    }
     pass(kern::CG_START, 0u, h, VKPHYS_ODE_PLAIN);
     for (std::uint32_t k = 0; k < sv.cg_max_iterations; ++k) {
       pass(kern::CG_MATVEC, 0u, h, VKPHYS_ODE_PLAIN);
       pass(kern::CG_UPDATE, 0u, h, VKPHYS_ODE_PLAIN);
+      if (lines) {
+        pass(kern::CG_LINES, 0u, h, VKPHYS_ODE_PLAIN);
+        pass(kern::CG_LINE_SUM, 0u, h, VKPHYS_ODE_PLAIN);
+      }
       pass(kern::CG_DIRECTION, 0u, h, VKPHYS_ODE_PLAIN);
     }
     pass(kern::IMPLICIT_END, 0u, h, VKPHYS_ODE_PLAIN);

@@ -250,6 +250,8 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   }
   p.aero = glm::uvec4(world.wind_triangles(), 0u, 0u, 0u);
   p.trees = glm::uvec4(world.trees(), static_cast<std::uint32_t>(world.tree_nodes.size()), 0u, 0u);
+  p.lines = glm::uvec4(static_cast<std::uint32_t>(sv.cg_preconditioner), world.cg_line_counts.x,
+                       world.cg_line_counts.y, 0u);
   const float reach = particle_reach(margin, world);
   const float cell = s.cell_size > 0.0f ? s.cell_size : (reach > 0.0f ? reach : 1.0f);
   if (world.particles() > 0 && cell < reach) {

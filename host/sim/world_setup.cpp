@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "host/sim/cg_lines.h"
 #include "host/sim/finite.h"
 #include "host/sim/joint_coloring.h"
 #include "host/sim/joint_trees.h"
@@ -197,6 +198,12 @@ WorldArrays build_world(const Scene& scene) {
   add_spring_partners(scene, w);
   check_triangles(scene);
   add_wind_triangles(scene, w);
+  if (scene.settings.solver.integrator == Integrator::implicit &&
+      scene.settings.solver.cg_preconditioner == CgPreconditioner::lines) {
+    CgLines lines = find_cg_lines(w);
+    w.cg_lines = std::move(lines.links);
+    w.cg_line_counts = lines.counts;
+  }
   for (std::uint32_t i = 0; i < scene.bodies.size(); ++i) {
     w.info[i].z = union_find_root(parent, i) + 1u;
   }

@@ -45,6 +45,11 @@ struct WorldArrays {
   // (kernels/world_layout.h)
   std::vector<glm::uvec4> wind_tris;
   std::vector<std::uint32_t> wind_offsets, wind_incident;
+  // the CG line preconditioner's lines (host/sim/cg_lines.h; solver.cg_preconditioner "lines"
+  // only, else empty): cg_lines as kernels/world_layout.h lays it out, and the two families'
+  // line counts
+  std::vector<std::uint32_t> cg_lines;
+  glm::uvec2 cg_line_counts{0u};
   // the joint trees (K) and their nodes (host/sim/joint_trees.h, kernels/joint_trees.inl)
   std::vector<glm::uvec2> tree_ranges;
   std::vector<glm::uvec4> tree_nodes;

@@ -60,6 +60,13 @@ inline const char* scheme_name(SolverScheme s) {
   return "?";
 }
 
+/// The implicit integrator's CG preconditioner: the inverse 3x3 diagonal blocks, or exact solves
+/// along two families of lines through the springs (a grid cloth's rows and columns), added.
+enum class CgPreconditioner : std::uint32_t {
+  block_jacobi = 0,
+  lines = 1,
+};
+
 /// How particles' forces (gravity, fields, drag, force springs) are integrated over a step or
 /// substep (ARCHITECTURE.md, "Force springs and explicit integrators"). Rigid bodies always take
 /// the symplectic step.
@@ -154,6 +161,8 @@ struct SolverSettings {
   /// iterations (in [1, 1000]); the step statistics report the iterations and the residual.
   float cg_tolerance = 1.0e-4f;
   std::uint32_t cg_max_iterations = 100;
+  /// Its preconditioner (kernels/world_implicit.inl, "Lines").
+  CgPreconditioner cg_preconditioner = CgPreconditioner::block_jacobi;
 };
 
 /// Quadratic (aerodynamic) drag on every body and particle, seed 002 eq 23 (reconstructed in the
