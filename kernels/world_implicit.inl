@@ -239,6 +239,10 @@ void cg_matvec(uint i) {
 // diagonal blocks implicit_setup left in the CG_PINV slots and the couplings it recomputes;
 // cg_line_sum then adds the families' y into z and sums r.z and r.r. An iteration is five passes
 // (cg_matvec, cg_update, cg_line, cg_line_sum, cg_direction), block Jacobi's three.
+// Measured (CPU, the bench's drapes, 4 substeps, cap 100, 1e-4; block Jacobi -> lines): 64 x 64
+// steps 15-25 325 -> 127 iterations a step, steps 21-65 240 -> 86, no step misses the tolerance
+// (block Jacobi: 19 and 20), half the CPU time; 128 x 128 steps 21-60 363 -> 154, none misses
+// it (block Jacobi: 25 steps from 15 to 42). A chain that is one line: 1 iteration.
 
 // The coupling A_(i,o) of particles i and o (world indices): -B summed over every spring that
 // joins them; zero where either is filtered.

@@ -252,6 +252,7 @@ TEST(ImplicitLines, BenchDrapeMeetsTheToleranceOnEveryStep) {
   s.settings.solver.integrator = Integrator::implicit;
   const SolverSettings& sv = s.settings.solver;
   Scene jacobi_scene = s;
+  jacobi_scene.settings.solver.cg_preconditioner = CgPreconditioner::block_jacobi;
   s.settings.solver.cg_preconditioner = CgPreconditioner::lines;
   std::unique_ptr<Backend> lines = make_cpu_backend();
   std::unique_ptr<Backend> jacobi = make_cpu_backend();
@@ -286,7 +287,8 @@ TEST(ImplicitLines, BenchDrapeMeetsTheToleranceOnEveryStep) {
   EXPECT_LT(stretch, 1.05);
 }
 
-// solver.cg_preconditioner in scene files: read, written back, and an unknown value named.
+// solver.cg_preconditioner in scene files: both values read and written back, the default
+// (lines), and an unknown value named.
 TEST(ImplicitLines, SceneFileReadsWritesAndChecksTheSetting) {
   nlohmann::json j = nlohmann::json::parse(R"({
     "format": "vkphys-scene", "version": 2, "name": "lines",
@@ -296,11 +298,17 @@ TEST(ImplicitLines, SceneFileReadsWritesAndChecksTheSetting) {
                   {"type": "particle", "position": [0, 1, 0], "radius": 0.05, "mass": 1}],
     "springs": [{"particles": [0, 1], "k": 4000, "model": "force", "c": 0.1}]
   })");
-  const Scene s = io::parse_scene(j.dump(), "<test>");
-  EXPECT_EQ(s.settings.solver.cg_preconditioner, CgPreconditioner::lines);
-  const Scene back = io::parse_scene(io::write_scene_json(s), "<written>");
-  EXPECT_EQ(back.settings.solver.cg_preconditioner, CgPreconditioner::lines);
-  expect_same_scene(s, back);
+  for (CgPreconditioner pre : {CgPreconditioner::block_jacobi, CgPreconditioner::lines}) {
+    j["solver"]["cg_preconditioner"] = pre == CgPreconditioner::lines ? "lines" : "block_jacobi";
+    const Scene s = io::parse_scene(j.dump(), "<test>");
+    EXPECT_EQ(s.settings.solver.cg_preconditioner, pre);
+    const Scene back = io::parse_scene(io::write_scene_json(s), "<written>");
+    EXPECT_EQ(back.settings.solver.cg_preconditioner, pre);
+    expect_same_scene(s, back);
+  }
+  j["solver"].erase("cg_preconditioner");
+  EXPECT_EQ(io::parse_scene(j.dump(), "<test>").settings.solver.cg_preconditioner,
+            CgPreconditioner::lines);  // the default
   j["solver"]["cg_preconditioner"] = "ilu";
   expect_error(error_of(j), {"solver.cg_preconditioner", "block_jacobi", "lines"});
 }
