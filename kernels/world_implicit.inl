@@ -223,15 +223,17 @@ void cg_matvec(uint i) {
 // join them, zero at a pin (a pin's rows of A are zero, so a pin is a line of its own). The
 // preconditioner is additive,
 //   z = P^-1 r = sum over f of R_f^T L_f^-1 R_f r
-// (R_f picks family f's particles): each term is symmetric positive semidefinite (L_f, a
-// principal submatrix of the positive definite A arranged in blocks, is positive definite), and
-// family 0's is definite, since its lines cover every particle; so P^-1 is symmetric positive
-// definite and CG stays CG (a symmetric multiplicative variant saves iterations where the
-// families overlap but costs a second solve of each family per iteration). A single line that
-// holds every coupling of A (a chain) makes P^-1 = A^-1 exactly: CG then converges at its
-// first iteration. Block Jacobi is the case of 1-particle lines.
-// Each line is solved by block LDL^T (block Thomas), one invocation per line walking it in
-// order, so the sums are in a fixed order on both backends:
+// (R_f picks family f's particles): each term is symmetric positive semidefinite, since L_f is
+// positive definite (the mass, plus each link's springs as the PSD pair block [B -B; -B B],
+// plus every other spring's PSD B on the diagonal only: A with the couplings off the line
+// dropped, a bend spring's along it too), and family 0's term is definite, since its lines cover
+// every particle; so P^-1 is symmetric positive definite and CG stays CG. (A symmetric
+// multiplicative variant, rows then columns then rows on the residual left, is also SPD but needs a
+// matrix product between the family solves and a second solve of one family an iteration; not
+// tried.) A single line that holds every coupling of A (a chain) makes P^-1 = A^-1 exactly: CG then
+// converges at its first iteration. Block Jacobi is the case of 1-particle lines. Each line is
+// solved by block LDL^T (block Thomas), one invocation per line walking it in order, so the sums
+// are in a fixed order on both backends:
 //   D_1 = A_11, D_k = A_kk - E_k D_(k-1)^-1 E_k   (E_k = A_(k,k-1), symmetric: spring blocks)
 //   forward   g_k = D_k^-1 (r_k - E_k g_(k-1))
 //   backward  y_n = g_n, y_k = g_k - D_k^-1 E_(k+1) y_(k+1)
