@@ -133,7 +133,7 @@ KFN mat3 inverse_symmetric3(mat3 a) {
 // cg_pass_sums: each invocation leaves its particle's products in cg_dots, and the chunk's sums
 // of them follow (cg_chunk_sum); cg_pass_step: the pass's scalars (cg_step) come first.
 KFN bool cg_pass_sums(uint mode) {
-  return mode == IMPLICIT_SETUP || mode == CG_MATVEC || mode == CG_UPDATE || mode == CG_LINE_SUM;
+  return mode == IMPLICIT_SETUP || mode == CG_MATVEC || mode == CG_UPDATE || mode == CG_LINES;
 }
 
 KFN bool cg_pass_step(uint mode) {
@@ -152,13 +152,14 @@ struct CgStep {
   float rr;
 };
 
-// The chunks of P particles, and cg_partial's entries: the chunks' p.A p, then their r.z, r.r.
+// The chunks of P particles (or of the lines), and cg_partial's entries: the chunks' p.A p,
+// then their r.z, r.r, then (the lines preconditioner) the chunks of `lines` lines' r.z.
 KFN uint cg_chunks(uint particles) {
   return (particles + VKPHYS_CG_CHUNK - 1u) / VKPHYS_CG_CHUNK;
 }
 
-KFN uint cg_partials(uint particles) {
-  return 2u * cg_chunks(particles);
+KFN uint cg_partials(uint particles, uint lines) {
+  return 2u * cg_chunks(particles) + cg_chunks(lines);
 }
 
 // Invocations of an ODE pass (kernels/world_implicit.inl, ode_pass) over P particles and

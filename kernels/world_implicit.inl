@@ -11,8 +11,8 @@
 //                      r.r and b.b
 //   (lines: cg_line, factor and y = L^-1 r per line, and cg_line_sum, z and p = z: "Lines")
 //   cg_start           r.z, r.r and |b|^2
-//   then cg_max_iterations times, three passes (lines: five, cg_line and cg_line_sum after
-//   cg_update, which then leaves z to them):
+//   then cg_max_iterations times, three passes (lines: four, cg_line after cg_update, which
+//   then leaves z and r.z to it):
 //     cg_matvec        A p, matrix-free: each particle sums its springs' blocks (the
 //                      Jacobians are recomputed at x0, nothing is stored); the chunks' p.A p
 //     cg_update        alpha = r.z / p.A p; dv += alpha p, r -= alpha A p, z = P^-1 r; the
@@ -239,8 +239,11 @@ void cg_matvec(uint i) {
 //   backward  y_n = g_n, y_k = g_k - D_k^-1 E_(k+1) y_(k+1)
 // The factor (D^-1 and E) is made once a solve, in implicit_setup's cg_line (`factor`), from the
 // diagonal blocks implicit_setup left in the CG_PINV slots and the couplings it recomputes;
-// cg_line_sum then adds the families' y into z and sums r.z and r.r. An iteration is five passes
-// (cg_matvec, cg_update, cg_line, cg_line_sum, cg_direction), block Jacobi's three.
+// each line also sums its share of r.z (r.y_f along it) in its backward sweep, and its
+// workgroup (a chunk of 64 lines) the chunk's, in line order (cg_chunk_sum); cg_direction then
+// reads z = y_0 + y_1 itself (cg_line_z), and cg_update sums r.r alone. An iteration is four
+// passes (cg_matvec, cg_update, cg_line, cg_direction), block Jacobi's three; the solve's
+// start adds cg_line_sum (z, and p = z) after its factoring cg_line.
 // Measured (CPU, the bench's drapes, 4 substeps, cap 100, 1e-4; block Jacobi -> lines): 64 x 64
 // steps 15-25 325 -> 127 iterations a step, steps 21-65 240 -> 86, no step misses the tolerance
 // (block Jacobi: 19 and 20), half the CPU time; 128 x 128 steps 21-60 363 -> 154, none misses
@@ -307,55 +310,63 @@ void cg_line(uint x, bool factor) {
     prev = q;
     last = q;
   }
-  // Backward: y_k = g_k - D_k^-1 E_(k+1) y_(k+1), from the last particle to the first.
+  // Backward: y_k = g_k - D_k^-1 E_(k+1) y_(k+1), from the last particle to the first, and the
+  // line's share of r . z (z = y_0 + y_1 is linear in the families' y).
   vec3 y_next = vec3(0.0f);
   mat3 e_next = mat3(0.0f);
+  float rz = 0.0f;
   for (uint q = last; q != VKPHYS_NO_LINK; q = cg_lines[4u * q + 2u * f]) {
     uint at = VKPHYS_LINE_STRIDE * q + 7u * f;
     mat3 dinv = cg_line_block(at + VKPHYS_LINE_DINV);
     vec3 y = vec3(cg_factor[at + VKPHYS_LINE_Y]) - block_times(dinv, block_times(e_next, y_next));
     cg_factor[at + VKPHYS_LINE_Y] = vec4(y, 0.0f);
+    rz += dot(vec3(cg_vec[cg_base(params.kinds.x + q) + VKPHYS_CG_R]), y);
     y_next = y;
     e_next = cg_line_block(at + VKPHYS_LINE_E);
   }
+  cg_dot(x, vec3(rz, 0.0f, 0.0f));
 }
 
-// z = y_0 (+ y_1 on a family-1 line) and the chunk's r.z and r.r; after implicit_setup's lines
-// (`first`) also p = z.
-void cg_line_sum(uint i, bool first) {
-  if (cg_done()) return;
+// Particle i's z = y_0 (+ y_1 on a family-1 line).
+vec3 cg_line_z(uint i) {
   uint q = i - params.kinds.x;
-  uint c = cg_base(i);
   uint at = VKPHYS_LINE_STRIDE * q;
   vec3 z = vec3(cg_factor[at + VKPHYS_LINE_Y]);
   bool family1 = cg_lines[4u * q + 2u] != VKPHYS_NO_LINK || cg_lines[4u * q + 3u] != VKPHYS_NO_LINK;
   if (family1) z += vec3(cg_factor[at + 7u + VKPHYS_LINE_Y]);
-  vec3 r = vec3(cg_vec[c + VKPHYS_CG_R]);
+  return z;
+}
+
+// After implicit_setup's lines: z, and p = z (`first`; the iterations' cg_direction reads
+// cg_line_z itself).
+void cg_line_sum(uint i, bool first) {
+  if (cg_done()) return;
+  uint c = cg_base(i);
+  vec3 z = cg_line_z(i);
   cg_vec[c + VKPHYS_CG_Z] = vec4(z, 0.0f);
   if (first) cg_vec[c + VKPHYS_CG_P] = vec4(z, 0.0f);
-  cg_dot(q, vec3(dot(r, z), dot(r, r), 0.0f));
 }
 
 // Whether the pass `mode` skips this iteration: cg_matvec by the solve's flag, the others by
 // their scalar step.
 bool cg_pass_skipped(uint mode) {
-  if (mode == CG_MATVEC || mode == CG_LINE_SUM) return cg_done();
+  if (mode == CG_MATVEC || mode == CG_LINES) return cg_done();
   return mode != IMPLICIT_SETUP && cg_step.outcome != VKPHYS_CG_CONTINUE;
 }
 
 // Chunk k's sums of its particles' products (cg_dot), in particle order: p . A p after
 // cg_matvec into the first half of cg_partial, r . z and r . r after implicit_setup and
-// cg_update into the second.
+// cg_update into the second; after cg_line the chunk's lines' r . z, in line order, after them.
 void cg_chunk_sum(uint mode, uint k) {
   if (cg_pass_skipped(mode)) return;
   uint particles = params.kinds.y;
+  uint items = mode == CG_LINES ? params.lines.y + params.lines.z : particles;
   vec3 sum = vec3(0.0f);
-  uint n = min(particles - k * VKPHYS_CG_CHUNK, VKPHYS_CG_CHUNK);
+  uint n = min(items - k * VKPHYS_CG_CHUNK, VKPHYS_CG_CHUNK);
   for (uint j = 0u; j < n; ++j) sum += cg_dots[j];
-  uint at = (mode == CG_MATVEC ? 0u : cg_chunks(particles)) + k;
-  // cg_line_sum after implicit_setup: r.z and r.r, and keep implicit_setup's |b|^2.
-  if (mode == CG_LINE_SUM) sum.z = cg_partial[at].z;
-  cg_partial[at] = vec4(sum, 0.0f);
+  uint first = mode == CG_MATVEC ? 0u : cg_chunks(particles);
+  if (mode == CG_LINES) first = 2u * cg_chunks(particles);
+  cg_partial[first + k] = vec4(sum, 0.0f);
 }
 
 // The chunks' sums (cg_partial from `first` on), in chunk order.
@@ -384,8 +395,19 @@ bool cg_trivial(float bb) {
   return bb == 0.0f;
 }
 
+// Lines: r.z is the lines' sums (cg_line), in line order.
+float cg_line_rz() {
+  float sum = 0.0f;
+  uint first = 2u * cg_chunks(params.kinds.y);
+  for (uint k = 0u; k < cg_chunks(params.lines.y + params.lines.z); ++k) {
+    sum += cg_partial[first + k].x;
+  }
+  return sum;
+}
+
 void cg_start() {
   vec3 s = cg_total(cg_chunks(params.kinds.y));
+  if (cg_lines_on()) s.x = cg_line_rz();
   bool done = cg_trivial(s.z) || cg_converged(s.y, s.z);
   cg_scalar[0] = vec4(s.x, s.y, s.z, done ? 1.0f : 0.0f);
   cg_scalar[1] = vec4(0.0f);
@@ -408,6 +430,7 @@ void cg_begin_pass(uint mode) {
     return;
   }
   vec3 t = cg_total(cg_chunks(params.kinds.y));
+  if (cg_lines_on()) t.x = cg_line_rz();
   bool done = cg_converged(t.y, s.z) || !(s.x > 0.0f);
   cg_step.coef = done ? 0.0f : t.x / s.x;
   cg_step.outcome = done ? VKPHYS_CG_CONVERGED : VKPHYS_CG_CONTINUE;
@@ -422,9 +445,9 @@ void cg_update(uint i) {
   vec3 r = vec3(cg_vec[c + VKPHYS_CG_R]) - alpha * vec3(cg_vec[c + VKPHYS_CG_AP]);
   cg_dv[i - params.kinds.x] += vec4(alpha * vec3(cg_vec[c + VKPHYS_CG_P]), 0.0f);
   cg_vec[c + VKPHYS_CG_R] = vec4(r, 0.0f);
-  // Lines: z = P^-1 r and the sums are cg_line's and cg_line_sum's, the next two passes.
+  // Lines: z = P^-1 r and r.z are cg_line's, the next pass.
   if (cg_lines_on()) {
-    cg_dot(i - params.kinds.x, vec3(0.0f));
+    cg_dot(i - params.kinds.x, vec3(0.0f, dot(r, r), 0.0f));
     return;
   }
   vec3 z = block_times(cg_pinv(c), r);
@@ -446,8 +469,8 @@ void cg_direction(uint i) {
   }
   if (cg_step.outcome != VKPHYS_CG_CONTINUE) return;
   uint c = cg_base(i);
-  cg_vec[c + VKPHYS_CG_P] =
-      vec4(vec3(cg_vec[c + VKPHYS_CG_Z]) + cg_step.coef * vec3(cg_vec[c + VKPHYS_CG_P]), 0.0f);
+  vec3 z = cg_lines_on() ? cg_line_z(i) : vec3(cg_vec[c + VKPHYS_CG_Z]);
+  cg_vec[c + VKPHYS_CG_P] = vec4(z + cg_step.coef * vec3(cg_vec[c + VKPHYS_CG_P]), 0.0f);
 }
 
 // v1 = v0 + dv, x1 = x0 + h v1 (body_pos and body_vel still hold x0 and v0), handed to ode_end

@@ -261,12 +261,13 @@ TEST_F(ImplicitOnGpu, LinesMatchTheCpuToTheBitOnLavapipe) {
   }
   std::printf("9x9 implicit cloth on %s, 30 steps: lines %u CG iterations, block Jacobi %u\n",
               ctx_->info().name.c_str(), total, total_jacobi);
+  EXPECT_GT(total, 5u * 30u);  // real solves (about 16 a step), not a residual lost on the way
   EXPECT_LT(total, total_jacobi);
 }
 
-// With the lines an iteration is five dispatches: the line solves and their sums between the
-// update and the direction.
-TEST_F(ImplicitOnGpu, ALinesIterationIsAtMostFiveDispatches) {
+// With the lines an iteration is four dispatches: the line solves, which also sum r.z, between
+// the update and the direction.
+TEST_F(ImplicitOnGpu, ALinesIterationIsAtMostFourDispatches) {
   std::uint32_t dispatches[2] = {};
   for (std::uint32_t k = 0; k < 2; ++k) {
     Scene s = implicit_cloth(8 + k);
@@ -277,7 +278,7 @@ TEST_F(ImplicitOnGpu, ALinesIterationIsAtMostFiveDispatches) {
     dispatches[k] = gpu->stats().dispatches;
   }
   ASSERT_GT(dispatches[1], dispatches[0]);
-  EXPECT_LE(dispatches[1] - dispatches[0], 5u);
+  EXPECT_LE(dispatches[1] - dispatches[0], 4u);
 }
 
 // The CG passes cost the process no memory per step. With the mode pushed, lavapipe kept an

@@ -55,7 +55,9 @@ class CpuBackend final : public Backend {
     const bool implicit = scene_.settings.solver.integrator == Integrator::implicit;
     cg_vec_.assign(implicit ? VKPHYS_CG_STRIDE * p : 0u, glm::vec4(0.0f));
     cg_dv_.assign(implicit ? p : 0u, glm::vec4(0.0f));
-    cg_partial_.assign(implicit ? kern::cg_partials(world_.particles()) : 0u, glm::vec4(0.0f));
+    cg_partial_.assign(
+        implicit ? kern::cg_partials(world_.particles(), params_.lines.y + params_.lines.z) : 0u,
+        glm::vec4(0.0f));
     cg_scalar_.assign(implicit ? 4u : 0u, glm::vec4(0.0f));
     cg_factor_.assign(world_.cg_lines.empty() ? 0u : VKPHYS_LINE_STRIDE * p, glm::vec4(0.0f));
     ode_ = {};

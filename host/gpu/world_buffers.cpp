@@ -89,8 +89,9 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   const VkDeviceSize cg = scene.settings.solver.integrator == Integrator::implicit ? p : 0u;
   buf[b_cg_vec] = storage(ctx, VKPHYS_CG_STRIDE * cg * v4, "conjugate-gradient vectors");
   buf[b_cg_dv] = storage(ctx, cg * v4, "conjugate-gradient solutions");
-  buf[b_cg_partial] = storage(ctx, kern::cg_partials(static_cast<std::uint32_t>(cg)) * v4,
-                              "conjugate-gradient partial sums");
+  buf[b_cg_partial] = storage(
+      ctx, kern::cg_partials(static_cast<std::uint32_t>(cg), params.lines.y + params.lines.z) * v4,
+      "conjugate-gradient partial sums");
   buf[b_cg_scalar] = storage(ctx, cg > 0 ? 4 * v4 : 0u, "conjugate-gradient scalars");
   const VkDeviceSize lines = world.cg_lines.empty() ? 0u : p;
   buf[b_cg_lines] = storage(ctx, world.cg_lines.size() * u1, "conjugate-gradient lines");

@@ -97,14 +97,14 @@ struct OdeControl {
 
  private:
   // Backward Euler: one linear solve per (sub)step, every CG iteration recorded as three passes
-  // (five with the lines preconditioner) that carry their own reductions and scalar steps (the
+  // (four with the lines preconditioner) that carry their own reductions and scalar steps (the
   // passes after convergence do nothing; kernels/world_implicit.inl).
   template <class Pass>
   static void implicit_passes(const SolverSettings& sv, float h, Pass&& pass) {
     pass(kern::ODE_BEGIN, 0u, h, VKPHYS_ODE_PLAIN);
     const bool lines = sv.cg_preconditioner == CgPreconditioner::lines;
     pass(kern::IMPLICIT_SETUP, 0u, h, VKPHYS_ODE_PLAIN);
-    // Lines: factor and solve (stage 1), z and p = z, and their sums.
+    // Lines: factor and solve (stage 1), then z and p = z.
     if (lines) {
       pass(kern::CG_LINES, 1u, h, VKPHYS_ODE_PLAIN);
       pass(kern::CG_LINE_SUM, 1u, h, VKPHYS_ODE_PLAIN);
@@ -113,10 +113,7 @@ struct OdeControl {
     for (std::uint32_t k = 0; k < sv.cg_max_iterations; ++k) {
       pass(kern::CG_MATVEC, 0u, h, VKPHYS_ODE_PLAIN);
       pass(kern::CG_UPDATE, 0u, h, VKPHYS_ODE_PLAIN);
-      if (lines) {
-        pass(kern::CG_LINES, 0u, h, VKPHYS_ODE_PLAIN);
-        pass(kern::CG_LINE_SUM, 0u, h, VKPHYS_ODE_PLAIN);
-      }
+      if (lines) pass(kern::CG_LINES, 0u, h, VKPHYS_ODE_PLAIN);
       pass(kern::CG_DIRECTION, 0u, h, VKPHYS_ODE_PLAIN);
     }
     pass(kern::IMPLICIT_END, 0u, h, VKPHYS_ODE_PLAIN);
