@@ -245,9 +245,10 @@ void cg_matvec(uint i) {
 // passes (cg_matvec, cg_update, cg_line, cg_direction), block Jacobi's three; the solve's
 // start adds cg_line_sum (z, and p = z) after its factoring cg_line.
 // Measured (CPU, the bench's drapes, 4 substeps, cap 100, 1e-4; block Jacobi -> lines): 64 x 64
-// steps 15-25 325 -> 127 iterations a step, steps 21-65 240 -> 86, no step misses the tolerance
-// (block Jacobi: 19 and 20), half the CPU time; 128 x 128 steps 21-60 363 -> 154, none misses
-// it (block Jacobi: 25 steps from 15 to 42). A chain that is one line: 1 iteration.
+// steps 15-25 325 -> 127 iterations a step, steps 21-65 240 -> 87, no step misses the tolerance
+// (block Jacobi: 19 and 20), half the CPU time; 128 x 128 steps 21-60 363 -> 155, none misses
+// it (block Jacobi: 25 steps from 15 to 42). A chain that is one line: 1 iteration. A 5 x 4 x 3
+// soft box with face and body diagonals: no gain (1,171 iterations in 30 steps against 1,141).
 
 // The coupling A_(i,o) of particles i and o (world indices): -B summed over every spring that
 // joins them; zero where either is filtered.
