@@ -293,6 +293,7 @@ void contact_targets(uint p, uint phase) {
     float gap = la.w + dot((xb + quat_rotate(qb, vec3(lb))) - (xa + quat_rotate(qa, vec3(la))), n);
     vec3 rel = point_rel_velocity(a, b, vec3(p0), vec3(p1));
     float un = dot(rel, n);
+    float bound = contact_touches(gap, un, h) ? box_bound : 0.0f;
     ContactTargets t = point_targets(gap, un, vec3(rest), info.x, info.y, n, phase);
     point_prep[slot] = vec4(vec3(p0), t.normal);
     // A resting point's friction inverse is the prepared one (equal eps: equal bits).
@@ -301,8 +302,7 @@ void contact_targets(uint p, uint phase) {
     vec4 p3 = point_prep[slot + 3u];
     vec4 lam = point_lambda[4u * p + k];
     vec2 ut = vec2(dot(rel, t1), dot(rel, t2));
-    point_prep[slot + 3u] = vec4(stick_targets(vec2(lam.y, lam.z), ut, t),
-                                 contact_touches(gap, un, h) ? box_bound : 0.0f, p3.w);
+    point_prep[slot + 3u] = vec4(stick_targets(vec2(lam.y, lam.z), ut, t), bound, p3.w);
   }
 }
 
