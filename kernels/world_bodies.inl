@@ -200,13 +200,13 @@ vec3 body_acceleration(uint i, float im) {
 // / 2 below it by construction); a pile of equal spheres then keeps the plain margin.
 // The restitution and friction of a speculative row stay those of a contact that closes within
 // the step (closes_on_impact, impact_rebound, contact_touches, kernels/contact_manifold.inl).
-// On with solver.speculative_reach, off by default (the reach is 0: every pair keeps the margin):
+// Computed only with solver.speculative_reach (body_reach_setup's pass is recorded only then);
+// off by default, body_setup's reach is 0 and every pair keeps the margin:
 // measured at seed 004's 30 Hz, 1 x 2, the rag-doll's worst pin gap after every step falls from
 // 2.32 to 0.41 cm and its landing depth from 12.7 cm to the resting sink, but its landing, now
 // stopped at the floor in one step, overshoots the locked shoulder limits by 0.31-0.35 rad (0.12
 // before), which two iterations do not hold.
 float speculative_reach(uint i, Collider c) {
-  if ((params.modes.w & VKPHYS_FLAG_SPECULATIVE_REACH) == 0u) return 0.0f;
   float step = params.gravity_dt.w * params.contact.w;
   float im = body_vel[i].w;
   vec3 acc = im > 0.0f ? body_acceleration(i, im) : vec3(0.0f);
