@@ -137,7 +137,8 @@ void plot_bench(const std::filesystem::path& dir, const std::vector<Timed>& rows
   std::filesystem::create_directories(dir);
   std::map<std::string, std::vector<const Timed*>> groups;
   for (const Timed& r : rows) groups[r.workload + "_" + r.backend + "_" + r.scheme].push_back(&r);
-  for (const auto& [key, group] : groups) {
+  for (const auto& entry : groups) {
+    const std::vector<const Timed*>& group = entry.second;  // a lambda may not capture a binding
     Plot p;
     const Timed& first = *group.front();
     p.title = fmt::format("{}: {} backend, {}{}", first.workload, first.backend, first.scheme,
@@ -158,7 +159,7 @@ void plot_bench(const std::filesystem::path& dir, const std::vector<Timed>& rows
       series(stages[s], [s](const Timed& r) { return r.stage_ms[s]; });
     }
     series("wall", [](const Timed& r) { return r.wall_ms; });
-    std::string file = key;
+    std::string file = entry.first;
     for (char& c : file) {
       if (c == '*') c = 's';  // gpu* -> gpus: a CPU Vulkan driver's rows
     }

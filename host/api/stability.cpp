@@ -200,8 +200,8 @@ SpringStability spring_stability(const Scene& scene) {
       if (!s.checked || bound < s.bound || (bound == s.bound && omega > s.omega)) {
         s.checked = true;
         s.spring = static_cast<std::uint32_t>(i);
-        s.k = sp.k;
-        s.c = sp.c;
+        s.k = double(sp.k);
+        s.c = double(sp.c);
         s.mass_a = ma;
         s.mass_b = mb;
         s.omega = omega;

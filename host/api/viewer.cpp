@@ -156,7 +156,7 @@ Viewer::~Viewer() = default;
 std::uint32_t Viewer::run(std::uint32_t frames) {
   Impl& w = *impl_;
   using Clock = std::chrono::steady_clock;
-  const double h = w.scene.settings.time_step;
+  const double h = double(w.scene.settings.time_step);
   double lag = 0.0;
   std::uint32_t presented = 0;
   auto last_tick = Clock::now(), last_title = last_tick;

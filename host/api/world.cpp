@@ -417,7 +417,7 @@ glm::dvec3 World::pull(const Grab& grab, glm::dvec3 target) {
   }
   return guarded([&] {
     const glm::dvec3 f =
-        apply_mouse_spring(w.scene, w.state, grab, target, w.scene.settings.time_step);
+        apply_mouse_spring(w.scene, w.state, grab, target, double(w.scene.settings.time_step));
     w.commit_writes();
     return f;
   });

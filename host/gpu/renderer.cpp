@@ -30,7 +30,7 @@ Camera framing_camera(const Scene& scene, const WorldState& state) {
             : static_cast<double>(b.shape == Shape::capsule ? b.radius + b.half_height : b.radius);
     grow(glm::dvec3(state.pos[i]), r);
   }
-  for (const glm::vec4& p : state.particles.pos_radius) grow(glm::dvec3(p), p.w);
+  for (const glm::vec4& p : state.particles.pos_radius) grow(glm::dvec3(p), double(p.w));
   if (!(lo.x <= hi.x)) lo = hi = glm::dvec3(0.0);
   Camera c;
   c.target = glm::vec3(0.5 * (lo + hi));

@@ -69,10 +69,10 @@ std::optional<SceneParser::PlaneHit> SceneParser::first_below_plane(std::size_t 
   const auto& pr = scene_.particles.pos_radius;
   for (std::size_t p = 0; p < scene_.planes.size(); ++p) {
     glm::dvec3 n(scene_.planes[p].normal);
-    double offset = scene_.planes[p].offset;
+    double offset = double(scene_.planes[p].offset);
     for (std::size_t i = begin; i < end; ++i) {
       glm::dvec3 x(pr[i]);
-      double r = pr[i].w;
+      double r = double(pr[i].w);
       double gap = glm::dot(n, x) - offset - r;
       double scale = std::abs(offset) + std::max({std::abs(x.x), std::abs(x.y), std::abs(x.z)});
       if (gap >= -(1e-3 * r + 1e-6 * scale)) continue;
@@ -98,7 +98,7 @@ bool SceneParser::overlap(std::size_t i, std::size_t j, double* depth) const {
   const glm::vec4& a = scene_.particles.pos_radius[i];
   const glm::vec4& b = scene_.particles.pos_radius[j];
   glm::dvec3 xa(a), xb(b);
-  double ra = a.w, rb = b.w;
+  double ra = double(a.w), rb = double(b.w);
   *depth = ra + rb - glm::length(xb - xa);
   double scale = std::max({std::abs(xa.x), std::abs(xa.y), std::abs(xa.z), std::abs(xb.x),
                            std::abs(xb.y), std::abs(xb.z)});
@@ -168,7 +168,7 @@ void SceneParser::check_overlaps() const {
     const bool in_grid = !g.lattice || g.particles <= kGriddedLattice;
     for (std::size_t i = g.first; i < g.first + g.particles; ++i) {
       glm::dvec3 xi(pr[i]);
-      double ri = pr[i].w;
+      double ri = double(pr[i].w);
       glm::dvec3 lo = xi - glm::dvec3(ri), hi = xi + glm::dvec3(ri);
       std::optional<std::size_t> best;
       double best_depth = 0.0;

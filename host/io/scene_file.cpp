@@ -193,7 +193,7 @@ Scene load_scene(const std::filesystem::path& path) {
 }
 
 std::string scene_summary(const Scene& scene) {
-  const double h = scene.settings.time_step;
+  const double h = double(scene.settings.time_step);
   std::string contents;
   if (!scene.bodies.empty()) {
     std::size_t fixed = 0;

@@ -129,7 +129,7 @@ Body SceneParser::read_body(const Field& f, std::uint32_t index) {
   if (mass_field) {
     b.mass = mass_field->positive();
   } else {
-    double rho = density_field->positive();
+    double rho = double(density_field->positive());
     double volume = shape_volume(b);
     density_field->check(volume > 0.0, "a shapeless body has no volume; give \"mass\"");
     double m = rho * volume;

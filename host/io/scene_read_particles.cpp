@@ -36,8 +36,8 @@ float SceneParser::read_mass(const Object& o, float radius, bool is_static,
     mass = mass_field->positive();
     mass_field->check(std::isfinite(1.0f / mass), "too small: 1 / mass overflows a 32-bit float");
   } else if (density_field) {
-    double rho = density_field->positive();
-    double r = radius;
+    double rho = double(density_field->positive());
+    double r = double(radius);
     double m = rho * 4.0 / 3.0 * kPi * r * r * r;
     auto mf = static_cast<float>(m);
     density_field->check(
@@ -65,7 +65,7 @@ Generator SceneParser::read_lattice(const Object& o) const {
         count.at(a).as_uint(1, std::numeric_limits<std::uint32_t>::max()));
   }
   Field spacing = o.require("spacing");
-  g.spacing = spacing.positive();
+  g.spacing = double(spacing.positive());
   g.radius = size_value(o.require("radius"));
   bool is_static = false;
   if (auto f = o.get("static")) is_static = f->as_bool();
@@ -73,7 +73,7 @@ Generator SceneParser::read_lattice(const Object& o) const {
   if (auto f = o.get("jitter")) {
     float jitter = f->as_float();
     f->check(jitter >= 0.0f && jitter < 0.5f, "must be in [0, 0.5) (a fraction of spacing)");
-    g.jitter = jitter;
+    g.jitter = double(jitter);
   }
   double min_spacing = 2.0 * static_cast<double>(g.radius) / (1.0 - 2.0 * g.jitter);
   spacing.check(

@@ -47,7 +47,7 @@ struct Bound {
 constexpr Bound kCoordinate{1.0e6, "must be within {:g} m of the origin"};
 constexpr Bound kSpeed{1.0e4, "must be within +-{:g} m/s"};
 constexpr Bound kAngularSpeed{1.0e4, "must be within +-{:g} rad/s"};
-constexpr Bound kAcceleration{kMaxAcceleration, "must be within +-{:g} m/s^2"};
+constexpr Bound kAcceleration{double(kMaxAcceleration), "must be within +-{:g} m/s^2"};
 // Applied loads. Judgement calls like the others: 1e10 N is the weight of a million tonnes, and
 // 1e8 N s stops a 10,000 t body from the speed limit; loads past them are typos or attacks, and
 // on a body of ordinary mass carry it past every other limit within a step.

@@ -84,10 +84,10 @@ void add_body(SurfaceMesh& m, const Body& body, std::uint32_t i, const WorldStat
       box_surface(glm::dvec3(body.half_extents), pts, faces);
       break;
     case Shape::sphere:
-      round_surface(body.radius, 0.0, pts, faces);
+      round_surface(double(body.radius), 0.0, pts, faces);
       break;
     case Shape::capsule:
-      round_surface(body.radius, body.half_height, pts, faces);
+      round_surface(double(body.radius), double(body.half_height), pts, faces);
       break;
     default:
       return;

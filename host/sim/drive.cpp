@@ -57,8 +57,8 @@ Drive::Drive(const Scene& scene, std::uint32_t rigid)
     p.velocity = glm::dvec3(kp.velocity);
     p.amplitude = glm::dvec3(kp.amplitude);
     p.omega = glm::dvec3(kp.angular_velocity);
-    p.frequency = kp.frequency;
-    p.phase = kp.phase;
+    p.frequency = double(kp.frequency);
+    p.phase = double(kp.phase);
     paths_.push_back(p);
   }
   for (std::size_t m = 0; m < scene.impulses.size(); ++m) {

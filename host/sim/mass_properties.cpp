@@ -9,7 +9,7 @@ constexpr double kPi = std::numbers::pi;
 }
 
 double shape_volume(const Body& b) {
-  const double r = b.radius;
+  const double r = double(b.radius);
   switch (b.shape) {
     case Shape::sphere:
       return 4.0 / 3.0 * kPi * r * r * r;
@@ -25,8 +25,8 @@ double shape_volume(const Body& b) {
 }
 
 glm::dvec3 principal_inertia(const Body& b) {
-  const double m = b.mass;
-  const double r = b.radius;
+  const double m = double(b.mass);
+  const double r = double(b.radius);
   switch (b.shape) {
     case Shape::box: {
       const glm::dvec3 e = 2.0 * glm::dvec3(b.half_extents);  // edge lengths

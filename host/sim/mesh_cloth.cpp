@@ -211,7 +211,8 @@ std::uint32_t add_mesh_cloth(Scene& scene, const MeshClothSpec& c) {
                           std::to_string(nv) + " vertices)");
   }
   // Placed vertices in double, so the areas (and masses) are those of the cloth as placed.
-  const glm::dquat q(c.orientation.w, c.orientation.x, c.orientation.y, c.orientation.z);
+  const glm::dvec4 o(c.orientation);
+  const glm::dquat q(o.w, o.x, o.y, o.z);
   std::vector<glm::dvec3> x(nv);
   for (std::uint32_t v = 0; v < nv; ++v) {
     x[v] = glm::dvec3(c.origin) + static_cast<double>(c.scale) * (q * glm::dvec3(m.vertices[v]));

@@ -144,7 +144,7 @@ Metrics measure(const MassTable& masses, const Scene& scene, const WorldState& s
     m.max_angular_speed = std::max(m.max_angular_speed, glm::length(w));
   }
   for (std::size_t i = 0; i < p.size(); ++i) {
-    const double inv_mass = p.vel_invmass[i].w;
+    const double inv_mass = double(p.vel_invmass[i].w);
     if (inv_mass <= 0.0) continue;
     const double mass = 1.0 / inv_mass;
     const glm::dvec3 x(p.pos_radius[i]);
@@ -170,7 +170,7 @@ ConstraintErrors constraint_errors(const Scene& scene, const StepTrace& trace,
   for (std::size_t p = 0; p < trace.pairs.size(); ++p) {
     for (std::uint32_t k = 0; k < std::min(trace.pairs[p].z, 4u) && 4 * p + k < trace.points.size();
          ++k) {
-      const double gap = trace.points[4 * p + k].w;
+      const double gap = double(trace.points[4 * p + k].w);
       if (!(gap < 0.0)) continue;
       e.max_rigid_penetration = std::max(e.max_rigid_penetration, -gap);
       e.mean_rigid_penetration += -gap;

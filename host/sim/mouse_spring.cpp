@@ -79,9 +79,9 @@ std::optional<Grab> pick(const Scene& scene, const WorldState& state, glm::dvec3
     const glm::dvec3 o = quat_double::rotate_inv(q, origin - c);
     const glm::dvec3 d = quat_double::rotate_inv(q, dir);
     double t = kMiss;
-    if (b.shape == Shape::sphere) t = ray_sphere(o, d, glm::dvec3(0.0), b.radius);
+    if (b.shape == Shape::sphere) t = ray_sphere(o, d, glm::dvec3(0.0), double(b.radius));
     if (b.shape == Shape::box) t = ray_box(o, d, glm::dvec3(b.half_extents));
-    if (b.shape == Shape::capsule) t = ray_capsule(o, d, b.radius, b.half_height);
+    if (b.shape == Shape::capsule) t = ray_capsule(o, d, double(b.radius), double(b.half_height));
     if (t < nearest) {
       nearest = t;
       best = Grab{false, static_cast<std::uint32_t>(i), o + t * d, t};
@@ -91,7 +91,7 @@ std::optional<Grab> pick(const Scene& scene, const WorldState& state, glm::dvec3
   for (std::size_t i = 0; i < p.size(); ++i) {
     if (p.vel_invmass[i].w <= 0.0f) continue;
     const glm::dvec3 c(p.pos_radius[i]);
-    const double t = ray_sphere(origin, dir, c, p.pos_radius[i].w);
+    const double t = ray_sphere(origin, dir, c, double(p.pos_radius[i].w));
     if (t < nearest) {
       nearest = t;
       best = Grab{true, static_cast<std::uint32_t>(i), origin + t * dir - c, t};
@@ -115,7 +115,7 @@ glm::dvec3 grabbed_velocity(const WorldState& state, const Grab& g) {
 glm::dvec3 apply_mouse_spring(const Scene& scene, WorldState& state, const Grab& g,
                               glm::dvec3 target, double h) {
   const double inv_mass =
-      g.particle ? state.particles.vel_invmass[g.index].w : state.pos[g.index].w;
+      double(g.particle ? state.particles.vel_invmass[g.index].w : state.pos[g.index].w);
   if (inv_mass <= 0.0) return glm::dvec3(0.0);
   const double m = 1.0 / inv_mass;
   const double k = m * kMouseOmega * kMouseOmega, c = 2.0 * m * kMouseOmega;

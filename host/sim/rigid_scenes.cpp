@@ -92,7 +92,7 @@ Scene base(std::string name, float friction, std::uint32_t iterations) {
 double half_height_y(const Body& b) {
   switch (b.shape) {
     case Shape::sphere:
-      return b.radius;
+      return double(b.radius);
     case Shape::capsule:
       return static_cast<double>(b.radius) +
              static_cast<double>(b.half_height) *
