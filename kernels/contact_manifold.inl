@@ -299,12 +299,19 @@ void prepare_contact(uint p) {
 // it was (8 passes a sweep). Measured (CPU, 5 x 2, 35 Hz): the 210-box pyramid's top moves
 // 0.0078 m in 5 s (1.14 m before); the 10-cube stack no longer bounces (it sinks 5.2 mm) but
 // wanders sideways (up to 1.7 cm at 0.07 m/s) where the Gauss-Seidel schemes stand still: not
-// found yet. rest: the point's resting SPOOK (a, b, eps); k_split: its normal row's D (p1.w).
-bool jacobi_spring_warm(uint a, uint b, vec4 rest, float k_split) {
+// found yet. The spring start is an explicit spring force, so it is also held to springs the
+// substep resolves: (a / eps) h (1/m_a + 1/m_b) = (w h)^2 < 1, w the row's linear frequency
+// (5 x 2 at 35 Hz: 0.54). Seed 004's rag-doll at 30 Hz, one substep (w h = pi at its 15 Hz cap)
+// blew apart with the spring start (pins 2.2-3.1 m open); with the stored impulse it keeps them
+// within 1.0-2.6 cm (RigidRagdoll.PinsAtSeed004Settings, measured, Jacobi skipped there).
+// rest: the point's resting SPOOK (a, b, eps); k_split: its normal row's D (p1.w); im_sum: the
+// bodies' own 1/m_a + 1/m_b.
+bool jacobi_spring_warm(uint a, uint b, vec4 rest, float k_split, float im_sum, float h) {
   if (params.modes.x != VKPHYS_SCHEME_JACOBI) return false;
   bool in_split = (body_vel[a].w > 0.0f && body_share(a, true) > 1.0f) ||
                   (body_vel[b].w > 0.0f && body_share(b, true) > 1.0f);
-  return in_split && rest.z / (k_split + rest.z) < 4.0f * (1.0f - rest.y) / rest.y;
+  return in_split && rest.z / (k_split + rest.z) < 4.0f * (1.0f - rest.y) / rest.y &&
+         rest.x / rest.z * h * im_sum < 1.0f;
 }
 
 // The targets of pair p's rows for the coming solve phase (kernels/stages.h). The separation is
@@ -347,7 +354,7 @@ void contact_targets(uint p, uint phase) {
     point_prep[slot + 2u] = vec4(1.0f / (p1.w + t.eps), inv_t, inv_t, t.eps);
     vec4 p3 = point_prep[slot + 3u];
     vec4 lam = point_lambda[4u * p + k];
-    if (phase == PHASE_SOLVE && jacobi_spring_warm(info.x, info.y, rest, p1.w)) {
+    if (phase == PHASE_SOLVE && jacobi_spring_warm(info.x, info.y, rest, p1.w, a.im + b.im, h)) {
       lam.x = max(-gap * rest.x / rest.z, 0.0f);
       point_lambda[4u * p + k] = lam;
     }
