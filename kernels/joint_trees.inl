@@ -11,8 +11,9 @@
 // limits) and the linearisation within a substep leave.
 //
 // The system: each tree node is a body (6 unknowns: its velocity change dv, dw) or a joint (m of
-// its rows' impulse changes dlambda: a ball's 3 point rows, a hinge's 3 + 2 angular rows, a
-// distance joint's 1). With the rows' Jacobian G and regulariser E = diag(eps),
+// its rows' impulse changes dlambda: a ball's 3 point rows and the limit rows of its locked
+// axes, a hinge's 3 + 2 angular rows, a distance joint's 1; joint_tree_row_mask). With the rows'
+// Jacobian G and regulariser E = diag(eps),
 //     [ M   -G^T ] [dv     ]   [ 0 ]        M dv = G^T dlambda (the impulses move the bodies),
 //     [ -G  -E   ] [dlambda] = [-r ]        G dv + E dlambda = r,
 // r = T - G v - eps lambda per row: seed 001's SPOOK row update for all rows at once (a single
@@ -25,8 +26,9 @@
 //     y_i = b_i - sum over children c of L_c^T y_c;   x_i = D_i^-1 y_i - L_i x_p.
 // Body blocks D stay positive definite (M plus positive terms) and joint blocks negative
 // definite (-E minus positive terms), so the 6x6 inverses need no pivoting: each is two 3x3
-// inverses through the Schur complement. Every block is 6x6; a joint of m < 6 rows pads its
-// block with -1 on the diagonal and zero couplings, which leaves the padding's unknowns zero.
+// inverses through the Schur complement. Every block is 6x6, row r of a joint's block its row r;
+// a joint of m < 6 rows pads the others with -1 on the diagonal and zero couplings, which leaves
+// the padding's unknowns zero.
 //
 // Stages: joint_tree_factor after each phase's targets (the rows and the world inertia change with
 // the poses, so once per substep), joint_tree_solve in every sweep after the units (the tree's rows
@@ -35,8 +37,9 @@
 //
 // Layout (kernels/world_layout.h): tree_ranges[t] (first node, end); tree_nodes[n] (body index,
 // or joint index | VKPHYS_TREE_JOINT; parent node or VKPHYS_TREE_ROOT; which end of the joint on
-// the edge to the parent the body is: 0 a, 1 b; rows m of a joint); tree_blocks[26n ..] D^-1 and
-// L as 4 mat3 each (3 vec4 per mat3), then the solve's y, later x, in 2 vec4.
+// the edge to the parent the body is: 0 a, 1 b; a joint's row mask, joint_tree_row_mask);
+// tree_blocks[26n ..] D^-1 and L as 4 mat3 each (3 vec4 per mat3), then the solve's y, later x, in
+// 2 vec4.
 
 // A 6x6 matrix as 3x3 blocks [[a, b], [c, d]] (upper rows: linear, lower: angular for a body;
 // rows 0-2 and 3-5 for a joint).
@@ -119,11 +122,12 @@ void tree_row_parts(uint j, uint r, uint side, KOUT(vec3) l, KOUT(vec3) w) {
   w = vec3(joint_rows[base + 1u + 2u * side]);
 }
 
-// The joint's rows on one end as a block acting on that body's (dv, dw): G_side (m x 6 rows,
-// zero below m).
+// The joint's rows on one end as a block acting on that body's (dv, dw): G_side (row r of the
+// block is row r of the joint where bit r of `rows` is set, zero elsewhere).
 Mat6 tree_jacobian(uint j, uint rows, uint side) {
   Mat6 g = make_mat6(mat3(0.0f), mat3(0.0f), mat3(0.0f), mat3(0.0f));
-  for (uint r = 0u; r < rows; ++r) {
+  for (uint r = 0u; r < 6u; ++r) {
+    if (((rows >> r) & 1u) == 0u) continue;
     vec3 l;
     vec3 w;
     tree_row_parts(j, r, side, l, w);
@@ -160,7 +164,8 @@ Mat6 tree_diagonal(uvec4 node) {
   uint j = node.x & ~VKPHYS_TREE_JOINT;
   vec3 upper = vec3(-1.0f);
   vec3 lower = vec3(-1.0f);
-  for (uint r = 0u; r < node.w; ++r) {
+  for (uint r = 0u; r < 6u; ++r) {
+    if (((node.w >> r) & 1u) == 0u) continue;
     float eps = joint_rows[joint_row_base(j, r) + 1u].w;
     if (r < 3u) {
       upper[int(r)] = -eps;
@@ -213,7 +218,8 @@ void tree_joint_rhs(uvec4 node, uint kind, KOUT(vec3) top, KOUT(vec3) bottom) {
   vec4 lam1 = joint_lambda[2u * j + 1u];
   top = vec3(0.0f);
   bottom = vec3(0.0f);
-  for (uint r = 0u; r < node.w; ++r) {
+  for (uint r = 0u; r < 6u; ++r) {
+    if (((node.w >> r) & 1u) == 0u) continue;
     float lam = r < 4u ? lam0[int(r)] : lam1[int(r - 4u)];
     float rhs = -joint_row_error(j, r, kind, lam, a, b);
     if (r < 3u) {
@@ -264,9 +270,10 @@ void joint_tree_solve(uint t, uint kind) {
     tree_blocks[tree_vec_slot(n) + 1u] = vec4(x1, 0.0f);
     if (tree_node_is_joint(node)) {
       uint j = node.x & ~VKPHYS_TREE_JOINT;
-      // rows 0-2 in lambda slot 0's xyz, rows 3-4 in slot 0's w and slot 1's x
+      // rows 0-2 in lambda slot 0's xyz, rows 3-5 in slot 0's w and slot 1's xy; a row not in
+      // the node's mask has x = 0 exactly (its padded block), so its impulse stays as it was
       joint_lambda[2u * j] += relax * vec4(x0, x1.x);
-      joint_lambda[2u * j + 1u] += relax * vec4(x1.y, 0.0f, 0.0f, 0.0f);
+      joint_lambda[2u * j + 1u] += relax * vec4(x1.y, x1.z, 0.0f, 0.0f);
     } else {
       BodyState s = load_body(node.x);
       s.v += relax * x0;

@@ -40,6 +40,17 @@ uint joint_row_base(uint j, uint r) {
   return 4u * (r * params.counts.y + j);
 }
 
+// The rows joint j brings to its tree's direct solve (joint_tree_row_mask, kernels/world_layout.h);
+// 0 when it is in no tree.
+uint joint_tree_rows_of(uint j, uvec4 info) {
+  if ((info.w & VKPHYS_JOINT_IN_TREE) == 0u) return 0u;
+  uint locked = 0u;
+  if ((info.w & VKPHYS_JOINT_LIMITED) != 0u) {
+    for (uint i = 0u; i < 3u; ++i) locked |= limit_locked(j, i) ? 1u << i : 0u;
+  }
+  return joint_tree_row_mask(info.z, locked);
+}
+
 bool joint_row_unilateral(uint j, uint type, uint r) {
   if (type == VKPHYS_JOINT_BALL && r >= 3u) return !limit_locked(j, r - 3u);
   return type == VKPHYS_JOINT_HINGE && r == 5u && !limit_locked(j, 0u);
@@ -350,10 +361,9 @@ void joint_rows_sweep(uint j, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) 
   uint type = info.z;
   uint rows = joint_row_count(type, (info.w & VKPHYS_JOINT_LIMITED) != 0u);
   float relax = params.solver.x;
-  // A joint of a tree (kernels/joint_trees.inl) leaves its equality rows to tree_solve, but in
-  // the warm start, which applies their impulses here.
-  uint first =
-      kind != KIND_WARM && (info.w & VKPHYS_JOINT_IN_TREE) != 0u ? joint_tree_rows(type) : 0u;
+  // A joint of a tree (kernels/joint_trees.inl) leaves its equality rows (and a ball's locked
+  // limit rows) to tree_solve, but in the warm start, which applies their impulses here.
+  uint tree = kind != KIND_WARM ? joint_tree_rows_of(j, info) : 0u;
   vec4 lam0 = joint_lambda[2u * j];
   vec4 lam1 = joint_lambda[2u * j + 1u];
   // A hinge keeps scalar point rows: its limit row turns the door about its centre of mass
@@ -361,7 +371,7 @@ void joint_rows_sweep(uint j, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) 
   // door that hit its limit rebounding. With the point rows as a block it rebounds at 0.09 rad/s
   // after 1.5 s, over the 0.05 that scalar rows keep to
   // (RigidPhysics.HingeTurnsOnlyAboutItsAxisAndStopsAtItsLimit); either order of the rows.
-  bool block = kind != KIND_WARM && type == VKPHYS_JOINT_BALL && first == 0u;
+  bool block = kind != KIND_WARM && type == VKPHYS_JOINT_BALL && tree == 0u;
   if (block) {
     vec3 next = point_block_update(j, kind, vec3(lam0), a, b);
     for (uint r = 0u; r < 3u; ++r) {
@@ -371,10 +381,10 @@ void joint_rows_sweep(uint j, uint kind, KINOUT(BodyState) a, KINOUT(BodyState) 
     }
     lam0 = vec4(next, lam0.w);
   }
-  for (uint r = block ? 3u : first; r < rows; ++r) {
+  for (uint r = block ? 3u : 0u; r < rows; ++r) {
     uint base = joint_row_base(j, r);
     vec4 r2 = joint_rows[base + 2u];
-    if (r2.w == 0.0f) continue;
+    if (r2.w == 0.0f || ((tree >> r) & 1u) != 0u) continue;
     vec4 r0 = joint_rows[base];
     vec4 r1 = joint_rows[base + 1u];
     vec4 r3 = joint_rows[base + 3u];

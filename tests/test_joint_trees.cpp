@@ -82,7 +82,7 @@ TEST(JointTrees, NodesComeAfterTheirChildrenAndLoopsAreLeftToTheSweep) {
     if ((node.x & VKPHYS_TREE_JOINT) != 0u) {
       ++joints;
       const std::uint32_t j = node.x & ~VKPHYS_TREE_JOINT;
-      EXPECT_EQ(node.w, kern::joint_tree_rows(w.joint_info[j].z));
+      EXPECT_EQ(node.w, kern::joint_tree_row_mask(w.joint_info[j].z, 0u)) << "no limits";
     }
   }
   EXPECT_EQ(roots, 1u);
@@ -103,13 +103,48 @@ TEST(JointTrees, NodesComeAfterTheirChildrenAndLoopsAreLeftToTheSweep) {
   EXPECT_EQ(build_world(s).trees(), 0u);
 }
 
-class JointTreesWorld : public WorldTest {};
+// The Y with its ball joint between the trunk and the first arm limited: locked about two axes
+// (lo = hi = 0, two-sided rows: in the tree's solve) and free within +-2 rad about the third (a
+// one-sided row, swept, that this motion never reaches).
+Scene y_tree_locked() {
+  Scene s = y_tree();
+  Joint& ball = s.joints[2];
+  ball.limited = true;
+  ball.limit_lo = {0.0f, -2.0f, 0.0f};
+  ball.limit_hi = {0.0f, 2.0f, 0.0f};
+  return s;
+}
+
+TEST(JointTrees, LockedAxesOfABallAreTreeRows) {
+  const WorldArrays w = build_world(y_tree_locked());
+  bool found = false;
+  for (const glm::uvec4& node : w.tree_nodes) {
+    if (node.x != (2u | VKPHYS_TREE_JOINT)) continue;
+    found = true;
+    EXPECT_EQ(node.w, 0x07u | 0x08u | 0x20u) << "the point rows and limit rows 3 and 5";
+  }
+  EXPECT_TRUE(found);
+}
+
+class JointTreesWorld : public WorldTest {
+ protected:
+  void expect_one_sweep_is_fixed_point(Scene s);
+};
 
 // From one state, a step that solves the Y's rows directly in its one sweep ends with the
 // velocities that 3,000 sweeps of the rows one by one converge to (the sequential scheme on the
 // CPU, trees off): the direct solve is that fixed point, in every scheme.
 TEST_P(JointTreesWorld, OneSweepIsTheFixedPointOfTheRows) {
-  Scene s = y_tree();
+  expect_one_sweep_is_fixed_point(y_tree());
+}
+
+// The same with a ball's locked axes among the tree's rows (kernels/world_layout.h,
+// joint_tree_row_mask): they are equality rows, and the tree's solve is their fixed point too.
+TEST_P(JointTreesWorld, OneSweepIsTheFixedPointWithLockedAxes) {
+  expect_one_sweep_is_fixed_point(y_tree_locked());
+}
+
+void JointTreesWorld::expect_one_sweep_is_fixed_point(Scene s) {
   s.settings.solver.iterations = 1;
   load(s);
   for (int k = 0; k < 10; ++k) backend_->step();

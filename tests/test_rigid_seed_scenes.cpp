@@ -245,7 +245,7 @@ TEST_P(RigidRagdoll, DropComesToRestWithPinsAndLimitsHeld) {
 // Seed 004's own settings for its rag-doll (digest: 30 Hz, one pass, two constraint iterations),
 // as 1 x 2 and 2 x 1 (substeps x iterations), 5 s: the pins hold within the 2 cm the 60 Hz test
 // holds, sampled as it samples. Measured worst pin gap (sampled every 5 steps; after every step)
-// and limit excess:
+// and limit excess (before the locked axes joined the joint trees: below):
 //   sequential 1 x 2: 0.55 cm (2.32) / 0.12 rad; 2 x 1: 0.94 cm (0.94) / 0.14 rad
 //   coloured   1 x 2: 0.85 cm (2.32) / 0.13 rad; 2 x 1: 0.94 cm (0.94) / 0.16 rad
 // with the point rows' arc drift (kernels/joints.inl, point_arc_drift) and the sequential sweep's
@@ -256,26 +256,38 @@ TEST_P(RigidRagdoll, DropComesToRestWithPinsAndLimitsHeld) {
 // falls 15 cm a step there, and reaches the floor inside the step: the contact margin is 2 cm);
 // the bound on it keeps it from getting worse unnoticed. Jacobi: pins within 1.0-2.6 cm (2.9-5.8
 // before), but limbs 1.7-2.0 rad past their limits and parts sink into the floor (skipped).
+// With solver.speculative_reach (the arms and shins meet the floor within the landing step) and
+// the locked axes (shoulders, elbows, knees, ankles) in the joint trees' direct solve (kernels/
+// world_layout.h, joint_tree_row_mask), pin gap (every step) / limit excess, CPU and lavapipe:
+//   sequential 1 x 2: 0.19 cm (0.98) / 0.14 rad; 2 x 1: 0.28 cm (0.70) / 0.25 rad
+//   coloured   1 x 2: 0.13 cm (0.91) / 0.14 rad; 2 x 1: 0.53 cm (0.64) / 0.11 rad
+// where the locked axes swept after the tree gave way on landing: 0.31 / 0.21 rad sequential,
+// 0.33 / 0.24 coloured (a shoulder each time). Without the reach, and with the locked axes in
+// the trees: sequential 0.57 cm (2.32) / 0.19 rad and 1.00 cm / 0.10 rad, coloured 0.91 cm
+// (2.32) / 0.23 rad and 1.00 cm / 0.16 rad (an upper arm's one-sided axis on landing).
 TEST_P(RigidRagdoll, PinsAtSeed004Settings) {
   if (GetParam().scheme == SolverScheme::jacobi) GTEST_SKIP() << "Jacobi: see above";
-  for (std::uint32_t substeps : {1u, 2u}) {
-    Scene s = ragdoll_scene();
-    s.settings.time_step = 1.0f / 30.0f;
-    s.settings.solver.iterations = 2 / substeps;
-    s.settings.solver.substeps = substeps;
-    const RagdollRecord r = watch(s, 30, 5, true);
-    const float worst_gap = r.worst_gap, worst_excess = r.worst_excess, lowest = r.lowest;
-    const float fastest = r.fastest, every_step = r.worst_gap_every_step;
-    std::printf(
-        "ragdoll 30 Hz %u x %u (%s): pin gap %.4f m (every step %.4f m), limit excess %.3f rad, "
-        "lowest centre %.3f m, final max speed %.3f m/s\n",
-        substeps, 2 / substeps, scheme_name(GetParam().scheme), double(worst_gap),
-        double(every_step), double(worst_excess), double(lowest), double(fastest));
-    EXPECT_LT(worst_gap, 0.02f);
-    EXPECT_LT(every_step, 0.025f);
-    EXPECT_LT(worst_excess, 0.3f);
-    EXPECT_GT(lowest, 0.0f);
-  }
+  for (bool reach : {false, true})
+    for (std::uint32_t substeps : {1u, 2u}) {
+      Scene s = ragdoll_scene();
+      s.settings.time_step = 1.0f / 30.0f;
+      s.settings.solver.iterations = 2 / substeps;
+      s.settings.solver.substeps = substeps;
+      s.settings.solver.speculative_reach = reach;
+      const RagdollRecord r = watch(s, 30, 5, true);
+      const float worst_gap = r.worst_gap, worst_excess = r.worst_excess, lowest = r.lowest;
+      const float fastest = r.fastest, every_step = r.worst_gap_every_step;
+      std::printf(
+          "ragdoll 30 Hz %u x %u, reach %s (%s): pin gap %.4f m (every step %.4f m), limit excess "
+          "%.3f rad, lowest centre %.3f m, final max speed %.3f m/s\n",
+          substeps, 2 / substeps, reach ? "on" : "off", scheme_name(GetParam().scheme),
+          double(worst_gap), double(every_step), double(worst_excess), double(lowest),
+          double(fastest));
+      EXPECT_LT(worst_gap, 0.02f);
+      EXPECT_LT(every_step, 0.025f);
+      EXPECT_LT(worst_excess, 0.3f);
+      EXPECT_GT(lowest, 0.0f);
+    }
 }
 
 VKPHYS_ON_ALL_CASES(RigidRagdoll);

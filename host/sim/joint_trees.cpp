@@ -16,6 +16,19 @@ struct Visit {
 };
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 
+// Joint j's rows in its tree's solve: the kernels' joint_tree_rows_of (kernels/joints.inl) from
+// the same limits (joint frames 6 and 7: lo, hi; an axis is locked when hi <= lo).
+std::uint32_t tree_row_mask(const WorldArrays& w, std::uint32_t j) {
+  const glm::uvec4 info = w.joint_info[j];
+  std::uint32_t locked = 0u;
+  if ((info.w & VKPHYS_JOINT_LIMITED) != 0u) {
+    const glm::vec4 lo = w.joint_frames[VKPHYS_JOINT_STRIDE * j + 6u];
+    const glm::vec4 hi = w.joint_frames[VKPHYS_JOINT_STRIDE * j + 7u];
+    for (int i = 0; i < 3; ++i) locked |= hi[i] <= lo[i] ? 1u << i : 0u;
+  }
+  return kern::joint_tree_row_mask(info.z, locked);
+}
+
 }  // namespace
 
 void build_joint_trees(const Scene& scene, WorldArrays& w) {
@@ -107,8 +120,7 @@ void build_joint_trees(const Scene& scene, WorldArrays& w) {
         w.tree_nodes.emplace_back(v.node, parent, v.side, 0u);
       } else {
         const std::uint32_t j = v.node - r;
-        w.tree_nodes.emplace_back(j | VKPHYS_TREE_JOINT, parent, v.side,
-                                  kern::joint_tree_rows(w.joint_info[j].z));
+        w.tree_nodes.emplace_back(j | VKPHYS_TREE_JOINT, parent, v.side, tree_row_mask(w, j));
       }
     }
     w.tree_ranges.emplace_back(first, first + count);
