@@ -119,15 +119,16 @@ struct SolverSettings {
   bool contact_cache = true;
   /// Joints between rigid bodies that form a tree (no loop through dynamic bodies: a chain, a
   /// rag-doll) have their equality rows solved directly, all at once, in every sweep (Baraff's
-  /// linear-time solve; ARCHITECTURE.md, "Joint trees"); their limit rows stay with the sweep.
+  /// linear-time solve; ARCHITECTURE.md, "Joint trees"), a ball's locked limit axes with them;
+  /// their one-sided limit rows stay with the sweep.
   bool joint_trees = true;
   /// Rigid bodies: a pair's speculative contact distance grows with the distance its bodies can
   /// close within the step, max(contact_margin, e_a + e_b), e_i = H (|v| + |a| H + |w| L) capped
   /// at the body's bounding diameter, and the broadphase boxes with it, so a fast body meets a
   /// surface in the step that reaches it instead of a step later, inside or past it
-  /// (ARCHITECTURE.md, "Speculative reach"). Off by default: at seed 004's 30 Hz with 1 x 2
-  /// iterations the rag-doll's landing, now caught at the surface, overshoots its locked shoulder
-  /// limits by 0.31-0.35 rad.
+  /// (ARCHITECTURE.md, "Speculative reach"). Off by default: on, of the two slabs that fall through
+  /// seed 000's pushed pendulum grid one lands on the other instead of on the floor, and the rain
+  /// of 128 boxes regrows its pair buffers once instead of twice (the tests of both fail).
   bool speculative_reach = false;
   /// Rigid bodies only:
   SolverScheme scheme = SolverScheme::colored;
