@@ -304,13 +304,17 @@ void prepare_contact(uint p) {
 // (5 x 2 at 35 Hz: 0.54). Seed 004's rag-doll at 30 Hz, one substep (w h = pi at its 15 Hz cap)
 // blew apart with the spring start (pins 2.2-3.1 m open); with the stored impulse it keeps them
 // within 1.0-2.6 cm (RigidRagdoll.PinsAtSeed004Settings, measured, Jacobi skipped there).
-// rest: the point's resting SPOOK (a, b, eps); k_split: its normal row's D (p1.w); im_sum: the
-// bodies' own 1/m_a + 1/m_b.
-bool jacobi_spring_warm(uint a, uint b, vec4 rest, float k_split, float im_sum, float h) {
+// Per pair (bodies a, b): a Jacobi unit with a dynamic body it shares with other units.
+bool jacobi_split_pair(uint a, uint b) {
   if (params.modes.x != VKPHYS_SCHEME_JACOBI) return false;
-  bool in_split = (body_vel[a].w > 0.0f && body_share(a, true) > 1.0f) ||
-                  (body_vel[b].w > 0.0f && body_share(b, true) > 1.0f);
-  return in_split && rest.z / (k_split + rest.z) < 4.0f * (1.0f - rest.y) / rest.y &&
+  return (body_vel[a].w > 0.0f && body_share(a, true) > 1.0f) ||
+         (body_vel[b].w > 0.0f && body_share(b, true) > 1.0f);
+}
+
+// Per point of such a pair: rest, the point's resting SPOOK (a, b, eps); k_split, its normal
+// row's D (p1.w); im_sum, the bodies' own 1/m_a + 1/m_b.
+bool jacobi_spring_warm(vec4 rest, float k_split, float im_sum, float h) {
+  return rest.z / (k_split + rest.z) < 4.0f * (1.0f - rest.y) / rest.y &&
          rest.x / rest.z * h * im_sum < 1.0f;
 }
 
@@ -336,6 +340,7 @@ void contact_targets(uint p, uint phase) {
   vec3 xb = vec3(body_pos[info.y]);
   vec4 qa = body_rotation(info.x);
   vec4 qb = body_rotation(info.y);
+  bool spring_start = phase == PHASE_SOLVE && jacobi_split_pair(info.x, info.y);
   for (uint k = 0u; k < info.z; ++k) {
     uint slot = VKPHYS_POINT_PREP * (4u * p + k);
     vec4 p0 = point_prep[slot];
@@ -354,7 +359,7 @@ void contact_targets(uint p, uint phase) {
     point_prep[slot + 2u] = vec4(1.0f / (p1.w + t.eps), inv_t, inv_t, t.eps);
     vec4 p3 = point_prep[slot + 3u];
     vec4 lam = point_lambda[4u * p + k];
-    if (phase == PHASE_SOLVE && jacobi_spring_warm(info.x, info.y, rest, p1.w, a.im + b.im, h)) {
+    if (spring_start && jacobi_spring_warm(rest, p1.w, a.im + b.im, h)) {
       lam.x = max(-gap * rest.x / rest.z, 0.0f);
       point_lambda[4u * p + k] = lam;
     }

@@ -29,7 +29,7 @@ vec4 joint_frame(uint j, uint k) {
 // chosen for the side the angle is on lets it run freely past the other in a single step (seed
 // 004's shoulder axes are locked; the arms hitting the floor turned them 0.7 rad).
 bool limit_locked(uint j, uint axis) {
-  return joint_frame(j, 7u)[int(axis)] <= joint_frame(j, 6u)[int(axis)];
+  return limit_axis_locked(joint_frame(j, 6u), joint_frame(j, 7u), axis);
 }
 
 // Row r of joint j: rows are stored row-major over the joints (row 0 of every joint, then
@@ -44,11 +44,7 @@ uint joint_row_base(uint j, uint r) {
 // 0 when it is in no tree.
 uint joint_tree_rows_of(uint j, uvec4 info) {
   if ((info.w & VKPHYS_JOINT_IN_TREE) == 0u) return 0u;
-  uint locked = 0u;
-  if ((info.w & VKPHYS_JOINT_LIMITED) != 0u) {
-    for (uint i = 0u; i < 3u; ++i) locked |= limit_locked(j, i) ? 1u << i : 0u;
-  }
-  return joint_tree_row_mask(info.z, locked);
+  return joint_tree_row_mask(info, joint_frame(j, 6u), joint_frame(j, 7u));
 }
 
 bool joint_row_unilateral(uint j, uint type, uint r) {

@@ -210,11 +210,17 @@ KFN uint joint_row_count(uint type, bool limited) {
   return limited ? 6u : 3u;
 }
 
-// The rows a joint brings to its tree's direct solve (kernels/joint_trees.inl), as a mask (bit r:
-// row r; a joint's block is 6 x 6 with row r at position r, the others padded): its equality
-// rows (the first ones) and, for a ball, the limit rows of its locked axes (lo = hi: bit i of
-// `locked` for axis i, row 3 + i), which are equality rows too (store_limit_row's two-sided
-// row). The one-sided limit rows stay with the sweep. Limited hinges join no tree
+// A limited joint's axis is locked when its range is empty (hi <= lo; joint frames 6 and 7 hold
+// lo and hi): its limit row is two-sided (kernels/joints.inl, limit_locked).
+KFN bool limit_axis_locked(vec4 lo, vec4 hi, uint axis) {
+  return hi[int(axis)] <= lo[int(axis)];
+}
+
+// The rows a joint (info: joint_info; lo, hi: its limits) brings to its tree's direct solve
+// (kernels/joint_trees.inl), as a mask (bit r: row r; a joint's block is 6 x 6 with row r at
+// position r, the others padded): its equality rows (the first ones) and, for a limited ball,
+// the limit rows of its locked axes (row 3 + i for axis i), which are equality rows too
+// (store_limit_row's two-sided row). The one-sided limit rows stay with the sweep. Limited hinges join no tree
 // (host/sim/joint_trees.cpp), so their limit row needs no bit.
 //
 // Why the locked axes: seed 004's shoulders are locked on two axes, and swept after the tree's
@@ -223,9 +229,11 @@ KFN uint joint_row_count(uint type, bool limited) {
 // landing step), the shoulder's locked axis gave way by 0.31 rad (sequential) and 0.33
 // (coloured) on the landing step, the worst of any limit; in the tree it holds (measured:
 // tests/test_rigid_seed_scenes.cpp, RigidRagdoll.PinsAtSeed004Settings).
-KFN uint joint_tree_row_mask(uint type, uint locked) {
-  uint equality = (1u << joint_row_count(type, false)) - 1u;
-  return type == VKPHYS_JOINT_BALL ? equality | ((locked & 7u) << 3u) : equality;
+KFN uint joint_tree_row_mask(uvec4 info, vec4 lo, vec4 hi) {
+  uint mask = (1u << joint_row_count(info.z, false)) - 1u;
+  if (info.z != VKPHYS_JOINT_BALL || (info.w & VKPHYS_JOINT_LIMITED) == 0u) return mask;
+  for (uint i = 0u; i < 3u; ++i) mask |= limit_axis_locked(lo, hi, i) ? 8u << i : 0u;
+  return mask;
 }
 
 struct WorldParams {

@@ -82,7 +82,8 @@ TEST(JointTrees, NodesComeAfterTheirChildrenAndLoopsAreLeftToTheSweep) {
     if ((node.x & VKPHYS_TREE_JOINT) != 0u) {
       ++joints;
       const std::uint32_t j = node.x & ~VKPHYS_TREE_JOINT;
-      EXPECT_EQ(node.w, kern::joint_tree_row_mask(w.joint_info[j].z, 0u)) << "no limits";
+      EXPECT_EQ(node.w, (1u << kern::joint_row_count(w.joint_info[j].z, false)) - 1u)
+          << "no limits: the equality rows";
     }
   }
   EXPECT_EQ(roots, 1u);

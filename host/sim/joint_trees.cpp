@@ -16,17 +16,10 @@ struct Visit {
 };
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 
-// Joint j's rows in its tree's solve: the kernels' joint_tree_rows_of (kernels/joints.inl) from
-// the same limits (joint frames 6 and 7: lo, hi; an axis is locked when hi <= lo).
+// Joint j's rows in its tree's solve, by the kernels' rule (joint_tree_rows_of).
 std::uint32_t tree_row_mask(const WorldArrays& w, std::uint32_t j) {
-  const glm::uvec4 info = w.joint_info[j];
-  std::uint32_t locked = 0u;
-  if ((info.w & VKPHYS_JOINT_LIMITED) != 0u) {
-    const glm::vec4 lo = w.joint_frames[VKPHYS_JOINT_STRIDE * j + 6u];
-    const glm::vec4 hi = w.joint_frames[VKPHYS_JOINT_STRIDE * j + 7u];
-    for (int i = 0; i < 3; ++i) locked |= hi[i] <= lo[i] ? 1u << i : 0u;
-  }
-  return kern::joint_tree_row_mask(info.z, locked);
+  return kern::joint_tree_row_mask(w.joint_info[j], w.joint_frames[VKPHYS_JOINT_STRIDE * j + 6u],
+                                   w.joint_frames[VKPHYS_JOINT_STRIDE * j + 7u]);
 }
 
 }  // namespace
