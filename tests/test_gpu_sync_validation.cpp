@@ -17,15 +17,15 @@
 // Paths covered: particles (grid hash, sort, cell ranges, particle contacts, planes); rigid
 // spheres, boxes and capsules (sweep and prune, narrowphase, manifolds) in the coloured and
 // Jacobi schemes, recorded per colour and fused into one workgroup; Newton restitution's impact
-// passes, the split impulse, substeps with relax sweeps; joints (distance, ball and hinge with
-// limits); compliant and force springs (cloth, soft body, a rope hanging a box); the force
-// springs under every integrator the GPU runs (symplectic, euler, midpoint, rk4, rk4 adaptive,
-// whose redone steps restore the step start); self-collision with a thickness; kinematic paths
-// and scheduled impulses; lists grown during a step (the overflow path: restore, reallocate,
-// copy the previous lists over, re-record); a colouring that needs more colours than were
-// recorded (the step redone with all of them); checkpoints saved from and loaded onto the GPU;
-// the readback of contacts, traces and metrics through the public API; and a picture drawn by
-// the render pass.
+// passes, the split impulse, substeps with relax sweeps, Jacobi's spring start on a stack; joints
+// (distance, ball and hinge with limits); compliant and force springs (cloth, soft body, a rope
+// hanging a box); the force springs under every integrator the GPU runs (symplectic, euler,
+// midpoint, rk4, rk4 adaptive, whose redone steps restore the step start); self-collision with a
+// thickness; kinematic paths and scheduled impulses; lists grown during a step (the overflow path:
+// restore, reallocate, copy the previous lists over, re-record); a colouring that needs more
+// colours than were recorded (the step redone with all of them); checkpoints saved from and loaded
+// onto the GPU; the readback of contacts, traces and metrics through the public API; and a picture
+// drawn by the render pass.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -149,6 +149,27 @@ TEST_F(GpuSyncValidation, SubstepsAndRelax) {
   s.settings.solver.iterations = 2;
   s.settings.solver.relax_iterations = 1;
   expect_like_cpu(s, 4);
+}
+
+// Jacobi at 5 x 2 and the default 35 Hz cap on a 4-cube stack: the middle cubes' contact points
+// are split rows too slow for their relaxation, so each substep starts them from their contact
+// spring (kernels/contact_manifold.inl, jacobi_spring_warm), on both backends alike.
+TEST_F(GpuSyncValidation, JacobiSpringStart) {
+  expect_like_cpu(scene_json(R"({
+  "format": "vkphys-scene", "version": 2, "name": "sync_jacobi_spring_start",
+  "gravity": [0, -10, 0],
+  "solver": {"scheme": "jacobi", "substeps": 5, "iterations": 2, "contact_hertz": 35},
+  "materials": [{"name": "m", "friction": 0.5}],
+  "planes": [{"normal": [0, 1, 0], "offset": 0}],
+  "bodies": [
+    {"shape": "box", "half_extents": [0.5, 0.5, 0.5], "position": [0, 0.5, 0], "mass": 1},
+    {"shape": "box", "half_extents": [0.5, 0.5, 0.5], "position": [0, 1.5, 0], "mass": 1},
+    {"shape": "box", "half_extents": [0.5, 0.5, 0.5], "position": [0, 2.5, 0], "mass": 1},
+    {"shape": "box", "half_extents": [0.5, 0.5, 0.5], "position": [0, 3.5, 0], "mass": 1}
+  ]
+})",
+                             SolverScheme::jacobi),
+                  8);
 }
 
 // Lists that start too small for the step: the first steps overflow, restore the step start,
