@@ -14,21 +14,28 @@
 //   KERNELS_CPU           true in C++, false in GLSL: for a shortcut that is exact on the CPU
 //                         (built with -ffp-contract=off) but whose control flow would let the
 //                         shader compiler fuse and fold the arithmetic differently, or diverge
+//   index_t               an index computed into a buffer with a stride: GLSL uint, C++ size_t.
+//                         Why: a 32-bit uint index `16 slot + k` must wrap at 2^32, so the C++
+//                         compiler computes and zero-extends it for every access (lea, shl, add)
+//                         instead of addressing base + 256 slot + 16 k with a displacement; in
+//                         the contact sweep that was some 30 instructions a point (helper-53).
 // Float literals carry an `f` suffix so C++ does not promote to double (GLSL accepts it too).
 #ifndef VKPHYS_KERNELS_COMMON_H
 #define VKPHYS_KERNELS_COMMON_H
 
 #ifdef __cplusplus
+#include <cstddef>
 #include <cstdint>
 #include <glm/glm.hpp>
 #define KFN inline
 #define KINOUT(T) T&
 #define KOUT(T) T&
 #define KINLINE [[gnu::always_inline]]
-#define KERNELS_BEGIN      \
-  namespace vkphys::kern { \
-  using namespace glm;     \
-  using uint = std::uint32_t;
+#define KERNELS_BEGIN         \
+  namespace vkphys::kern {    \
+  using namespace glm;        \
+  using uint = std::uint32_t; \
+  using index_t = std::size_t;
 #define KERNELS_END }
 #define KERNELS_CPU true
 #else
@@ -39,6 +46,7 @@
 #define KERNELS_BEGIN
 #define KERNELS_END
 #define KERNELS_CPU false
+#define index_t uint
 #endif
 
 #endif

@@ -46,18 +46,18 @@
 // stride of 16, not with 17); helper-47, stop 33.
 
 vec4 point_prep_at(uint slot, uint k) {
-  return point_prep[VKPHYS_POINT_PREP * slot + k];
+  return point_prep[index_t(VKPHYS_POINT_PREP) * slot + k];
 }
 
 void store_row_parts(uint slot, uint row, RowParts r) {
-  uint at = VKPHYS_POINT_PREP * slot + 6u + 3u * row;
+  index_t at = index_t(VKPHYS_POINT_PREP) * slot + 6u + 3u * row;
   point_prep[at] = vec4(r.ca, r.cb.x);
   point_prep[at + 1u] = vec4(r.cb.y, r.cb.z, r.ia.x, r.ia.y);
   point_prep[at + 2u] = vec4(r.ia.z, r.ib);
 }
 
 RowParts row_parts_at(uint slot, uint row) {
-  uint at = VKPHYS_POINT_PREP * slot + 6u + 3u * row;
+  index_t at = index_t(VKPHYS_POINT_PREP) * slot + 6u + 3u * row;
   vec4 x = point_prep[at];
   vec4 y = point_prep[at + 1u];
   vec4 z = point_prep[at + 2u];
@@ -237,7 +237,7 @@ void prepare_contact(uint p) {
   vec4 qa = body_rotation(info.x);
   vec4 qb = body_rotation(info.y);
   for (uint k = 0u; k < info.z; ++k) {
-    uint slot = VKPHYS_POINT_PREP * (4u * p + k);
+    index_t slot = index_t(VKPHYS_POINT_PREP) * (4u * p + k);
     vec4 geom = point_geom[4u * p + k];
     vec3 ra = vec3(geom) - vec3(body_pos[info.x]);
     vec3 rb = vec3(geom) - vec3(body_pos[info.y]);
@@ -342,7 +342,7 @@ void contact_targets(uint p, uint phase) {
   vec4 qb = body_rotation(info.y);
   bool spring_start = phase == PHASE_SOLVE && jacobi_split_pair(info.x, info.y);
   for (uint k = 0u; k < info.z; ++k) {
-    uint slot = VKPHYS_POINT_PREP * (4u * p + k);
+    index_t slot = index_t(VKPHYS_POINT_PREP) * (4u * p + k);
     vec4 p0 = point_prep[slot];
     vec4 p1 = point_prep[slot + 1u];
     vec4 la = point_prep[slot + 4u];
