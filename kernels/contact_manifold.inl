@@ -322,6 +322,11 @@ bool jacobi_spring_warm(vec4 rest, float k_split, float im_sum, float h) {
 // the narrowphase's gap moved with the bodies since: g0 + n . ((x_b + R_b r_b) - (x_a + R_a r_a))
 // with the anchors in each body's frame (0 at the pose the narrowphase saw); the start-of-phase
 // velocities are those body_predict kept.
+// The separation is taken as g0 + n . (x_b - x_a) + (R_b^T n) . r_b - (R_a^T n) . r_a: the normal
+// rotated into each body's frame once a pair, not each anchor out of it once a point (n . R r =
+// R^T n . r). The same separation to rounding (it moves the CPU's bits; the determinism pins
+// moved with it). Measured (helper-53, the 210-box pyramid at 5 x 2, callgrind, 60 steps): this
+// function 227M -> 176M instructions (281 -> 169 a point, 177 -> 283 a pair).
 void contact_targets(uint p, uint phase) {
   uvec4 info = pair_info[p];
   vec3 n = vec3(pair_normal[p]);
@@ -338,8 +343,9 @@ void contact_targets(uint p, uint phase) {
           : 0.0f;
   vec3 xa = vec3(body_pos[info.x]);
   vec3 xb = vec3(body_pos[info.y]);
-  vec4 qa = body_rotation(info.x);
-  vec4 qb = body_rotation(info.y);
+  vec3 na = quat_rotate_inv(body_rotation(info.x), n);
+  vec3 nb = quat_rotate_inv(body_rotation(info.y), n);
+  float centres = dot(xb - xa, n);
   bool spring_start = phase == PHASE_SOLVE && jacobi_split_pair(info.x, info.y);
   for (uint k = 0u; k < info.z; ++k) {
     index_t slot = index_t(VKPHYS_POINT_PREP) * (4u * p + k);
@@ -348,7 +354,7 @@ void contact_targets(uint p, uint phase) {
     vec4 la = point_prep[slot + 4u];
     vec4 lb = point_prep[slot + 5u];
     vec4 rest = point_prep[slot + 15u];
-    float gap = la.w + dot((xb + quat_rotate(qb, vec3(lb))) - (xa + quat_rotate(qa, vec3(la))), n);
+    float gap = la.w + (centres + (dot(nb, vec3(lb)) - dot(na, vec3(la))));
     vec3 rel = point_rel_velocity(a, b, vec3(p0), vec3(p1));
     float un = dot(rel, n);
     float bound = contact_touches(gap, un, h) ? box_bound : 0.0f;
