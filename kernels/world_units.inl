@@ -157,6 +157,15 @@ void jacobi_spring(uint j, uvec2 ab, uint kind) {
   unit_dv[4u * j + 2u] = vec4(vec3(sb) - vec3(vb), 0.0f);
 }
 
+// Unit u's velocity changes on its split copies (from a0, b0 to a, b), which jacobi_body averages.
+void store_unit_dv(uint u, BodyState a0, BodyState b0, BodyState a, BodyState b) {
+  uint slot = 4u * u;
+  unit_dv[slot] = vec4(a.v - a0.v, 0.0f);
+  unit_dv[slot + 1u] = vec4(a.w - a0.w, 0.0f);
+  unit_dv[slot + 2u] = vec4(b.v - b0.v, 0.0f);
+  unit_dv[slot + 3u] = vec4(b.w - b0.w, 0.0f);
+}
+
 void jacobi_unit(uint u, uint kind) {
   if (!unit_active(u)) return;
   uint c = pcontact_unit_base();
@@ -172,18 +181,14 @@ void jacobi_unit(uint u, uint kind) {
     }
   }
   uvec2 ab = unit_bodies(u);
-  BodyState a = solver_body(ab.x, true);
-  BodyState b = solver_body(ab.y, true);
-  vec3 va = a.v;
-  vec3 wa = a.w;
-  vec3 vb = b.v;
-  vec3 wb = b.w;
+  // A manifold's sweep reads its prepared rows, not the inverse inertia (an impact does).
+  bool prepared = kind != KIND_IMPACT && u >= params.counts.y;
+  BodyState a = prepared ? solver_velocities(ab.x, true) : solver_body(ab.x, true);
+  BodyState b = prepared ? solver_velocities(ab.y, true) : solver_body(ab.y, true);
+  BodyState a0 = a;
+  BodyState b0 = b;
   unit_sweep(u, kind, a, b);
-  uint slot = 4u * u;
-  unit_dv[slot] = vec4(a.v - va, 0.0f);
-  unit_dv[slot + 1u] = vec4(a.w - wa, 0.0f);
-  unit_dv[slot + 2u] = vec4(b.v - vb, 0.0f);
-  unit_dv[slot + 3u] = vec4(b.w - wb, 0.0f);
+  store_unit_dv(u, a0, b0, a, b);
 }
 
 // The body takes the average of its units' velocity changes (`kind`: the sweep's): the units of

@@ -300,23 +300,22 @@ class CpuBackend final : public Backend {
         // averages (kern::overflow_passes).
         const std::uint32_t overflow = 2 * params_.coloring.x;
         for (std::uint32_t list = 0; list < overflow; ++list) {
-          e.colour_in_lanes(values_.data() + e.counters.color_start[list],
-                            e.counters.color_end[list] - e.counters.color_start[list], kind);
+          e.colour_in_lanes(values_.data() + e.counters.color_start[list], 0,
+                            e.counters.color_end[list] - e.counters.color_start[list], kind, false);
         }
         if (overflow_bodies_.empty()) break;
         for (std::uint32_t pass = 0; pass < kern::overflow_passes(kind); ++pass) {
           for (std::uint32_t list = overflow; list < overflow + 2; ++list) {
-            for (std::uint32_t s = e.counters.color_start[list]; s < e.counters.color_end[list];
-                 ++s) {
-              e.jacobi_unit(values_[s], kind);
-            }
+            e.colour_in_lanes(values_.data() + e.counters.color_start[list], 0,
+                              e.counters.color_end[list] - e.counters.color_start[list], kind,
+                              true);
           }
           for (const std::uint32_t b : overflow_bodies_) e.jacobi_body(b, kind);
         }
         break;
       }
       case SolverScheme::jacobi:
-        for (std::uint32_t u = 0; u < units; ++u) e.jacobi_unit(u, kind);
+        e.colour_in_lanes(nullptr, 0, units, kind, true);
         for (std::uint32_t b = 0; b < world_.bodies(); ++b) e.jacobi_body(b, kind);
         break;
     }
