@@ -210,13 +210,13 @@ vec3 body_acceleration(uint i, float im) {
 // / 2 below it by construction); a pile of equal spheres then keeps the plain margin.
 // The restitution and friction of a speculative row stay those of a contact that closes within
 // the step (closes_on_impact, impact_rebound, contact_touches, kernels/contact_manifold.inl).
-// Computed only with solver.speculative_reach (body_reach_setup's pass is recorded only then);
-// off by default, body_setup's reach is 0 and every pair keeps the margin:
-// measured at seed 004's 30 Hz, 1 x 2, the rag-doll's worst pin gap after every step falls from
-// 2.32 to 0.41 cm and its landing depth from 12.7 cm to the resting sink; its landing, now
-// stopped at the floor in one step, overshot the locked shoulder limits by 0.31-0.33 rad while
-// those rows were swept after the joint tree, 0.14 with them in the tree's solve
-// (joint_tree_row_mask, kernels/world_layout.h). Still off by default: include/vkphys/scene.h.
+// Computed only with solver.speculative_reach (body_reach_setup's pass is recorded only then; on
+// by default, off for version-1 files); off, body_setup's reach is 0 and every pair keeps the
+// margin. Measured at seed 004's 30 Hz, 1 x 2, the rag-doll's worst pin gap after every step
+// falls from 2.32 to 0.41 cm and its landing depth from 12.7 cm to the resting sink; its landing,
+// now stopped at the floor in one step, overshot the locked shoulder limits by 0.31-0.33 rad
+// while those were swept after the joint tree, 0.14 with them in the tree's solve
+// (joint_tree_row_mask, kernels/world_layout.h), which made the reach the default.
 float speculative_reach(uint i, Collider c) {
   float step = params.gravity_dt.w * params.contact.w;
   float im = body_vel[i].w;

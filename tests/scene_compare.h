@@ -70,6 +70,8 @@ inline void expect_same_settings(const Settings& sa, const Settings& sb) {
   EXPECT_EQ(a.gyroscopic, b.gyroscopic);
   EXPECT_EQ(a.max_colors, b.max_colors);
   EXPECT_EQ(a.speculative_reach, b.speculative_reach);
+  EXPECT_EQ(a.contact_cache, b.contact_cache);
+  EXPECT_EQ(a.joint_trees, b.joint_trees);
   VKPHYS_EXPECT_SAME(a.contact_hertz, b.contact_hertz);
   VKPHYS_EXPECT_SAME(a.substeps, b.substeps);
   VKPHYS_EXPECT_SAME(a.relax_iterations, b.relax_iterations);

@@ -3,6 +3,7 @@
 // enough: long runs on the CPU reference, shorter ones on the Vulkan backend (lavapipe is slow).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -426,7 +427,12 @@ TEST(RigidSeedScenes, PendulumGridHoldsBoxesOnTop) {
 
 // Seed 000 section 10.3 goes on: "a strong push makes them fall through". The same grid with
 // the middle row of balls struck at t = 2 s (6 N s each, along x): the slabs, at rest on the
-// grid until then, fall through it to the floor (centre 0.1 m above it) within 3 s.
+// grid until then, fall through it within 3 s and lie flat below it, on the floor (centre 0.1 m
+// above it) or on a slab that fell first (0.3 m). Through the grid: the slab's centre below the
+// hanging balls' lowest point (y = 2 - 0.25) by its half thickness (0.1). Why not "on the floor"
+// (the test's count until stop 36): with the speculative reach (on by default since then) the
+// second slab to fall is caught on its way down by the first, at 0.294 m, where without it the
+// two came to lie side by side; the seed says they fall through, not where they land.
 TEST(RigidSeedScenes, PendulumGridPushDropsTheBoxes) {
   auto b = make_cpu_backend();
   Scene s = pendulum_grid_scene(5, true);
@@ -440,8 +446,16 @@ TEST(RigidSeedScenes, PendulumGridPushDropsTheBoxes) {
   for (int k = 0; k < 180; ++k) b->step();
   b->read(st);
   std::size_t fallen = 0;
-  for (std::size_t i = 25; i < 28; ++i) fallen += st.pos[i].y < 0.15f ? 1u : 0u;
-  std::printf("pendulum grid pushed: %zu of 3 slabs on the floor 3 s after the push\n", fallen);
+  for (std::size_t i = 25; i < 28; ++i) {
+    if (st.pos[i].y >= 2.0f - 0.25f - 0.1f) continue;  // still on (or in) the grid
+    ++fallen;
+    const float on_floor = std::abs(st.pos[i].y - 0.1f);
+    const float on_slab = std::abs(st.pos[i].y - 0.3f);
+    EXPECT_LT(std::min(on_floor, on_slab), 0.02f) << "box " << i << " at y " << st.pos[i].y;
+    std::printf("pendulum grid pushed: slab %zu fell through, centre at y = %.3f m\n", i,
+                static_cast<double>(st.pos[i].y));
+  }
+  std::printf("pendulum grid pushed: %zu of 3 slabs through the grid 3 s after the push\n", fallen);
   EXPECT_GE(fallen, 2u);
 }
 

@@ -41,11 +41,12 @@ void SceneParser::read_settings(const Object& top) {
 
 void SceneParser::read_solver(const Object& top) {
   SolverSettings& s = scene_.settings.solver;
-  // Version 1 predates the manifold cache and the joint trees: its files run without them, as
-  // they did (the seed scenes among them reproduce documents that have neither).
+  // Version 1 predates the manifold cache, the joint trees and the speculative reach: its files
+  // run without them, as they did (the seed scenes among them reproduce documents that have none).
   if (version_ < 2) {
     s.contact_cache = false;
     s.joint_trees = false;
+    s.speculative_reach = false;
   }
   auto f = top.get("solver");
   if (!f) return;

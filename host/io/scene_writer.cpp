@@ -229,7 +229,7 @@ std::string solver_extras_json(const SolverSettings& so) {
   std::string out;
   if (!so.contact_cache) out += ", \"contact_cache\": false";
   if (!so.joint_trees) out += ", \"joint_trees\": false";
-  if (so.speculative_reach) out += ", \"speculative_reach\": true";
+  if (!so.speculative_reach) out += ", \"speculative_reach\": false";
   if (so.integrator != Integrator::symplectic) {
     out += fmt::format(", \"integrator\": \"{}\"",
                        name_of(kIntegratorNames, static_cast<std::uint32_t>(so.integrator)));

@@ -126,10 +126,9 @@ struct SolverSettings {
   /// close within the step, max(contact_margin, e_a + e_b), e_i = H (|v| + |a| H + |w| L) capped
   /// at the body's bounding diameter, and the broadphase boxes with it, so a fast body meets a
   /// surface in the step that reaches it instead of a step later, inside or past it
-  /// (ARCHITECTURE.md, "Speculative reach"). Off by default: on, of the two slabs that fall through
-  /// seed 000's pushed pendulum grid one lands on the other instead of on the floor, and the rain
-  /// of 128 boxes regrows its pair buffers once instead of twice (the tests of both fail).
-  bool speculative_reach = false;
+  /// (ARCHITECTURE.md, "Speculative reach"). On in version-2 scenes and scenes built in code,
+  /// off for version-1 files (which predate it).
+  bool speculative_reach = true;
   /// Rigid bodies only:
   SolverScheme scheme = SolverScheme::colored;
   RestitutionModel restitution = RestitutionModel::bias;
