@@ -21,9 +21,10 @@
 //   implicit_end       v1 = v0 + dv, x1 = x0 + h v1 become the ODE's result (ode_end): the
 //                      rows see v* = v1, and body_integrate moves every particle to
 //                      x1 + h (v' - v*) = x0 + h v'
-// The GPU records every iteration (the command buffer is replayed every step, with no read-back
-// in between); once the residual is met, the done flag turns the remaining passes into no-ops,
-// and the CPU runs the same passes, so both stop after the same iteration.
+// The GPU records R iterations (the command buffer is replayed every step, with no read-back
+// in between: "Recorded iterations" below); once the residual is met, the done flag turns the
+// remaining passes into no-ops, and the CPU runs the same passes up to the cap, so both stop
+// after the same iteration.
 // Each pass was once followed by its own reduction and scalar passes (seven dispatches an
 // iteration); on an H200 each dispatch and barrier costs about 10 us whatever it holds, which
 // made the 64 x 64 drape's 2,962 dispatches a step the step's time. The reductions and scalar
@@ -41,6 +42,25 @@
 //     cg_direction read. The two halves of cg_partial hold the two kinds of sums, so cg_update
 //     reads the p.A p sums while it writes the r.z and r.r ones.
 
+// Recorded iterations. The GPU cannot stop the replayed command buffer at convergence, so it
+// once recorded every iteration up to the cap (solver.cg_max_iterations) and the done flag made
+// the passes after convergence no-ops; each still costs its dispatch and barrier (about 4-10 us
+// on an H200), and they were most of the step: the 64 x 64 drape (4 substeps, cap 100, lines)
+// used about 121 of its 400 recorded iterations a step, so about 1,100 of its 1,749 dispatches
+// did nothing. Now it records R iterations a solve, R following what the last steps needed
+// (host/sim/ode_control.h holds the policy: R = n + max(8, n / 4) rounded up to a multiple of
+// 8 for the step's largest need n, grown at once when the need nears R, shrunk at most once in
+// 16 steps). A solve that is not done after R < cap iterations would have gone on under the
+// cap, so its implicit_end sets the counters' cg_short flag: the step's commit is skipped
+// (step_undone) and the host restores the step's start (positions, velocities, joint impulses
+// and cg_dv, the first solve's warm start) and redoes it with R = the cap. A step is thus taken
+// with the same passes up to its solves' stopping iterations as under the cap, and the passes
+// recorded beyond them do nothing, so R changes neither the bits nor the iteration counts
+// (tests/test_implicit_recording.cpp, to the bit against the cap through a landing's redo).
+// Measured on lavapipe (the bench's drapes, gpu*, lines, 4 substeps, cap 100; dispatches a
+// step once settled, before -> after; steps redone per 100 over the warm-up and timed steps):
+//   MEASURED_TABLE
+//
 // Warm start. A solve's dv changes little from one (sub)step to the next once a cloth has settled
 // (a falling cloth's is about h g everywhere, a draped one's small corrections of it), while CG
 // from dv = 0 must build it from the preconditioned residual, one spring's reach an iteration:
@@ -485,7 +505,10 @@ vec3 cg_solution(uint i) {
   return vec3(0.0f);
 }
 
-void implicit_end(uint i) {
+// `short_recording`: fewer iterations were recorded than solver.cg_max_iterations, so a solve
+// that is not done has stopped short of what the cap would run: cg_short asks the host to redo
+// the step with the cap ("Recorded iterations" above).
+void implicit_end(uint i, bool short_recording) {
   vec4 x0 = body_pos[i];
   vec4 v0 = body_vel[i];
   vec3 v1 = vec3(v0) + cg_solution(i);  // 0 on a filtered row
@@ -494,14 +517,18 @@ void implicit_end(uint i) {
   ode_end(i);
   if (i != params.kinds.x) return;
   vec4 s0 = cg_scalar[0];
-  counters.cg_iterations += uint(cg_scalar[1].x);
+  uint iterations = uint(cg_scalar[1].x);
+  counters.cg_iterations += iterations;
+  counters.cg_most = max(counters.cg_most, iterations);
+  if (short_recording && !cg_done()) counters.cg_short = 1u;
   float residual = s0.z > 0.0f ? sqrt(s0.y / s0.z) : 0.0f;
   counters.cg_residual = max(counters.cg_residual, floatBitsToUint(residual));
 }
 
 // Every ODE pass but the marks (kernels/stages.h VKPHYS_ODE_MODES): invocation x of
 // ode_pass_invocations(mode, P, lines) (a particle R + x, a line x, or the one invocation 0);
-// s = 1 marks implicit_setup's CG_LINES and CG_LINE_SUM (factor, p = z). A CG pass's scalar
+// s = 1 marks implicit_setup's CG_LINES and CG_LINE_SUM (factor, p = z) and a short recording's
+// IMPLICIT_END (implicit_end). A CG pass's scalar
 // step comes before (cg_begin_pass), its chunk sums after (cg_chunk_sum).
 void ode_pass(uint mode, uint x, uint s, float h, uint role) {
   uint i = params.kinds.x + x;
@@ -537,7 +564,7 @@ void ode_pass(uint mode, uint x, uint s, float h, uint role) {
       cg_direction(i);
       break;
     case IMPLICIT_END:
-      implicit_end(i);
+      implicit_end(i, s != 0u);
       break;
     case CG_LINES:
       cg_line(x, s != 0u);

@@ -220,8 +220,8 @@ KFN bool limit_axis_locked(vec4 lo, vec4 hi, uint axis) {
 // (kernels/joint_trees.inl), as a mask (bit r: row r; a joint's block is 6 x 6 with row r at
 // position r, the others padded): its equality rows (the first ones) and, for a limited ball,
 // the limit rows of its locked axes (row 3 + i for axis i), which are equality rows too
-// (store_limit_row's two-sided row). The one-sided limit rows stay with the sweep. Limited hinges join no tree
-// (host/sim/joint_trees.cpp), so their limit row needs no bit.
+// (store_limit_row's two-sided row). The one-sided limit rows stay with the sweep. Limited hinges
+// join no tree (host/sim/joint_trees.cpp), so their limit row needs no bit.
 //
 // Why the locked axes: seed 004's shoulders are locked on two axes, and swept after the tree's
 // exact solve they are the one place where the doll's rows still fight by Gauss-Seidel. At its
@@ -290,6 +290,9 @@ struct WorldCounters {
                        // bits order as the values and atomicMax is exact and order-independent)
   uint cg_iterations;  // implicit: CG iterations of the step, summed over its substeps
   uint cg_residual;    // implicit: the largest final |r| / |b| of the step's solves, float bits
+  uint cg_most;        // implicit: the most CG iterations one of the step's solves took
+  uint cg_short;       // implicit: 1 when a solve ran out of a recording shorter than the cap
+                       // unconverged: the host redoes the step with the cap (ode_control.h)
   uint reused;         // stored pairs that kept last step's manifold (the manifold cache)
   uint residual;       // the solver residual: the largest change of a body's velocity in the
                        // step's last sweep [m/s], float bits (>= 0: atomicMax as ode_error)

@@ -191,9 +191,11 @@ void narrowphase_pair(uint p) {
   }
 }
 
-// The host will restore the step-start state and redo this step.
+// The host will restore the step-start state and redo this step: a list overflowed, fewer
+// colours were recorded than the colouring needed, or a CG solve needed more iterations than
+// were recorded (kernels/world_implicit.inl, "Recorded iterations").
 bool step_undone() {
-  return counters.overflow != 0u || counters.redo != 0u;
+  return counters.overflow != 0u || counters.redo != 0u || counters.cg_short != 0u;
 }
 
 // ---- commit: this step's pairs become the previous step's (skipped when the step is redone) ----

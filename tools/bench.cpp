@@ -349,8 +349,12 @@ int cmd_bench(const Options& opt) {
               warn_stability(solved);  // a force row past its bound is expected to diverge
               World world(solved, options);
               Progress progress(std::uint64_t{warmup} + opt.steps);
+              // Implicit, GPU: steps redone because a solve ran out of its recorded CG iterations
+              // (stderr, warm-up and timed steps apart).
+              std::uint32_t cg_redos_warmup = 0, cg_redos = 0;
               for (std::uint32_t k = 0; k < warmup; ++k) {
                 world.step();
+                cg_redos_warmup += world.statistics().cg_redos;
                 progress.update(k + 1u);
               }
               std::vector<double> stage_sum(stages.size());
@@ -373,6 +377,7 @@ int cmd_bench(const Options& opt) {
                 for (std::size_t s = 0; s < stages.size(); ++s) stage_sum[s] += st.stages[s].ms;
                 regrows += st.regrows;
                 cg_iterations += st.cg_iterations;
+                cg_redos += st.cg_redos;
                 if (!scene.springs.empty() && (k + 1) % kStrainEvery == 0) {
                   strain_sum += world.spring_strain().mean;
                   ++strain_samples;
@@ -380,6 +385,10 @@ int cmd_bench(const Options& opt) {
                 progress.update(std::uint64_t{warmup} + k + 1u);
               }
               progress.finish();
+              if (solved.settings.solver.integrator == Integrator::implicit && which == "gpu") {
+                std::fprintf(stderr, "CG redos: %u in %u warm-up steps, %u in %u timed steps\n",
+                             cg_redos_warmup, warmup, cg_redos, opt.steps);
+              }
               const StepStatistics st = world.statistics();
               const Contacts ct = world.contacts();
               const double steps = opt.steps;

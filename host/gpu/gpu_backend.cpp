@@ -13,7 +13,9 @@
 // host-visible readback block. Nothing is read back mid-step (the step's GPU-counted work runs
 // in indirect dispatches). When a list did not fit, the host restores the step-start state
 // (copied aside at the start of every step), grows the list to 1.5x what was needed, rebuilds
-// the warm-start table, re-records and redoes the step.
+// the warm-start table, re-records and redoes the step. So too, re-recorded with more, when
+// fewer colours were recorded than the colouring needed, or fewer CG iterations than a solve
+// needed (host/sim/ode_control.h, R).
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -37,10 +39,11 @@ namespace {
 
 class GpuBackend final : public Backend {
  public:
-  GpuBackend(vk::Context& ctx, std::optional<Stage> fault, FusedPolicy fused)
+  GpuBackend(vk::Context& ctx, std::optional<Stage> fault, FusedPolicy fused, CgRecording cg)
       : ctx_(ctx),
         fused_(fused == FusedPolicy::automatic && ctx.info().type == "cpu" ? FusedPolicy::never
                                                                            : fused),
+        cg_recording_(cg),
         constants_(fault),
         kernels_(ctx, constants_.values),
         timestamps_(ctx, kStageCount + 1) {}
@@ -77,6 +80,7 @@ class GpuBackend final : public Backend {
   void step(StepTrace* trace) override {
     stats_.regrows = 0;
     stats_.ode_redos = 0;
+    stats_.cg_redos = 0;
     world_.drive.step(step_index_, drive_paths_, drive_impulses_);
     kern::WorldCounters counters;
     const SolverSettings& sv = scene_.settings.solver;
@@ -106,6 +110,13 @@ class GpuBackend final : public Backend {
         rerecord();
         continue;
       }
+      if (ode_.cg_redo(sv, counters.cg_short != 0u)) {
+        // A solve ran out of the recorded CG iterations unconverged: redo with the cap.
+        restore_step_start();
+        ++stats_.cg_redos;
+        rerecord();
+        continue;
+      }
       break;
     }
     const float error = std::bit_cast<float>(counters.ode_error);
@@ -116,6 +127,8 @@ class GpuBackend final : public Backend {
     // over, the step above is redone with every colour, so the result never depends on this.
     bool changed = choose_fusion(fused_, counters, scene_, world_, cap_, recorded_);
     changed = ode_.relax(sv, error) || changed;
+    if (cg_recording_ == CgRecording::to_need)
+      changed = ode_.cg_relax(sv, counters.cg_most) || changed;
     if (scene_.settings.solver.scheme == SolverScheme::colored &&
         stats_.colors + 2 < recorded_.colors) {
       recorded_.colors = stats_.colors + 2;
@@ -257,6 +270,7 @@ class GpuBackend final : public Backend {
 
   vk::Context& ctx_;
   FusedPolicy fused_;  // automatic resolved to never on a CPU Vulkan driver
+  CgRecording cg_recording_;
   WorldConstants constants_;
   WorldKernels kernels_;
   vk::Timestamps timestamps_;
@@ -266,7 +280,7 @@ class GpuBackend final : public Backend {
   kern::WorldParams params_{};  // the step constants as allocate_lists last made them
   std::uint32_t n_ = 0, r_ = 0, j_ = 0;
   RecordChoices recorded_;  // what the recorded step colours, sweeps and fuses
-  OdeControl ode_;          // the explicit integrators' n (host/sim/ode_control.h)
+  OdeControl ode_;  // the explicit integrators' n, the implicit one's R (host/sim/ode_control.h)
   StepStats stats_;
   std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
   std::vector<glm::vec4> drive_paths_, drive_impulses_;
@@ -277,8 +291,8 @@ class GpuBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx, std::optional<Stage> fault,
-                                          FusedPolicy fused) {
-  return std::make_unique<GpuBackend>(ctx, fault, fused);
+                                          FusedPolicy fused, CgRecording cg) {
+  return std::make_unique<GpuBackend>(ctx, fault, fused, cg);
 }
 
 }  // namespace vkphys

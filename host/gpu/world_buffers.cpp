@@ -101,7 +101,8 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_drive_paths] = vk::Buffer(ctx, VkDeviceSize{world.drive.paths()} * 4 * v4, 0, true);
   buf[b_drive_impulses] =
       vk::Buffer(ctx, VkDeviceSize{world.drive.max_impulses_per_step()} * 2 * v4, 0, true);
-  backup = storage(ctx, (2 * n + 2 * r) * v4 + j * 2 * v4, "step-start backup");
+  backup_cg = cg * v4;
+  backup = storage(ctx, (2 * n + 2 * r) * v4 + j * 2 * v4 + backup_cg, "step-start backup");
   predicted = storage(ctx, (n + r) * v4, "predicted-velocity trace");
   buf[b_body_pos].upload(std::span<const glm::vec4>(world.pos));
   buf[b_body_vel].upload(std::span<const glm::vec4>(world.vel));
@@ -218,7 +219,8 @@ void WorldBuffers::backup_copies(VkCommandBuffer cb, bool restore, const WorldAr
       {&buf[b_body_vel], world.bodies() * v4},
       {&buf[b_rigid_rot], world.rigid * v4},
       {&buf[b_rigid_omega], world.rigid * v4},
-      {&buf[b_joint_lambda], VkDeviceSize{world.joints()} * 2 * v4}};
+      {&buf[b_joint_lambda], VkDeviceSize{world.joints()} * 2 * v4},
+      {&buf[b_cg_dv], backup_cg}};  // the first solve's warm start (world_implicit.inl)
   VkDeviceSize at = 0;
   for (const auto& [buffer, bytes] : parts) {
     copy_region(cb, restore ? backup : *buffer, restore ? *buffer : backup, restore ? at : 0,

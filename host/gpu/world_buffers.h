@@ -40,8 +40,9 @@ void copy_region(VkCommandBuffer cb, const vk::Buffer& src, const vk::Buffer& ds
 struct WorldBuffers {
   std::array<vk::Buffer, VKPHYS_WORLD_BINDINGS> buf;
   vk::Buffer backup, predicted;
-  vk::Buffer params_host;    // the step constants as the host writes them
-  vk::Buffer counters_host;  // the counters as the step's last command copies them out
+  VkDeviceSize backup_cg = 0;  // cg_dv's bytes (0 but under the implicit method)
+  vk::Buffer params_host;      // the step constants as the host writes them
+  vk::Buffer counters_host;    // the counters as the step's last command copies them out
   // The counters' indirect dispatch sizes, copied there after the finalize kernel writes them
   // (host/gpu/step_recording.cpp). No shader binds it, so the compute-only barriers between
   // dispatches never need to make it visible again, though every kernel may write the counters.
@@ -69,8 +70,8 @@ struct WorldBuffers {
   void copy_params_in(VkCommandBuffer cb) const;
 
   // The state a redone step starts from: positions and velocities of every body, orientations
-  // and angular velocities of the rigid bodies, joint impulses. Into `backup`, or back out of
-  // it with `restore`.
+  // and angular velocities of the rigid bodies, joint impulses, the implicit method's last
+  // solution (the first solve's warm start). Into `backup`, or back out of it with `restore`.
   void backup_copies(VkCommandBuffer cb, bool restore, const WorldArrays& world);
 };
 

@@ -75,6 +75,9 @@ struct StepStats {
   // and the largest final relative residual |r| / |b| of its solves (solver.cg_tolerance).
   std::uint32_t cg_iterations = 0;
   float cg_residual = 0.0f;
+  // GPU: times the step was redone because a solve needed more CG iterations than were recorded
+  // (host/sim/ode_control.h, R); 0 on the CPU backend, which runs the cap.
+  std::uint32_t cg_redos = 0;
   // The solver residual: the largest change of a body's velocity [m/s] and of a rigid body's
   // angular velocity [rad/s] in the step's last sweep; 0 at the fixed point (kernels/
   // world_units.inl).
@@ -198,8 +201,14 @@ std::unique_ptr<Backend> make_cpu_backend();
 // on a GPU (measured on an H100, docs/benchmarks.md) and nothing on a CPU Vulkan driver, which
 // runs a workgroup on one core; never and always are for the tests and for measuring.
 enum class FusedPolicy : std::uint32_t { automatic = 0, never = 1, always = 2 };
+//   `cg`: how many CG iterations a solve's recording holds under the implicit method: to_need
+// (about what the last steps needed, the step redone with the cap when a solve runs out;
+// host/sim/ode_control.h) or full (solver.cg_max_iterations). The results are the same bit for
+// bit either way; full is for the tests and for measuring.
+enum class CgRecording : std::uint32_t { to_need = 0, full = 1 };
 std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx,
                                           std::optional<Stage> fault = std::nullopt,
-                                          FusedPolicy fused = FusedPolicy::automatic);
+                                          FusedPolicy fused = FusedPolicy::automatic,
+                                          CgRecording cg = CgRecording::to_need);
 
 }  // namespace vkphys

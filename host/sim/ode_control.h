@@ -12,8 +12,24 @@
 //                                 flip back and forth
 // n moves by powers of two only: the GPU records the n ODE steps into its command buffer, and
 // re-records only when n changes.
+//
+// The implicit method's recorded CG iterations R (kernels/world_implicit.inl, "Recorded
+// iterations"): the GPU records R iterations a solve, not solver.cg_max_iterations, where R
+// follows the step's largest need n (the most iterations one of its solves took):
+//   a solve not done after R < cap iterations   the step is redone from its start with R = cap
+//                                               (the GPU flags it: WorldCounters::cg_short)
+//   after an accepted step, the target          T(n) = n + max(8, n / 4), rounded up to a
+//                                               multiple of 8, at most the cap
+//   T(n) > R (the need came near R)             R = T(n) at once: re-recorded before a redo
+//   after a redo, and on the first step         R = T(n) at once (the need was unknown)
+//   else, every kCgWindow accepted steps        R = the window's largest T, if below R
+// so R grows before the need reaches it, and shrinks at most once a window when the need
+// falls. The iterations a solve runs, and its stopping iteration, are those of the cap whatever
+// R is (the passes past convergence do nothing), so R changes the speed, never the result.
+// The CPU backend has no recording and keeps R = the cap.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/implicit.h"
@@ -25,6 +41,55 @@ namespace vkphys {
 
 struct OdeControl {
   std::uint32_t steps = 1;  // n: ODE steps per step or substep
+  // Implicit: R, the CG iterations recorded per solve; 0 until a step's need is known (the cap).
+  std::uint32_t cg_recorded = 0;
+
+  // Accepted steps over which R may shrink once (see above).
+  static constexpr std::uint32_t kCgWindow = 16;
+
+  // R: what for_each_pass records per solve.
+  std::uint32_t cg_iterations(const SolverSettings& sv) const {
+    return cg_recorded == 0 ? sv.cg_max_iterations : std::min(cg_recorded, sv.cg_max_iterations);
+  }
+
+  // Whether fewer iterations are recorded than the cap (a solve may then stop short).
+  bool cg_short(const SolverSettings& sv) const {
+    return sv.integrator == Integrator::implicit && cg_iterations(sv) < sv.cg_max_iterations;
+  }
+
+  // T(n): the iterations to record for a largest need of n.
+  static std::uint32_t cg_target(const SolverSettings& sv, std::uint32_t need) {
+    const std::uint32_t margin = std::max(8u, need / 4u);
+    const std::uint32_t rounded = (need + margin + 7u) / 8u * 8u;
+    return std::min(rounded, sv.cg_max_iterations);
+  }
+
+  // After a step whose GPU flag `stopped_short` says a solve ran out of R < cap iterations:
+  // whether to redo it (with R = cap).
+  bool cg_redo(const SolverSettings& sv, bool stopped_short) {
+    if (!stopped_short || !cg_short(sv)) return false;
+    cg_recorded = sv.cg_max_iterations;
+    cg_fresh_ = true;
+    return true;
+  }
+
+  // After an accepted step whose solves took at most `need` iterations: whether R changed.
+  bool cg_relax(const SolverSettings& sv, std::uint32_t need) {
+    if (sv.integrator != Integrator::implicit) return false;
+    const std::uint32_t want = cg_target(sv, need);
+    const std::uint32_t now = cg_iterations(sv);
+    cg_peak_ = std::max(cg_peak_, want);
+    const bool fresh = cg_fresh_ || cg_recorded == 0;
+    if (!fresh && want <= now && ++cg_calm_ < kCgWindow) return false;
+    // Grow at once, start from a fresh need at once, or shrink to the window's peak.
+    const std::uint32_t next = fresh || want > now ? want : cg_peak_;
+    cg_fresh_ = false;
+    cg_calm_ = 0;
+    cg_peak_ = 0;
+    if (next == now && cg_recorded != 0) return false;
+    cg_recorded = next;
+    return next != now;
+  }
 
   // Whether the particles that a row holds this step are marked (ODE_MARK) to take the
   // symplectic step: under the explicit methods only. The implicit step's kinematics are the
@@ -96,11 +161,16 @@ struct OdeControl {
   }
 
  private:
-  // Backward Euler: one linear solve per (sub)step, every CG iteration recorded as three passes
-  // (four with the lines preconditioner) that carry their own reductions and scalar steps (the
-  // passes after convergence do nothing; kernels/world_implicit.inl).
+  bool cg_fresh_ = false;      // R was set to the cap by a redo: take the next need at once
+  std::uint32_t cg_calm_ = 0;  // accepted steps in the window so far
+  std::uint32_t cg_peak_ = 0;  // the window's largest target
+
+  // Backward Euler: one linear solve per (sub)step, R CG iterations recorded as three passes
+  // each (four with the lines preconditioner) that carry their own reductions and scalar steps
+  // (the passes after convergence do nothing; kernels/world_implicit.inl). A short recording's
+  // IMPLICIT_END (stage 1) flags a solve that it stopped unconverged.
   template <class Pass>
-  static void implicit_passes(const SolverSettings& sv, float h, Pass&& pass) {
+  void implicit_passes(const SolverSettings& sv, float h, Pass&& pass) const {
     pass(kern::ODE_BEGIN, 0u, h, VKPHYS_ODE_PLAIN);
     const bool lines = sv.cg_preconditioner == CgPreconditioner::lines;
     pass(kern::IMPLICIT_SETUP, 0u, h, VKPHYS_ODE_PLAIN);
@@ -110,13 +180,13 @@ struct OdeControl {
       pass(kern::CG_LINE_SUM, 1u, h, VKPHYS_ODE_PLAIN);
     }
     pass(kern::CG_START, 0u, h, VKPHYS_ODE_PLAIN);
-    for (std::uint32_t k = 0; k < sv.cg_max_iterations; ++k) {
+    for (std::uint32_t k = 0; k < cg_iterations(sv); ++k) {
       pass(kern::CG_MATVEC, 0u, h, VKPHYS_ODE_PLAIN);
       pass(kern::CG_UPDATE, 0u, h, VKPHYS_ODE_PLAIN);
       if (lines) pass(kern::CG_LINES, 0u, h, VKPHYS_ODE_PLAIN);
       pass(kern::CG_DIRECTION, 0u, h, VKPHYS_ODE_PLAIN);
     }
-    pass(kern::IMPLICIT_END, 0u, h, VKPHYS_ODE_PLAIN);
+    pass(kern::IMPLICIT_END, cg_short(sv) ? 1u : 0u, h, VKPHYS_ODE_PLAIN);
   }
 };
 

@@ -41,6 +41,10 @@ struct StepStatistics {
   /// largest final relative residual |r| / |b| of the solves (0 otherwise).
   std::uint32_t cg_iterations = 0;
   float cg_residual = 0.0f;  ///< see cg_iterations
+  /// GPU, implicit integrator: times the step was redone because a solve needed more CG
+  /// iterations than its recording held (the GPU records about what the last steps needed;
+  /// the result is the same either way). 0 on the CPU backend.
+  std::uint32_t cg_redos = 0;
   /// The solver residual: the largest change of a body's velocity [m/s] and of a rigid body's
   /// angular velocity [rad/s] in the step's last sweep; 0 where a further sweep would change
   /// nothing (ARCHITECTURE.md, "The solver residual").
