@@ -57,9 +57,16 @@
 // with the same passes up to its solves' stopping iterations as under the cap, and the passes
 // recorded beyond them do nothing, so R changes neither the bits nor the iteration counts
 // (tests/test_implicit_recording.cpp, to the bit against the cap through a landing's redo).
-// Measured on lavapipe (the bench's drapes, gpu*, lines, 4 substeps, cap 100; dispatches a
-// step once settled, before -> after; steps redone per 100 over the warm-up and timed steps):
-//   MEASURED_TABLE
+// Measured on lavapipe (the bench's drapes, gpu*, lines, 4 substeps, cap 100): dispatches a
+// step once settled (steps 70-120), before -> after; steps redone in the first 100; and lavapipe
+// ms/step, the least of three alternating runs of each (steps 61-120; 61-70 at 128 x 128, whose
+// runs spread over 1.8-2.2 s before and 1.2-2.5 s after on the loaded machine). Lavapipe
+// timings only: there a small dispatch costs about 116 us.
+//   32 x 32     1,727 -> 383-511   0 redone   100 -> 68 ms
+//   64 x 64     1,749 -> 533-661   1 redone   541 -> 405 ms
+//   128 x 128   1,756 -> 796-924   2 redone   1,831 -> 1,201 ms
+// The redos are the landing's (the need jumps from a few iterations a solve in the fall to
+// tens); R settles at 16 (32 x 32) to 48 (128 x 128) iterations a solve.
 //
 // Warm start. A solve's dv changes little from one (sub)step to the next once a cloth has settled
 // (a falling cloth's is about h g everywhere, a draped one's small corrections of it), while CG
