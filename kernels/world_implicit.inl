@@ -13,8 +13,8 @@
 //   cg_start           r.z, r.r and |b|^2
 //   then cg_max_iterations times, three passes (lines: four, cg_line after cg_update, which
 //   then leaves z and r.z to it):
-//     cg_matvec        A p, matrix-free: each particle sums its springs' blocks (the
-//                      Jacobians are recomputed at x0, nothing is stored); the chunks' p.A p
+//     cg_matvec        A p: each particle sums its springs' blocks (cg_blocks, made at x0 by
+//                      implicit_setup: "Stored blocks" below); the chunks' p.A p
 //     cg_update        alpha = r.z / p.A p; dv += alpha p, r -= alpha A p, z = P^-1 r; the
 //                      chunks' r.z and r.r
 //     cg_direction     beta = r.z(new) / r.z; stop when |r| <= tolerance |b|; p = z + beta p
@@ -160,6 +160,26 @@ SpringJacobian cg_jacobian(uint entry) {
   return damped_spring_jacobian(vec3(body_pos[ab.x]), vec3(body_pos[ab.y]), fspring_params[s]);
 }
 
+// Stored blocks. A spring's block B = implicit_spring_block(its Jacobian at x0) is fixed for a
+// solve, and every CG iteration needs it twice (A p, from each end); once recomputed there from
+// the positions (a length, a division, an outer product and some 40 products), it was 65% of the
+// CPU's implicit step (the bench's 64 x 64 drape, perf). implicit_setup, which computes every
+// spring's block for the diagonal anyway, now stores it (from the spring's first end, entry
+// side 0, pinned or not) and cg_matvec and cg_coupling read it: the same function of the same
+// inputs, so the same bits on both backends, for 48 bytes a spring.
+void cg_store_block(uint entry, mat3 block) {
+  if ((entry & 1u) != 0u) return;
+  uint at = 3u * (entry >> 1u);
+  cg_blocks[at] = vec4(block[0], 0.0f);
+  cg_blocks[at + 1u] = vec4(block[1], 0.0f);
+  cg_blocks[at + 2u] = vec4(block[2], 0.0f);
+}
+
+mat3 cg_block(uint entry) {
+  uint at = 3u * (entry >> 1u);
+  return mat3(vec3(cg_blocks[at]), vec3(cg_blocks[at + 1u]), vec3(cg_blocks[at + 2u]));
+}
+
 mat3 cg_pinv(uint c) {
   return mat3(vec3(cg_vec[c + VKPHYS_CG_PINV]), vec3(cg_vec[c + VKPHYS_CG_PINV + 1u]),
               vec3(cg_vec[c + VKPHYS_CG_PINV + 2u]));
@@ -194,6 +214,7 @@ void implicit_setup(uint i) {
       SpringJacobian j = cg_jacobian(entry);
       dfdx_v0 += block_times(j.dx, v0 - vec3(body_vel[other]));
       mat3 spring = implicit_spring_block(j, h);
+      cg_store_block(entry, spring);
       block += spring;
       ad += block_times(spring, d - cg_dv_of(other));
     }
@@ -201,6 +222,13 @@ void implicit_setup(uint i) {
     r = b - ad;
     // Lines: the block itself, which cg_line factors with its line's couplings.
     pinv = cg_lines_on() ? block : inverse_symmetric3(block);
+  } else {
+    // A pin is no unknown, but its springs' blocks enter its neighbours' rows.
+    float h = params.gravity_dt.w;
+    for (uint e = fspring_offsets[p]; e < fspring_offsets[p + 1u]; ++e) {
+      uint entry = fspring_incident[e];
+      if ((entry & 1u) == 0u) cg_store_block(entry, implicit_spring_block(cg_jacobian(entry), h));
+    }
   }
   // Lines: z and p come from cg_line and cg_line_sum.
   vec3 z = cg_lines_on() ? vec3(0.0f) : block_times(pinv, r);
@@ -234,7 +262,7 @@ void cg_matvec(uint i) {
     for (uint e = fspring_offsets[p]; e < fspring_offsets[p + 1u]; ++e) {
       uint entry = fspring_incident[e];
       vec3 po = vec3(cg_vec[cg_base(cg_other(entry)) + VKPHYS_CG_P]);
-      ap += block_times(implicit_spring_block(cg_jacobian(entry), h), pi - po);
+      ap += block_times(cg_block(entry), pi - po);
     }
   }
   cg_vec[c + VKPHYS_CG_AP] = vec4(ap, 0.0f);
@@ -265,7 +293,7 @@ void cg_matvec(uint i) {
 //   forward   g_k = D_k^-1 (r_k - E_k g_(k-1))
 //   backward  y_n = g_n, y_k = g_k - D_k^-1 E_(k+1) y_(k+1)
 // The factor (D^-1 and E) is made once a solve, in implicit_setup's cg_line (`factor`), from the
-// diagonal blocks implicit_setup left in the CG_PINV slots and the couplings it recomputes;
+// diagonal blocks implicit_setup left in the CG_PINV slots and the couplings (its cg_blocks);
 // each line also sums its share of r.z (r.y_f along it) in its backward sweep, and its
 // workgroup (a chunk of 64 lines) the chunk's, in line order (cg_chunk_sum); cg_direction then
 // reads z = y_0 + y_1 itself (cg_line_z), and cg_update sums r.r alone. An iteration is four
@@ -282,11 +310,10 @@ void cg_matvec(uint i) {
 mat3 cg_coupling(uint i, uint o) {
   mat3 e = mat3(0.0f);
   if (implicit_filtered(i) || implicit_filtered(o)) return e;
-  float h = params.gravity_dt.w;
   uint p = i - params.kinds.x;
   for (uint k = fspring_offsets[p]; k < fspring_offsets[p + 1u]; ++k) {
     uint entry = fspring_incident[k];
-    if (cg_other(entry) == o) e -= implicit_spring_block(cg_jacobian(entry), h);
+    if (cg_other(entry) == o) e -= cg_block(entry);
   }
   return e;
 }

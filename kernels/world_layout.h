@@ -147,6 +147,8 @@
 //                        (VKPHYS_CG_CHUNK particles each)
 //   cg_scalar[0..1]      (r.z, r.r, |b|^2, done), (iterations, 0, 0, 0); [2..3] the
 //                        iteration's copy
+//   cg_blocks[3f + 0..2] force spring f's block B of the matrix at x0 (its columns), made once
+//                        a solve by implicit_setup for cg_matvec and the lines' couplings
 //   with solver.cg_preconditioner "lines" only (else empty), made at load (host/sim/cg_lines.h):
 //   cg_lines[4p + 2f], [4p + 2f + 1]  particle p's predecessor and successor (particle indices
 //                        p, VKPHYS_NO_LINK at a line's end) in line family f; then from 4P on the
@@ -388,8 +390,9 @@ struct WorldCounters {
   BUF(77, vec4, sweep_yz)              \
   BUF(78, vec4, cg_dv)                 \
   BUF(79, uint, cg_lines)              \
-  BUF(80, vec4, cg_factor)
-#define VKPHYS_WORLD_BINDINGS 81u
+  BUF(80, vec4, cg_factor)             \
+  BUF(81, vec4, cg_blocks)
+#define VKPHYS_WORLD_BINDINGS 82u
 #define VKPHYS_TREE_NODE_STRIDE 26u
 // The least number of walk entries in one sweep work item (kernels/world_broadphase.inl).
 #define VKPHYS_SWEEP_CHUNK 64u

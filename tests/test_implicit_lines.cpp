@@ -245,7 +245,7 @@ struct LineEnv {
   Scene scene;
   WorldArrays world;
   kern::WorldEnv e;
-  std::vector<glm::vec4> cg_vec, cg_dv, cg_scalar, cg_factor, ode_deriv;
+  std::vector<glm::vec4> cg_vec, cg_dv, cg_scalar, cg_factor, cg_blocks, ode_deriv;
   std::uint32_t n = 0;
 
   explicit LineEnv(Scene s) : scene(std::move(s)), world(build_world(scene)) {
@@ -255,6 +255,7 @@ struct LineEnv {
     cg_dv.assign(n, glm::vec4(0.0f));
     cg_scalar.assign(4, glm::vec4(0.0f));
     cg_factor.assign(VKPHYS_LINE_STRIDE * n, glm::vec4(0.0f));
+    cg_blocks.assign(3 * world.fspring_params.size(), glm::vec4(0.0f));
     ode_deriv.assign(n, glm::vec4(0.0f));
     e.body_pos = world.pos.data();
     e.body_vel = world.vel.data();
@@ -270,6 +271,7 @@ struct LineEnv {
     e.cg_scalar = cg_scalar.data();
     e.cg_lines = world.cg_lines.data();
     e.cg_factor = cg_factor.data();
+    e.cg_blocks = cg_blocks.data();
     for (std::uint32_t p = 0; p < n; ++p) e.implicit_setup(world.rigid + p);  // A's blocks
   }
 

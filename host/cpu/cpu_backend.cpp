@@ -55,6 +55,7 @@ class CpuBackend final : public Backend {
     const bool implicit = scene_.settings.solver.integrator == Integrator::implicit;
     cg_vec_.assign(implicit ? VKPHYS_CG_STRIDE * p : 0u, glm::vec4(0.0f));
     cg_dv_.assign(implicit ? p : 0u, glm::vec4(0.0f));
+    cg_blocks_.assign(implicit ? 3u * world_.fspring_params.size() : 0u, glm::vec4(0.0f));
     cg_partial_.assign(
         implicit ? kern::cg_partials(world_.particles(), params_.lines.y + params_.lines.z) : 0u,
         glm::vec4(0.0f));
@@ -267,6 +268,7 @@ class CpuBackend final : public Backend {
     e.ode_touched = ode_touched_.data();
     e.cg_vec = cg_vec_.data();
     e.cg_dv = cg_dv_.data();
+    e.cg_blocks = cg_blocks_.data();
     e.cg_partial = cg_partial_.data();
     e.cg_scalar = cg_scalar_.data();
     e.cg_lines = world_.cg_lines.data();
@@ -639,7 +641,7 @@ class CpuBackend final : public Backend {
   std::vector<unsigned char> lane_taken_;
   std::uint32_t lane_plan_entries_ = 0;
   std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_dv_, cg_partial_, cg_scalar_,
-      cg_factor_, saved_pos_, saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
+      cg_factor_, cg_blocks_, saved_pos_, saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, sweep_ref_, tree_blocks_,
       pair_normal_, point_geom_, point_lambda_, point_prep_, prev_lambda_, joint_rows_,
       joint_lambda_, unit_dv_, pc_geom_, pc_target_, pc_lambda_, pc_copy_lambda_, prev_pc_lambda_,

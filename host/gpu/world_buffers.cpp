@@ -89,6 +89,8 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   const VkDeviceSize cg = scene.settings.solver.integrator == Integrator::implicit ? p : 0u;
   buf[b_cg_vec] = storage(ctx, VKPHYS_CG_STRIDE * cg * v4, "conjugate-gradient vectors");
   buf[b_cg_dv] = storage(ctx, cg * v4, "conjugate-gradient solutions");
+  buf[b_cg_blocks] =
+      storage(ctx, (cg > 0 ? 3 * f : VkDeviceSize{0}) * v4, "conjugate-gradient spring blocks");
   buf[b_cg_partial] = storage(
       ctx, kern::cg_partials(static_cast<std::uint32_t>(cg), params.lines.y + params.lines.z) * v4,
       "conjugate-gradient partial sums");

@@ -218,8 +218,8 @@ StepTraffic step_traffic(const StepStats& st, const Scene& scene, const WorldArr
   // substeps' predict, the other phases' targets, the positions' integration (position,
   // velocity, start velocity; a rigid body's rotation read and written and angular velocity
   // read), and the implicit integrator's conjugate-gradient iterations (per iteration each
-  // particle's 8 CG vectors read or written about once, and every force spring's ends, parameters
-  // and both particles' vectors read for A p).
+  // particle's 8 CG vectors read or written about once, and for A p every force spring's ends,
+  // its stored block (cg_blocks, three vec4) from each end and both particles' p).
   const SweepBytes sweep = sweep_bytes(st, world);
   u64 per_sweep = sweep.rigid + sweep.particle;
   u64 settles = 0;
@@ -235,7 +235,7 @@ StepTraffic step_traffic(const StepStats& st, const Scene& scene, const WorldArr
   add(Stage::solve,
       sweeps_per_step(sv) * per_sweep + settles + (sv.substeps - 1u) * predict +
           (phases - 1) * targets + sv.substeps * (n * 4 * kV4 + r * 3 * kV4) +
-          u64{st.cg_iterations} * (p * 8 * kV4 + u64{world.force_springs()} * (8 + kV4 + 4 * kV4)));
+          u64{st.cg_iterations} * (p * 8 * kV4 + u64{world.force_springs()} * (8 + 2 * 3 * kV4 + 2 * kV4)));
 
   // integrate: the commit reads every pair slot's info and writes each manifold's frame and its
   // points' impulses and reference points for the next step's match; clears and refills the
