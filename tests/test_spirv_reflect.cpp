@@ -66,18 +66,18 @@ std::uint32_t binding_of(std::string_view name) {
   throw std::invalid_argument("no world buffer named " + std::string(name));
 }
 
-// world_common.glsl declares 81 bindings, more than lavapipe lets a stage bind (32); the
+// world_common.glsl declares 82 bindings, more than lavapipe lets a stage bind (32); the
 // per-body kernel never touches the pair or joint buffers, the per-unit kernel touches them but
 // not the bounding boxes, the integrators' kernel touches the force springs, the wind and the
-// implicit integrator's CG vectors and lines, the narrowphase the manifold cache's references, the
-// sweep its walks and the extents it streams through.
+// implicit integrator's CG vectors, spring blocks and lines, the narrowphase the manifold cache's
+// references, the sweep its walks and the extents it streams through.
 TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   const auto body = binding_numbers(world_body_spv);
   const auto unit = binding_numbers(world_unit_spv);
   const auto ode = binding_numbers(world_ode_spv);
   const auto narrow = binding_numbers(world_narrowphase_spv);
   const auto sweep = binding_numbers(world_sweep_spv);
-  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 81u);
+  EXPECT_EQ(VKPHYS_WORLD_BINDINGS, 82u);
   EXPECT_TRUE(has(sweep, binding_of("sweep_yz")));
   EXPECT_TRUE(has(sweep, binding_of("sweep_ranges")));
   EXPECT_FALSE(has(sweep, binding_of("joint_rows")));
@@ -91,6 +91,8 @@ TEST(SpirvReflect, WorldKernelsBindOnlyWhatTheyUse) {
   EXPECT_TRUE(has(ode, binding_of("cg_dv")));
   EXPECT_TRUE(has(ode, binding_of("cg_lines")));
   EXPECT_TRUE(has(ode, binding_of("cg_factor")));
+  EXPECT_TRUE(has(ode, binding_of("cg_blocks")));
+  EXPECT_FALSE(has(unit, binding_of("cg_blocks")));
   EXPECT_TRUE(has(ode, binding_of("wind_tris")));
   EXPECT_FALSE(has(ode, binding_of("joint_rows")));
   EXPECT_LE(storage_buffers(world_ode_spv), 32u);
