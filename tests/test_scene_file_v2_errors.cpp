@@ -332,6 +332,26 @@ TEST(SceneFileV2Errors, Contents) {
   j["particles"] = json::array();
   EXPECT_EQ(error_of(j), "<test>: particles = []: must list at least one particle generator");
 
+  // An empty cloths, soft_bodies or mesh_cloths list is not content either: a scene whose
+  // only content was "soft_bodies": [] loaded, wrote back without the list, and the written
+  // file failed to load (fuzz_scene_load's finding, stop 36).
+  for (const char* key : {"cloths", "soft_bodies", "mesh_cloths"}) {
+    j = mixed();
+    j.erase("particles");
+    j.erase("bodies");
+    j.erase("joints");
+    j.erase("impulses");
+    j[key] = json::array();
+    EXPECT_EQ(error_of(j), std::string("<test>: ") + key +
+                               " = []: lists nothing, and the scene has no other content (a "
+                               "scene needs at least one particle generator, body, cloth, soft "
+                               "body or mesh cloth)");
+    // Beside other content an empty list is allowed: it adds nothing.
+    j = mixed();
+    j[key] = json::array();
+    EXPECT_NO_THROW(vkphys::io::parse_scene(j.dump(), "<test>")) << key;
+  }
+
   j = mixed();
   j.erase("bodies");
   j["impulses"] = json::array();

@@ -84,6 +84,23 @@ void SceneParser::read_contents(const Object& top) {
                          : "required field is missing (a scene needs \"particles\", \"bodies\", "
                            "\"cloths\", \"soft_bodies\" or \"mesh_cloths\")");
   }
+  if (!particles && !bodies) {
+    // An empty cloths, soft_bodies or mesh_cloths list may sit beside other content, but it is
+    // not content: the writer leaves it out, and the written file would then have none.
+    const std::optional<Field>* lists[] = {&cloths, &soft, &meshes};
+    const std::optional<Field>* empty = nullptr;
+    bool listed = false;
+    for (const auto* l : lists) {
+      if (!*l) continue;
+      if ((*l)->array_size() > 0) listed = true;
+      if (!empty) empty = l;
+    }
+    if (!listed) {
+      (*empty)->fail(
+          "lists nothing, and the scene has no other content (a scene needs at least one "
+          "particle generator, body, cloth, soft body or mesh cloth)");
+    }
+  }
   if (bodies) {
     read_bodies(*bodies);
     if (joints) read_joints(*joints);
