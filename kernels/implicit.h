@@ -140,6 +140,12 @@ KFN bool cg_pass_step(uint mode) {
   return mode == CG_UPDATE || mode == CG_DIRECTION;
 }
 
+// The passes of one CG iteration (stage s = 0 of CG_LINES; stage 1 is implicit_setup's).
+KFN bool cg_iteration_pass(uint mode, uint s) {
+  return mode == CG_MATVEC || mode == CG_UPDATE || mode == CG_DIRECTION ||
+         (mode == CG_LINES && s == 0u);
+}
+
 // CG_UPDATE's and CG_DIRECTION's scalars, the same for every invocation: the step's coefficient
 // (alpha, beta), what the iteration does (VKPHYS_CG_*) and the new r.z and r.r (CG_DIRECTION).
 #define VKPHYS_CG_CONTINUE 0u   // update, and go on

@@ -23,7 +23,7 @@
 //                      x1 + h (v' - v*) = x0 + h v'
 // The GPU records R iterations (the command buffer is replayed every step, with no read-back
 // in between: "Recorded iterations" below); once the residual is met, the done flag turns the
-// remaining passes into no-ops, and the CPU runs the same passes up to the cap, so both stop
+// remaining passes into no-ops, and the CPU backend skips them (cg_idle), so both stop
 // after the same iteration.
 // Each pass was once followed by its own reduction and scalar passes (seven dispatches an
 // iteration); on an H200 each dispatch and barrier costs about 10 us whatever it holds, which
@@ -141,6 +141,17 @@ uint cg_base(uint i) {
 // cg_matvec's copy (cg_begin_pass).
 bool cg_done() {
   return cg_scalar[0].w != 0.0f;
+}
+
+// Whether an iteration's passes (kernels/implicit.h cg_iteration_pass) would change nothing:
+// the solve is done and cg_matvec's copy of its state is current, so cg_matvec copies the same
+// values, cg_update and cg_line return, cg_direction sets the flag that is set, and no chunk
+// sums. The GPU's recorded passes then run as no-ops; the CPU backend skips them (host/cpu/
+// cpu_backend.cpp, predict_forces), which was about 10 ms of the 64 x 64 drape's CPU step at
+// cap 100. Only cg_step keeps the last pass's outcome, and every pass that reads it writes it
+// first (cg_begin_pass).
+bool cg_idle() {
+  return cg_done() && cg_scalar[2] == cg_scalar[0] && cg_scalar[3] == cg_scalar[1];
 }
 
 // Particle p's products for its chunk's sums (cg_chunk_sum).

@@ -399,6 +399,8 @@ class CpuBackend final : public Backend {
     if (sv.integrator == Integrator::symplectic || r == n) return;
     ode_.for_each_pass(sv, params_.gravity_dt.w,
                        [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
+                         // After convergence the GPU's recorded iterations are no-ops.
+                         if (kern::cg_iteration_pass(mode, s) && e.cg_idle()) return;
                          const std::uint32_t count = kern::ode_pass_invocations(
                              mode, n - r, params_.lines.y + params_.lines.z);
                          const bool sums = kern::cg_pass_sums(mode);
