@@ -592,6 +592,7 @@ void ode_pass(uint mode, uint x, uint s, float h, uint role) {
       break;
     case ODE_END:
       ode_end(i);
+      if (s != 0u) ode_flag_over(i);
       break;
     case IMPLICIT_SETUP:
       implicit_setup(i);

@@ -258,7 +258,8 @@ struct WorldParams {
   uvec4 coloring;   // (max colours, sub-passes per colour, planes, unit capacity J + PC + CC)
   uvec4 drive;      // (central field law, kinematic paths, impulses due this step, 0)
   uvec4 ode;        // (integrator (kernels/ode.h), force springs F, CG iteration cap,
-                    //  CG tolerance as float bits)
+                    //  tolerance as float bits: the CG's relative residual (implicit) or the
+                    //  adaptive step's error (the explicit methods))
   uvec4 aero;       // (triangles under the wind T (0: no wind), 0, 0, 0)
   uvec4 trees;      // (joint trees K, their nodes NT, 0, 0), kernels/joint_trees.inl
   uvec4 lines;      // (CG preconditioner (VKPHYS_CG_BLOCK_JACOBI or VKPHYS_CG_LINES), lines of
@@ -295,6 +296,8 @@ struct WorldCounters {
   uint cg_most;        // implicit: the most CG iterations one of the step's solves took
   uint cg_short;       // implicit: 1 when a solve ran out of a recording shorter than the cap
                        // unconverged: the host redoes the step with the cap (ode_control.h)
+  uint ode_over;       // step doubling: 1 when the step's error passed the tolerance and the
+                       // host redoes it with twice the ODE steps (ode_control.h)
   uint reused;         // stored pairs that kept last step's manifold (the manifold cache)
   uint residual;       // the solver residual: the largest change of a body's velocity in the
                        // step's last sweep [m/s], float bits (>= 0: atomicMax as ode_error)

@@ -195,7 +195,8 @@ void narrowphase_pair(uint p) {
 // colours were recorded than the colouring needed, or a CG solve needed more iterations than
 // were recorded (kernels/world_implicit.inl, "Recorded iterations").
 bool step_undone() {
-  return counters.overflow != 0u || counters.redo != 0u || counters.cg_short != 0u;
+  return counters.overflow != 0u || counters.redo != 0u || counters.cg_short != 0u ||
+         counters.ode_over != 0u;
 }
 
 // ---- commit: this step's pairs become the previous step's (skipped when the step is redone) ----

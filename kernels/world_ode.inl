@@ -191,3 +191,15 @@ void ode_end(uint i) {
   ode_state[b + 6u] = body_vel[i];
   body_pos[i] = ode_state[b];
 }
+
+// A recording whose steps can still double (host/sim/ode_control.h, may_redo): the host redoes
+// a step whose error passed the tolerance (params.ode.w) from its start. The first particle's
+// ODE_END flags it (every stage's atomicMax on ode_error came before this pass, and the error
+// only grows over the substeps), so the step's commit is skipped (step_undone) and nothing of
+// the rejected attempt, no contact's impulse, becomes the redo's warm start. Without the flag
+// the GPU committed it and parted from the CPU by the last bits after a redo with contacts
+// (tests/test_force_spring_parity.cpp, AdaptiveRedosWithContactsBitForBit).
+void ode_flag_over(uint i) {
+  if (i != params.kinds.x) return;
+  if (uintBitsToFloat(counters.ode_error) > uintBitsToFloat(params.ode.w)) counters.ode_over = 1u;
+}

@@ -103,8 +103,13 @@ class GpuBackend final : public Backend {
         rerecord();
         continue;
       }
-      if (ode_.redo(sv, std::bit_cast<float>(counters.ode_error))) {
-        // The adaptive step's error passed its tolerance: redo it with twice the ODE steps.
+      const bool over = counters.ode_over != 0u;
+      if (ode_.redo(sv, std::bit_cast<float>(counters.ode_error)) != over) {
+        throw std::logic_error("the adaptive step's redo and the GPU's ode_over flag disagree");
+      }
+      if (over) {
+        // The adaptive step's error passed its tolerance: redo it with twice the ODE steps (its
+        // commit was skipped).
         restore_step_start();
         ++stats_.ode_redos;
         rerecord();

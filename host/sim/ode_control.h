@@ -104,11 +104,15 @@ struct OdeControl {
            sv.adaptive.tolerance > 0.0f;
   }
 
+  // Whether a step with an error over the tolerance is redone (n can still double). The GPU's
+  // recording flags such a step itself (WorldCounters::ode_over), so its commit is skipped.
+  bool may_redo(const SolverSettings& sv) const {
+    return adaptive(sv) && steps < sv.adaptive.max_steps;
+  }
+
   // After a step with error `error`: whether to redo it (with n doubled).
   bool redo(const SolverSettings& sv, float error) {
-    if (!adaptive(sv) || !(error > sv.adaptive.tolerance) || steps >= sv.adaptive.max_steps) {
-      return false;
-    }
+    if (!may_redo(sv) || !(error > sv.adaptive.tolerance)) return false;
     steps *= 2;
     if (steps > sv.adaptive.max_steps) steps = sv.adaptive.max_steps;
     return true;
@@ -157,7 +161,8 @@ struct OdeControl {
         ode_step(size, VKPHYS_ODE_PLAIN);
       }
     }
-    pass(kern::ODE_END, 0u, size, VKPHYS_ODE_PLAIN);
+    // Stage 1: a step over the tolerance will be redone (kernels/world_ode.inl, ode_flag_over).
+    pass(kern::ODE_END, may_redo(sv) ? 1u : 0u, size, VKPHYS_ODE_PLAIN);
   }
 
  private:

@@ -289,8 +289,10 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   p.coloring = glm::uvec4(sv.max_colors, 2u, static_cast<std::uint32_t>(world.plane_bodies.size()),
                           static_cast<std::uint32_t>(units));
   p.drive = glm::uvec4(static_cast<std::uint32_t>(cf.law), world.drive.paths(), 0u, 0u);
+  const float tolerance =
+      sv.integrator == Integrator::implicit ? sv.cg_tolerance : sv.adaptive.tolerance;
   p.ode = glm::uvec4(static_cast<std::uint32_t>(sv.integrator), world.force_springs(),
-                     sv.cg_max_iterations, std::bit_cast<std::uint32_t>(sv.cg_tolerance));
+                     sv.cg_max_iterations, std::bit_cast<std::uint32_t>(tolerance));
   for (std::size_t k = 0; k < world.plane_bodies.size(); ++k) {
     p.plane_bodies[k / 4][static_cast<int>(k % 4)] = world.plane_bodies[k];
   }
