@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "host/io/scene_file.h"
 #include "tests/backends.h"
@@ -41,18 +43,19 @@ TEST_P(ForceSpringParity, CircularFieldBitForBit) {
   EXPECT_TRUE(r.passed()) << r.verdict;
 }
 
-// A 10 x 10 force-spring cloth (10 g vertices) pinned at two corners falls onto a plane below
-// it: springs, pins, gravity, drag and particle-plane contacts over 80 steps of 4 substeps (h
-// omega about 0.13 for the stiffest vertex, within every method's stable step with the damping).
-TEST_P(ForceSpringParity, ClothOnAPlaneBitForBit) {
+// A 10 x 10 force-spring cloth (10 g vertices) at `height` above a plane, under `method` at 60 Hz
+// with 4 substeps and drag (h omega about 0.13 for the stiffest vertex, within every method's
+// stable step with the damping), pinned at `pins`.
+Scene force_cloth_over_a_plane(Integrator method, float height,
+                               std::vector<std::pair<std::uint32_t, std::uint32_t>> pins) {
   Scene s;
   s.settings.time_step = 1.0f / 60.0f;
   s.settings.drag = 0.01f;
   s.settings.solver.substeps = 4;
-  s.settings.solver.integrator = GetParam();
+  s.settings.solver.integrator = method;
   s.planes.push_back(Plane{{0.0f, 1.0f, 0.0f}, 0.0f, 0});
   ClothSpec c;
-  c.origin = {-0.5f, 0.6f, -0.5f};
+  c.origin = {-0.5f, height, -0.5f};
   c.nu = c.nv = 10;
   c.model = SpringModel::force;
   c.density = 1.0f;
@@ -60,8 +63,15 @@ TEST_P(ForceSpringParity, ClothOnAPlaneBitForBit) {
   c.k_shear = 1.0f;
   c.k_bend = 0.2f;
   c.c = 0.05f;
-  c.pins = {{0, 0}, {9, 0}};
+  c.pins = std::move(pins);
   add_cloth(s, c);
+  return s;
+}
+
+// The cloth pinned at two corners falls onto the plane: springs, pins, gravity, drag and
+// particle-plane contacts over 80 steps.
+TEST_P(ForceSpringParity, ClothOnAPlaneBitForBit) {
+  const Scene s = force_cloth_over_a_plane(GetParam(), 0.6f, {{0, 0}, {9, 0}});
   const CompareResult r = against_cpu(s, 80);
   EXPECT_TRUE(r.passed()) << r.verdict;
   std::unique_ptr<Backend> cpu = make_cpu_backend();
@@ -107,34 +117,19 @@ TEST_P(ForceSpringParity, AdaptiveKeplerOrbitBitForBit) {
   EXPECT_GT(redos, 0u);
 }
 
-// Redone steps with contacts: the force-spring cloth of ClothOnAPlaneBitForBit, now under the
-// adaptive step, lands beside a column of three particles resting on the plane. A step whose error
+// Redone steps with contacts: the force-spring cloth, unpinned and under the adaptive step, lands
+// beside a column of three particles resting on the plane. A step whose error
 // passes the tolerance is taken again from its start, so nothing of the rejected attempt may reach
 // the redo: not the contact impulses, which the next step's warm start reads.
 TEST_P(ForceSpringParity, AdaptiveRedosWithContactsBitForBit) {
   if (GetParam() == Integrator::symplectic) GTEST_SKIP() << "adaptive needs an explicit method";
   if (!on_lavapipe()) GTEST_SKIP() << "the decisions follow the error's bits: lavapipe only";
-  Scene s;
-  s.settings.time_step = 1.0f / 60.0f;
-  s.settings.drag = 0.01f;
-  s.settings.solver.substeps = 4;
-  s.settings.solver.integrator = GetParam();
+  Scene s = force_cloth_over_a_plane(GetParam(), 0.3f, {});
   // Near the error's float floor (about 1e-7 here), so the steps double up to 64 ODE steps a
   // substep and are redone at steps 0 and 6. While the GPU still committed a rejected attempt's
   // contacts, it parted from the CPU at step 6 or 7 with every method.
   s.settings.solver.adaptive.tolerance = 1e-7f;
   s.settings.solver.adaptive.max_steps = 64;
-  s.planes.push_back(Plane{{0.0f, 1.0f, 0.0f}, 0.0f, 0});
-  ClothSpec c;
-  c.origin = {-0.5f, 0.3f, -0.5f};
-  c.nu = c.nv = 10;
-  c.model = SpringModel::force;
-  c.density = 1.0f;
-  c.k_structural = 5.0f;
-  c.k_shear = 1.0f;
-  c.k_bend = 0.2f;
-  c.c = 0.05f;
-  add_cloth(s, c);
   for (float y : {0.05f, 0.15f, 0.25f}) add_particle(s, {1.0f, y, 0.0f}, 0.05f, 0.1f);
   std::unique_ptr<Backend> gpu = make_gpu_backend(*ctx_);
   std::unique_ptr<Backend> cpu = make_cpu_backend();
