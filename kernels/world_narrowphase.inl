@@ -192,8 +192,9 @@ void narrowphase_pair(uint p) {
 }
 
 // The host will restore the step-start state and redo this step: a list overflowed, fewer
-// colours were recorded than the colouring needed, or a CG solve needed more iterations than
-// were recorded (kernels/world_implicit.inl, "Recorded iterations").
+// colours were recorded than the colouring needed, a CG solve needed more iterations than
+// were recorded (kernels/world_implicit.inl, "Recorded iterations"), or the adaptive step's
+// error passed its tolerance (kernels/world_ode.inl, ode_flag_over).
 bool step_undone() {
   return counters.overflow != 0u || counters.redo != 0u || counters.cg_short != 0u ||
          counters.ode_over != 0u;
