@@ -19,6 +19,11 @@
 //                         compiler computes and zero-extends it for every access (lea, shl, add)
 //                         instead of addressing base + 256 slot + 16 k with a displacement; in
 //                         the contact sweep that was some 30 instructions a point (helper-53).
+//   lane_float, lane_bool float and bool, for the values of a contact row that vary per
+//                         manifold. The CPU's wide contact sweep (host/cpu/wide_lanes.h) compiles
+//                         the row arithmetic of kernels/row_sweep.inl and kernels/
+//                         contact_point_rows.inl a second time with these as four SIMD lanes,
+//                         one manifold each.
 // Float literals carry an `f` suffix so C++ does not promote to double (GLSL accepts it too).
 #ifndef VKPHYS_KERNELS_COMMON_H
 #define VKPHYS_KERNELS_COMMON_H
@@ -31,11 +36,13 @@
 #define KINOUT(T) T&
 #define KOUT(T) T&
 #define KINLINE [[gnu::always_inline]]
-#define KERNELS_BEGIN         \
-  namespace vkphys::kern {    \
-  using namespace glm;        \
-  using uint = std::uint32_t; \
-  using index_t = std::size_t;
+#define KERNELS_BEGIN          \
+  namespace vkphys::kern {     \
+  using namespace glm;         \
+  using uint = std::uint32_t;  \
+  using index_t = std::size_t; \
+  using lane_float = float;    \
+  using lane_bool = bool;
 #define KERNELS_END }
 #define KERNELS_CPU true
 #else
@@ -47,6 +54,8 @@
 #define KERNELS_END
 #define KERNELS_CPU false
 #define index_t uint
+#define lane_float float
+#define lane_bool bool
 #endif
 
 #endif

@@ -12,7 +12,8 @@
 //     dlambda = (T - u - eps lambda) / (K + eps),     lambda <- project(lambda + dlambda)
 // with the row's target T = -a g + (1 - b) u_k (point_targets, contact_manifold.inl; friction
 // rows: stick_targets, below) and the projection applied to the ACCUMULATED lambda (eq 32),
-// never to the increment. row_target, row_update and coulomb_disc are in kernels/spook.h.
+// never to the increment. row_target is in kernels/spook.h; row_update, coulomb_disc and the
+// prepared rows' velocity and impulse are in kernels/row_sweep.inl.
 #ifndef VKPHYS_KERNELS_ROWS_H
 #define VKPHYS_KERNELS_ROWS_H
 #include "kernels/common.h"
@@ -97,22 +98,16 @@ KFN float row_parts_mass(RowParts p, vec3 d, BodyState a, BodyState b) {
   return a.im * dot(d, d) + dot(p.ca, p.ia) + b.im * dot(d, d) + dot(p.cb, p.ib);
 }
 
-// The row's velocity u = G v (d from a to b).
-KFN float row_parts_velocity(RowParts p, vec3 d, BodyState a, BodyState b) {
-  return dot(d, b.v - a.v) + dot(p.cb, b.w) - dot(p.ca, a.w);
+// The scalar forms of the lane helpers kernels/row_sweep.inl is written with (host/cpu/
+// wide_lanes.h has the four-lane ones).
+KFN vec2 lane_select(bool c, vec2 a, vec2 b) {
+  return c ? a : b;
+}
+KFN bool any_lane(bool c) {
+  return c;
 }
 
-// Adds M^-1 G^T dlambda to both bodies. The linear part is dlambda (im d), like the angular
-// dlambda i: im d does not wait for dlambda, so the sweep's chain from a row's impulse to the
-// bodies' new velocities is a product and a sum, not two products and a sum (for unit masses
-// the same bits as (im dlambda) d).
-KFN void row_parts_apply(RowParts p, vec3 d, float dlambda, KINOUT(BodyState) a,
-                         KINOUT(BodyState) b) {
-  a.v -= dlambda * (a.im * d);
-  a.w -= dlambda * p.ia;
-  b.v += dlambda * (b.im * d);
-  b.w += dlambda * p.ib;
-}
+#include "kernels/row_sweep.inl"
 
 // Adds M^-1 G^T dlambda to both bodies.
 KFN void row_apply(vec3 la, vec3 aa, vec3 lb, vec3 ab, float dlambda, KINOUT(BodyState) a,

@@ -29,32 +29,12 @@ KFN vec4 combine_materials(vec4 a, vec4 b) {
   return vec4(max(a.x, b.x), sqrt(a.y * b.y), 1.0f / (1.0f / a.z + 1.0f / b.z), max(a.w, b.w));
 }
 
-// ---- the row update every constraint row uses (particles and rigid bodies) ------------------
-// The unprojected new accumulated impulse of one row: lambda + (T - u - eps lambda) / (K + eps),
-// scaled by the relaxation factor. inv_k = 1 / (K + eps).
-KFN float row_update(float lambda, float target, float u, float eps, float inv_k, float relax) {
-  return lambda + relax * (target - u - eps * lambda) * inv_k;
-}
-
 // SPOOK target of a row with violation g, start-of-step row velocity u_k and coefficients
 // spook = (a, b, eps). Unilateral rows with g > 0 (open, within the margin) may close the gap
 // in one step and no more: T = -g / h (speculative contact).
 KFN float row_target(float g, float u_k, vec3 spook, float h, bool unilateral) {
   if (unilateral && g > 0.0f) return -g / h;
   return -spook.x * g + (1.0f - spook.y) * u_k;
-}
-
-// Coulomb's disc: the friction impulse pair scaled back radially to length <= bound.
-// The squared length screens first, so the square root (on a contact sweep's dependency chain,
-// row after row) is taken only for an impulse that may be outside; the test on the length itself
-// stays, so the disc projects exactly the impulses it projected with the length alone, except
-// where len2 rounds to at most bound^2 while len rounds above bound, a scale of 1 - 1 ulp.
-KFN vec2 coulomb_disc(vec2 lt, float bound) {
-  if (dot(lt, lt) > bound * bound) {
-    float len = length(lt);
-    if (len > bound) lt = len > 0.0f ? lt * (bound / len) : vec2(0.0f);
-  }
-  return lt;
 }
 
 KERNELS_END

@@ -639,7 +639,7 @@ class CpuBackend final : public Backend {
   // its own, so in any order; the GPU runs every body, the others' ranges empty).
   std::vector<std::uint32_t> overflow_bodies_;
   // The sequential scheme's sweep plan for the step (host/cpu/manifold_lanes.inl).
-  std::vector<glm::uvec2> lane_plan_;
+  std::vector<glm::uvec4> lane_plan_;
   std::vector<unsigned char> lane_taken_;
   std::uint32_t lane_plan_entries_ = 0;
   std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_dv_, cg_partial_, cg_scalar_,

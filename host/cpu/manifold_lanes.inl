@@ -1,35 +1,31 @@
 // The CPU backend's contact manifolds in lanes: up to kManifoldLanes manifolds that share no
-// dynamic body, swept in lockstep, point by point, with the kernels' own point functions
-// (kernels/contact_manifold.inl). Included into WorldEnv (host/cpu/world_env.h); C++ only: the
-// GPU runs one manifold an invocation and needs none of this.
+// dynamic body, swept together, point by point, in SIMD lanes (host/cpu/wide_lanes.h) with the
+// kernels' own point functions (kernels/contact_point_rows.inl). Included into WorldEnv
+// (host/cpu/world_env.h); C++ only: the GPU runs one manifold an invocation and needs none of
+// this.
 //
 // Why: a manifold's rows are a chain. Each row reads the velocities the previous row wrote, and
 // the row's arithmetic (three dot products, the update, the clamp, the apply) is about 50 cycles
 // of latency for some 40 instructions, so one manifold at a time leaves the core mostly idle.
-// Manifolds that share no dynamic body are independent chains: interleaved, the core overlaps
-// them. Static bodies may be shared: a sweep reads their velocities (zero) and store_body never
-// writes them.
+// Manifolds that share no dynamic body are independent chains: in lanes, one instruction does a
+// row of four. Static bodies may be shared: a sweep reads their velocities (zero) and store_body
+// never writes them.
 //
 // Same bits: each lane does exactly the arithmetic contact_rows does, in the same order on its
-// own bodies and slots, and lanes touch disjoint data. In a colour no two units share a dynamic
-// body, so any grouping of a colour's manifolds is exact; in a mass-split pass (Jacobi, the
-// overflow colour) every unit reads the bodies and writes only its own copies' changes, so any
-// grouping is exact there too (measured: the Jacobi pyramid at 5 x 2, user CPU 0.64-0.67 s ->
-// 0.56-0.59 s a 300-step bench run, instructions within 1%). The sequential scheme pairs a manifold
-// with one at most kLaneLookahead places later that commutes with it and with every unit in
-// between (no dynamic body in common), so the result is its order's. The pairing is planned
-// once a step (the units and their order are fixed within it): in the 210-box pyramid 89% of
-// the manifolds found a partner within 8 places, against 58% when only neighbours in the order
-// were paired; within 24 about 98% do (helper-53: the single-lane sweeps' instructions fell
-// from 87M to 17M in a 60-step callgrind run at 5 x 2, the plan's rose by 13M).
+// own bodies and slots (the same source, host/cpu/wide_lanes.h), and lanes touch disjoint data.
+// In a colour no two units share a dynamic body, so any grouping of a colour's manifolds is
+// exact; in a mass-split pass (Jacobi, the overflow colour) every unit reads the bodies and
+// writes only its own copies' changes, so any grouping is exact there too. The sequential scheme
+// groups a manifold with up to three others at most kLaneLookahead places later that commute
+// with it, with each other and with every unit in between (no dynamic body in common), so the
+// result is its order's. The grouping is planned once a step (the units and their order are
+// fixed within it).
 //
-// Measured (the 210-box pyramid, 60 Hz, CPU, one thread): docs/benchmarks.md, "manifolds in
-// lanes".
+// Measured (the 210-box pyramid, 60 Hz, CPU, one thread): docs/benchmarks.md, stop 33 (two
+// scalar lanes) and stop 38 (four SIMD lanes).
 
-// Two lanes: three and four measured the same (0.88-0.94 ms against 0.90-0.96 for the coloured
-// pyramid's solve) and were slower in sequence; glm's vec3 maths is scalar, and two lanes' 24
-// velocity floats already exceed the 16 SSE registers.
-static constexpr uint kManifoldLanes = 2u;
+// Four lanes, one SSE register of floats (host/cpu/wide_lanes.h).
+static constexpr uint kManifoldLanes = wide::kLanes;
 
 // Unit u is a contact manifold with points, swept in place by a solve or warm-start pass (an
 // impact pass reads the inverse inertia and goes through unit_in_place).
@@ -46,83 +42,102 @@ uint hold_dynamic(uvec2 ab, uint* held, uint n) {
   return n;
 }
 
-// Sweeps the N (1 .. kManifoldLanes) manifolds in `lanes` in lockstep: in place, or (`split`)
-// on mass-split copies of their bodies whose velocity changes go to unit_dv, as jacobi_unit
-// does (the Jacobi scheme and the coloured scheme's overflow colour: the units of a pass read
-// the bodies and write only their own copies, so any grouping is exact). `split` is a template
-// parameter: as an argument it cost the in-place sweeps 10% more instructions (755M -> 835M).
-template <uint N, bool split = false>
-void manifold_lanes_fixed(const uint* lanes, uint kind) {
+// Sweeps the `count` (2 .. kManifoldLanes) manifolds in `lanes` in SIMD lanes: in place, or
+// (`split`) on mass-split copies of their bodies whose velocity changes go to unit_dv, as
+// jacobi_unit does (the Jacobi scheme and the coloured scheme's overflow colour: the units of a
+// pass read the bodies and write only their own copies, so any grouping is exact). A point index
+// that some lane's manifold lacks is swept masked (host/cpu/wide_lanes.h).
+template <bool split>
+void manifold_lanes(const uint* lanes, uint count, uint kind) {
   uint j = params.counts.y;
   float relax = params.solver.x;
   bool friction = params.solver.z != 0.0f && kind != KIND_WARM;
   bool box = params.modes.z == VKPHYS_FRICTION_BOX;
-  uint pair[N];
-  uint points[N];
-  uvec2 body[N];
-  vec3 n[N];
-  vec3 t1[N];
-  vec3 t2[N];
-  BodyState a[N];
-  BodyState b[N];
-  BodyState a0[N];
-  BodyState b0[N];
+  wide::ManifoldLanes m{point_prep, point_lambda, {}, {}, {}};
+  uvec2 body[kManifoldLanes];
+  vec3 n[kManifoldLanes];
+  vec3 t1[kManifoldLanes];
+  vec3 t2[kManifoldLanes];
+  BodyState a[kManifoldLanes]{};
+  BodyState b[kManifoldLanes]{};
   uint most = 0u;
-  // The lane loops below are unrolled (the pragmas): rolled, GCC kept a[] and b[] in memory and
-  // every row stored the bodies' velocities and the next row loaded them back (measured: the
-  // two-lane sweep 776M -> 696M instructions, same bits).
-  for (uint l = 0u; l < N; ++l) {
-    pair[l] = lanes[l] - j;
-    points[l] = pair_info[pair[l]].z;
-    most = max(most, points[l]);
+  uint fewest = ~0u;
+  for (uint l = 0u; l < kManifoldLanes; ++l) {
+    if (l >= count) {  // no manifold: lane 0's data, masked out
+      m.pair[l] = m.pair[0];
+      n[l] = n[0];
+      t1[l] = t1[0];
+      t2[l] = t2[0];
+      fewest = 0u;
+      continue;
+    }
+    m.pair[l] = lanes[l] - j;
+    m.points[l] = pair_info[m.pair[l]].z;
+    most = max(most, m.points[l]);
+    fewest = min(fewest, m.points[l]);
     body[l] = unit_bodies(lanes[l]);
-    n[l] = vec3(pair_normal[pair[l]]);
+    n[l] = vec3(pair_normal[m.pair[l]]);
     tangent_basis(n[l], t1[l], t2[l]);
     a[l] = split ? solver_velocities(body[l].x, true) : load_velocities(body[l].x);
     b[l] = split ? solver_velocities(body[l].y, true) : load_velocities(body[l].y);
-    a0[l] = a[l];
-    b0[l] = b[l];
   }
+  wide::PointLanes rows{m};
+  wide::vec3 wn = wide::pack(n);
+  wide::vec3 wt1 = wide::pack(t1);
+  wide::vec3 wt2 = wide::pack(t2);
+  wide::BodyState wa = wide::pack(a);
+  wide::BodyState wb = wide::pack(b);
   for (uint k = 0u; friction && k < most; ++k) {
-#pragma GCC unroll 4
-    for (uint l = 0u; l < N; ++l) {
-      if (k < points[l])
-        contact_friction_point(4u * pair[l] + k, t1[l], t2[l], box, relax, a[l], b[l]);
+    m.seek(k);
+    wide::BodyState ka = wa;
+    wide::BodyState kb = wb;
+    rows.contact_friction_point(k, wt1, wt2, box, relax, wa, wb);
+    if (k >= fewest) {
+      wa = wide::lane_select(m.live(k), wa, ka);
+      wb = wide::lane_select(m.live(k), wb, kb);
     }
   }
   for (uint k = 0u; k < most; ++k) {
-#pragma GCC unroll 4
-    for (uint l = 0u; l < N; ++l) {
-      if (k >= points[l]) continue;
-      if (kind == KIND_WARM) {
-        contact_warm_point(4u * pair[l] + k, n[l], t1[l], t2[l], a[l], b[l]);
-      } else {
-        contact_normal_point(4u * pair[l] + k, n[l], relax, a[l], b[l]);
-      }
+    m.seek(k);
+    wide::BodyState ka = wa;
+    wide::BodyState kb = wb;
+    if (kind == KIND_WARM) {
+      rows.contact_warm_point(k, wn, wt1, wt2, wa, wb);
+    } else {
+      rows.contact_normal_point(k, wn, relax, wa, wb);
+    }
+    if (k >= fewest) {
+      wa = wide::lane_select(m.live(k), wa, ka);
+      wb = wide::lane_select(m.live(k), wb, kb);
     }
   }
-  for (uint l = 0u; l < N; ++l) {
+  for (uint l = 0u; l < count; ++l) {
+    BodyState a1 = a[l];
+    BodyState b1 = b[l];
+    wide::unpack(wa, l, a1);
+    wide::unpack(wb, l, b1);
     if constexpr (split) {
-      store_unit_dv(lanes[l], a0[l], b0[l], a[l], b[l]);
+      store_unit_dv(lanes[l], a[l], b[l], a1, b1);
     } else {
-      store_body(body[l].x, a[l]);
-      store_body(body[l].y, b[l]);
+      store_body(body[l].x, a1);
+      store_body(body[l].y, b1);
     }
   }
 }
 
-void manifold_lanes(const uint* lanes, uint count, uint kind, bool split) {
-  static_assert(kManifoldLanes == 2u, "one instantiation per lane count");
-  if (split) {
-    if (count == 1u) {
-      manifold_lanes_fixed<1u, true>(lanes, kind);
+// A group of manifolds from a colour or a plan: two or more in lanes, one alone (the scalar
+// sweep, as the GPU's: in place, or on split copies).
+void manifold_group(const uint* lanes, uint count, uint kind, bool split) {
+  if (count >= 2u) {
+    if (split) {
+      manifold_lanes<true>(lanes, count, kind);
     } else {
-      manifold_lanes_fixed<2u, true>(lanes, kind);
+      manifold_lanes<false>(lanes, count, kind);
     }
-  } else if (count == 1u) {
-    manifold_lanes_fixed<1u>(lanes, kind);
+  } else if (split) {
+    jacobi_unit(lanes[0], kind);
   } else {
-    manifold_lanes_fixed<2u>(lanes, kind);
+    unit_in_place(lanes[0], kind);
   }
 }
 
@@ -145,37 +160,39 @@ void colour_in_lanes(const uint* units, uint first, uint count, uint kind, bool 
     }
     lanes[filled++] = u;
     if (filled == kManifoldLanes) {
-      manifold_lanes(lanes, filled, kind, split);
+      manifold_group(lanes, filled, kind, split);
       filled = 0u;
     }
   }
-  if (filled > 0u) manifold_lanes(lanes, filled, kind, split);
+  if (filled > 0u) manifold_group(lanes, filled, kind, split);
 }
 
-// How far ahead the sequential plan looks for a partner (positions in the order). 24 pairs
-// about 98% of the pyramid's manifolds (8: 89%, 16: 95%); the plan's cost grows with it.
+// How far ahead the sequential plan looks for partners (positions in the order); the plan's
+// cost grows with it.
 static constexpr uint kLaneLookahead = 24u;
 
 // The sequential scheme's plan for a step (its units and their order do not change within the
-// step): the active units of order [first, first + count) as entries (u, v), u and v manifolds
-// swept together, or (u, VKPHYS_UNCOLORED), u alone. Sweeping the plan is sweeping the order:
-// a partner v is taken from at most kLaneLookahead positions ahead only if it shares no dynamic
-// body with u nor with any unit still waiting between them, so moving it forward swaps it only
-// with units it commutes with. `taken`: count flags of scratch. The dynamic bodies of u and of
-// the units passed over so far are kept in one list (`held`), so a candidate is checked against
-// it once: rechecking every unit in between for each candidate, pair by pair, was half the
-// plan's instructions at a look-ahead of 24.
-uint plan_sequential_lanes(uint first, uint count, uvec2* plan, unsigned char* taken) {
+// step): the active units of order [first, first + count) as entries of up to kManifoldLanes
+// manifolds swept together, (u, v, ...) padded with VKPHYS_UNCOLORED, or (u, VKPHYS_UNCOLORED,
+// ...), u alone. Sweeping the plan is sweeping the order: a partner v is taken from at most
+// kLaneLookahead positions ahead only if it shares no dynamic body with u, with the partners
+// taken before it, nor with any unit still waiting between them, so moving it forward swaps it
+// only with units it commutes with. `taken`: count flags of scratch. The dynamic bodies of u, of
+// its partners and of the units passed over so far are kept in one list (`held`), so a candidate
+// is checked against it once: rechecking every unit in between for each candidate, pair by
+// pair, was half the plan's instructions at a look-ahead of 24.
+uint plan_sequential_lanes(uint first, uint count, uvec4* plan, unsigned char* taken) {
   for (uint s = 0u; s < count; ++s) taken[s] = 0u;
   uint entries = 0u;
   for (uint s = 0u; s < count; ++s) {
     if (taken[s] != 0u) continue;
     uint u = first + s;
     if (!unit_active(u)) continue;
-    uint partner = VKPHYS_UNCOLORED;
+    uint entry[kManifoldLanes] = {u, VKPHYS_UNCOLORED, VKPHYS_UNCOLORED, VKPHYS_UNCOLORED};
     if (lane_manifold(u, KIND_SOLVE)) {
       uint held[2u * kLaneLookahead + 2u];
       uint holding = hold_dynamic(unit_bodies(u), held, 0u);
+      uint partners = 0u;
       for (uint t = s + 1u; t < min(count, s + 1u + kLaneLookahead); ++t) {
         uint v = first + t;
         if (taken[t] != 0u || !unit_active(v)) continue;
@@ -185,29 +202,30 @@ uint plan_sequential_lanes(uint first, uint count, uvec2* plan, unsigned char* t
           commutes = held[k] != cd.x && held[k] != cd.y;
         }
         if (commutes && lane_manifold(v, KIND_SOLVE)) {
-          partner = v;
+          entry[++partners] = v;
           taken[t] = 1u;
-          break;
+          if (partners + 1u == kManifoldLanes) break;
         }
-        holding = hold_dynamic(cd, held, holding);  // v waits between u and what follows
+        // v waits between u and what follows, or is a partner the later ones must not touch
+        holding = hold_dynamic(cd, held, holding);
       }
     }
-    plan[entries++] = uvec2(u, partner);
+    plan[entries++] = uvec4(entry[0], entry[1], entry[2], entry[3]);
   }
   return entries;
 }
 
 // Sweeps a plan of plan_sequential_lanes (not for impacts, whose pass reads the inverse inertia:
 // unit_in_place in order).
-void sweep_planned_lanes(const uvec2* plan, uint entries, uint kind) {
+void sweep_planned_lanes(const uvec4* plan, uint entries, uint kind) {
   for (uint e = 0u; e < entries; ++e) {
-    uint lanes[2] = {plan[e].x, plan[e].y};
-    if (lanes[1] != VKPHYS_UNCOLORED) {
-      manifold_lanes_fixed<2u>(lanes, kind);
-    } else if (lane_manifold(lanes[0], kind)) {
-      manifold_lanes_fixed<1u>(lanes, kind);
+    uint lanes[kManifoldLanes] = {plan[e].x, plan[e].y, plan[e].z, plan[e].w};
+    uint count = 1u;
+    while (count < kManifoldLanes && lanes[count] != VKPHYS_UNCOLORED) ++count;
+    if (count >= 2u) {
+      manifold_lanes<false>(lanes, count, kind);
     } else {
-      unit_in_place(lanes[0], kind);
+      unit_in_place(lanes[0], kind);  // a manifold alone, or a joint
     }
   }
 }

@@ -4,6 +4,7 @@
 // become plain read-modify-writes: the CPU runs one invocation at a time.
 #pragma once
 
+#include "host/cpu/wide_lanes.h"
 #include "kernels/aero.h"
 #include "kernels/collide.h"
 #include "kernels/grid.h"
