@@ -581,8 +581,9 @@ class CpuBackend final : public Backend {
       const std::uint32_t joints = world_.joints(), count = e.unit_count() - joints;
       lane_plan_.resize(count);
       lane_taken_.resize(count);
-      lane_plan_entries_ =
-          e.plan_sequential_lanes(joints, count, lane_plan_.data(), lane_taken_.data());
+      lane_held_.resize(world_.bodies());
+      lane_plan_entries_ = e.plan_sequential_lanes(joints, count, lane_plan_.data(),
+                                                   lane_taken_.data(), lane_held_.data());
     } else if (scheme == SolverScheme::jacobi) {
       for (std::uint32_t k = 0; k < 2 * units; ++k) e.incidence_key(k);
       const auto bits = static_cast<std::uint32_t>(std::bit_width(world_.bodies()));
@@ -641,6 +642,7 @@ class CpuBackend final : public Backend {
   // The sequential scheme's sweep plan for the step (host/cpu/manifold_lanes.inl).
   std::vector<glm::uvec4> lane_plan_;
   std::vector<unsigned char> lane_taken_;
+  std::vector<std::uint32_t> lane_held_;
   std::uint32_t lane_plan_entries_ = 0;
   std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_dv_, cg_partial_, cg_scalar_,
       cg_factor_, cg_blocks_, saved_pos_, saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
