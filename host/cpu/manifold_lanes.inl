@@ -174,8 +174,7 @@ static constexpr uint kLaneLookahead = 48u;
 // while u's entry is planned, held[i] == s + 1 marks body i as taken by u, a partner or a unit
 // passed over (store_body writes only dynamic bodies, so units that share only static bodies
 // commute and static bodies are never marked).
-uint plan_sequential_lanes(uint first, uint count, uvec4* plan, unsigned char* taken,
-                           uint* held) {
+uint plan_sequential_lanes(uint first, uint count, uvec4* plan, unsigned char* taken, uint* held) {
   for (uint s = 0u; s < count; ++s) taken[s] = 0u;
   for (uint i = 0u; i < params.counts.x; ++i) held[i] = 0u;
   uint entries = 0u;
