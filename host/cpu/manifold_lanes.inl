@@ -50,24 +50,26 @@ void manifold_lanes(const uint* lanes, uint count, uint kind) {
   vec3 n[kManifoldLanes];
   vec3 t1[kManifoldLanes];
   vec3 t2[kManifoldLanes];
-  BodyState a[kManifoldLanes]{};
-  BodyState b[kManifoldLanes]{};
+  BodyState a[kManifoldLanes];
+  BodyState b[kManifoldLanes];
   uint most = 0u;
   uint fewest = ~0u;
   for (uint l = 0u; l < kManifoldLanes; ++l) {
-    if (l >= count) {  // no manifold: lane 0's data, masked out
+    if (l >= count) {  // no manifold: lane 0's data, computed and never stored
       m.pair[l] = m.pair[0];
       n[l] = n[0];
       t1[l] = t1[0];
       t2[l] = t2[0];
-      fewest = 0u;
+      a[l] = a[0];
+      b[l] = b[0];
       continue;
     }
     m.pair[l] = lanes[l] - j;
-    m.points[l] = pair_info[m.pair[l]].z;
-    most = max(most, m.points[l]);
-    fewest = min(fewest, m.points[l]);
-    body[l] = unit_bodies(lanes[l]);
+    uvec4 info = pair_info[m.pair[l]];  // a manifold's bodies and points (unit_bodies)
+    m.points[l] = info.z;
+    most = max(most, info.z);
+    fewest = min(fewest, info.z);
+    body[l] = uvec2(info);
     n[l] = vec3(pair_normal[m.pair[l]]);
     tangent_basis(n[l], t1[l], t2[l]);
     a[l] = split ? solver_velocities(body[l].x, true) : load_velocities(body[l].x);

@@ -13,9 +13,10 @@
 // four lanes wide. Each operator here is glm's, lane by lane, in glm's order (dot is
 // (x x' + y y') + z z', max(x, y) is x < y ? y : x), and the build has -ffp-contract=off, so each
 // lane computes exactly what the scalar sweep computes for its manifold. Conditions become
-// masks (lane_select); the disc's square root is taken when any lane needs it. Lanes past a
-// manifold's last point, and lanes with no manifold, compute on a valid slot's data and are
-// masked out: their velocities are selected back bit for bit and their impulses never stored.
+// masks (lane_select); the disc's square root is taken when any lane needs it. A lane past its
+// manifold's last point computes on that point's data and is masked out: its velocities are
+// selected back bit for bit and its impulses never stored. A lane with no manifold computes on
+// lane 0's data and is never stored at all.
 #pragma once
 
 #include <cmath>
@@ -243,7 +244,7 @@ inline BodyState lane_select(lane_bool c, const BodyState& a, const BodyState& b
 
 // The manifolds of the lanes, and the point the point functions work on: seek(k) sets each
 // lane's slot to its manifold's k-th point, or its last one past its count (a lane without a
-// manifold takes lane 0's: read, computed, masked out, never stored).
+// manifold takes lane 0's: read, computed, never stored).
 struct ManifoldLanes {
   const glm::vec4* prep = nullptr;
   glm::vec4* lambda = nullptr;
