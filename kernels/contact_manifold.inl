@@ -377,10 +377,11 @@ void contact_targets(uint p, uint phase) {
 // ---- contact sweeps --------------------------------------------------------------------------
 // The rows' angular parts come prepared (RowParts): a sweep reads them, the bodies' velocities
 // and the targets, and never the anchors. A point's rows are three functions (its friction
-// pair, its normal row, its warm start) so that the CPU backend can sweep several manifolds
-// that share no dynamic body in lockstep (host/cpu/manifold_lanes.inl) with the same
-// arithmetic: each row waits for the previous row's velocity update, about 50 cycles of
-// latency, and independent manifolds interleaved fill that wait.
+// pair, its normal row, its warm start; kernels/contact_point_rows.inl) so that the CPU backend
+// can sweep four manifolds that share no dynamic body together, one per SIMD lane, with the
+// same arithmetic (host/cpu/manifold_lanes.inl, host/cpu/wide_lanes.h): each row waits for the
+// previous row's velocity update, about 50 cycles of latency, and four independent manifolds
+// share that wait.
 
 #include "kernels/contact_point_rows.inl"
 
