@@ -58,15 +58,7 @@ void store_row_parts(uint slot, uint row, RowParts r) {
 
 RowParts row_parts_at(uint slot, uint row) {
   index_t at = index_t(VKPHYS_POINT_PREP) * slot + 6u + 3u * row;
-  vec4 x = point_prep[at];
-  vec4 y = point_prep[at + 1u];
-  vec4 z = point_prep[at + 2u];
-  RowParts r;
-  r.ca = vec3(x);
-  r.cb = vec3(x.w, y.x, y.y);
-  r.ia = vec3(y.z, y.w, z.x);
-  r.ib = vec3(z.y, z.z, z.w);
-  return r;
+  return unpack_row_parts(point_prep[at], point_prep[at + 1u], point_prep[at + 2u]);
 }
 
 vec3 point_rel_velocity(BodyState a, BodyState b, vec3 ra, vec3 rb) {

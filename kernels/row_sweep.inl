@@ -1,5 +1,5 @@
 // The row arithmetic of a contact sweep: the SPOOK row update, Coulomb's disc and a prepared
-// row's velocity and impulse. No include guard: kernels/rows.h includes it for the kernels
+// row's parts, velocity and impulse. No include guard: kernels/rows.h includes it for the kernels
 // (GLSL and the C++ backend, lane_float = float), and host/cpu/wide_lanes.h includes it again in
 // a namespace whose lane_float, vec2, vec3, RowParts and BodyState hold four manifolds' values
 // in SIMD lanes. One text, so a row is the same arithmetic in every lane as in the scalar code,
@@ -30,6 +30,17 @@ KFN vec2 coulomb_disc(vec2 lt, lane_float bound) {
     lt = lane_select(screened && len > bound, scaled, lt);
   }
   return lt;
+}
+
+// A prepared row's parts from the three vec4 point_prep packs them in (store_row_parts,
+// kernels/contact_manifold.inl): (c_a, c_b.x), (c_b.yz, i_a.xy), (i_a.z, i_b).
+KFN RowParts unpack_row_parts(vec4 x, vec4 y, vec4 z) {
+  RowParts r;
+  r.ca = vec3(x.x, x.y, x.z);
+  r.cb = vec3(x.w, y.x, y.y);
+  r.ia = vec3(y.z, y.w, z.x);
+  r.ib = vec3(z.y, z.z, z.w);
+  return r;
 }
 
 // The row's velocity u = G v (d from a to b).

@@ -244,7 +244,7 @@ inline BodyState lane_select(lane_bool c, const BodyState& a, const BodyState& b
 
 // The manifolds of the lanes, and the point the point functions work on: seek(k) sets each
 // lane's slot to its manifold's k-th point, or its last one past its count (a lane without a
-// manifold takes lane 0's: read, computed, never stored).
+// manifold has lane 0's pair and no points: lane 0's points are read, computed, never stored).
 struct ManifoldLanes {
   const glm::vec4* prep = nullptr;
   glm::vec4* lambda = nullptr;
@@ -254,9 +254,8 @@ struct ManifoldLanes {
 
   void seek(uint k) {
     for (uint l = 0u; l < kLanes; ++l) {
-      uint p = points[l] > 0u ? pair[l] : pair[0];
       uint last = (points[l] > 0u ? points[l] : points[0]) - 1u;
-      slot[l] = 4u * index_t(p) + (k < last ? k : last);
+      slot[l] = 4u * index_t(pair[l]) + (k < last ? k : last);
     }
   }
   lane_bool live(uint k) const {
@@ -313,10 +312,8 @@ struct PointLanes {
 
   [[gnu::always_inline]] RowParts row_parts_at(uint k, uint row) const {
     uint at = 6u + 3u * row;
-    vec4 x = point_prep_at(k, at);
-    vec4 y = point_prep_at(k, at + 1u);
-    vec4 z = point_prep_at(k, at + 2u);
-    return {{x.x, x.y, x.z}, {x.w, y.x, y.y}, {y.z, y.w, z.x}, {z.y, z.z, z.w}};
+    return unpack_row_parts(point_prep_at(k, at), point_prep_at(k, at + 1u),
+                            point_prep_at(k, at + 2u));
   }
 
 #include "kernels/contact_point_rows.inl"
