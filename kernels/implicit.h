@@ -53,9 +53,9 @@ KERNELS_BEGIN
 #define VKPHYS_CG_Z 1u   // preconditioned residual z = P^-1 r
 #define VKPHYS_CG_P 2u   // search direction p
 #define VKPHYS_CG_AP 3u  // A p
-#define VKPHYS_CG_PINV \
-  4u  // 3 slots: the columns of the inverse diagonal block P^-1 (block
-      // Jacobi), or of the diagonal block itself (lines: the factor's input)
+#define VKPHYS_CG_DIAG \
+  4u  // 3 slots: the diagonal block's ldlt3 factor (block Jacobi: P^-1 r is its
+      // solve), or the diagonal block itself (lines: the line factor's input)
 
 // The preconditioner (solver.cg_preconditioner, params.lines.x): block Jacobi, or the exact
 // solves along two families of lines (kernels/world_implicit.inl, "Lines").
@@ -63,10 +63,10 @@ KERNELS_BEGIN
 #define VKPHYS_CG_LINES 1u
 // cg_lines: no predecessor or successor in the family.
 #define VKPHYS_NO_LINK 0xFFFFFFFFu
-// cg_factor per particle and family f, from 7 f on: the columns of D^-1 (3), of the coupling E
-// to its predecessor (3), then the family's solve y_f.
+// cg_factor per particle and family f, from 7 f on: D_k's ldlt3 factor (3), the coupling E to
+// its predecessor (3), then the family's solve y_f.
 #define VKPHYS_LINE_STRIDE 14u
-#define VKPHYS_LINE_DINV 0u
+#define VKPHYS_LINE_D 0u
 #define VKPHYS_LINE_E 3u
 #define VKPHYS_LINE_Y 6u
 
@@ -108,24 +108,60 @@ KFN vec3 block_times(mat3 m, vec3 v) {
   return m[0] * v.x + m[1] * v.y + m[2] * v.z;
 }
 
-// a b, column by column with block_times (not GLSL's or glm's m * m, for the reason above).
-KFN mat3 block_mul(mat3 a, mat3 b) {
-  return mat3(block_times(a, b[0]), block_times(a, b[1]), block_times(a, b[2]));
+// A symmetric positive definite 3x3 block D as D = L diag(d) L^T, L unit lower triangular (no
+// square roots, so both backends round alike), stored in a mat3 as its columns
+//   (1/d0, l10, l20), (0, 1/d1, l21), (0, 0, 1/d2)
+// Why factors and not the inverse: a cloth vertex's block is stiff in its plane and soft out of
+// it (its springs' axial h^2 k against its mass: h^2 k / m = 20,000 at 512 x 512 and at the
+// repro below), and the inverse of such a block, by cofactors in float32, is accurate only to
+// eps x condition x its largest entry, about 400 on entries whose exact value along a spring is
+// about 2 (1 / h^2 k). The lines' factor subtracts E D^-1 E along that spring, so its D_k lost
+// definiteness, r . z came out negative and CG broke down mid-solve (the 128 x 128 drape with
+// k x 16: 3 breakdowns in 200 solves over 50 steps; the 512 x 512 drape's solves that ended at
+// residuals 0.03-0.25 and threw the cloth). Forward and backward substitution with the factor,
+// and E D^-1 E as the Gram product W^T diag(1/d) W of W = L^-1 E, are backward stable: they
+// compute exactly for a D perturbed by eps times its largest entry, which stays definite.
+KFN mat3 ldlt3(mat3 a) {
+  float id0 = 1.0f / a[0][0];
+  float l10 = a[0][1] * id0;
+  float l20 = a[0][2] * id0;
+  float id1 = 1.0f / (a[1][1] - l10 * a[0][1]);
+  float c21 = a[1][2] - l20 * a[0][1];  // l21 d1
+  float l21 = c21 * id1;
+  float id2 = 1.0f / (a[2][2] - l20 * a[0][2] - l21 * c21);
+  return mat3(vec3(id0, l10, l20), vec3(0.0f, id1, l21), vec3(0.0f, 0.0f, id2));
 }
 
-// The inverse of a symmetric positive definite 3x3 block (the preconditioner's diagonal
-// blocks), by cofactors written out so both backends do the same arithmetic (GLSL's inverse()
-// and glm::inverse may not round alike).
-KFN mat3 inverse_symmetric3(mat3 a) {
-  float c00 = a[1][1] * a[2][2] - a[2][1] * a[2][1];
-  float c01 = a[2][1] * a[2][0] - a[1][0] * a[2][2];
-  float c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
-  float c11 = a[0][0] * a[2][2] - a[2][0] * a[2][0];
-  float c12 = a[1][0] * a[2][0] - a[0][0] * a[2][1];
-  float c22 = a[0][0] * a[1][1] - a[1][0] * a[1][0];
-  float det = a[0][0] * c00 + a[1][0] * c01 + a[2][0] * c02;
-  float inv = 1.0f / det;
-  return mat3(vec3(c00, c01, c02) * inv, vec3(c01, c11, c12) * inv, vec3(c02, c12, c22) * inv);
+// L^-1 b, the forward substitution of ldlt3's factor f.
+KFN vec3 ldlt3_forward(mat3 f, vec3 b) {
+  float u1 = b.y - f[0][1] * b.x;
+  return vec3(b.x, u1, b.z - f[0][2] * b.x - f[1][2] * u1);
+}
+
+// D^-1 b from ldlt3's factor f.
+KFN vec3 ldlt3_solve(mat3 f, vec3 b) {
+  vec3 u = ldlt3_forward(f, b);
+  float x2 = u.z * f[2][2];
+  float x1 = u.y * f[1][1] - f[1][2] * x2;
+  return vec3(u.x * f[0][0] - f[0][1] * x1 - f[0][2] * x2, x1, x2);
+}
+
+// E^T D^-1 E = W^T diag(1/d) W with W = L^-1 E, from ldlt3's factor f of D: each entry summed
+// once and mirrored, so the result is exactly symmetric.
+KFN mat3 ldlt3_congruence(mat3 f, mat3 e) {
+  vec3 w0 = ldlt3_forward(f, e[0]);
+  vec3 w1 = ldlt3_forward(f, e[1]);
+  vec3 w2 = ldlt3_forward(f, e[2]);
+  vec3 id = vec3(f[0][0], f[1][1], f[2][2]);
+  vec3 s0 = id * w0;
+  vec3 s1 = id * w1;
+  float c00 = dot(s0, w0);
+  float c10 = dot(s0, w1);
+  float c20 = dot(s0, w2);
+  float c11 = dot(s1, w1);
+  float c21 = dot(s1, w2);
+  float c22 = dot(id * w2, w2);
+  return mat3(vec3(c00, c10, c20), vec3(c10, c11, c21), vec3(c20, c21, c22));
 }
 
 // The CG passes' shared steps (kernels/world_implicit.inl; on the GPU a workgroup of

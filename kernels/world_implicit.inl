@@ -6,7 +6,7 @@
 // The solve, per step or substep of h (host/sim/ode_control.h records the passes):
 //   ode_begin          x0, v0 saved (no particle is marked: see "Rows" below)
 //   implicit_setup     per particle: b = h (F0 + h dF/dx v0), the 3x3 diagonal block of the
-//                      matrix A and its inverse (the block-Jacobi preconditioner), dv = dv0 (the
+//                      matrix A and its LDL^T factor (block Jacobi's P), dv = dv0 (the
 //                      warm start, below), r = b - A dv0, z = P^-1 r, p = z; the chunks' r.z,
 //                      r.r and b.b
 //   (lines: cg_line, factor and y = L^-1 r per line, and cg_line_sum, z and p = z: "Lines")
@@ -191,9 +191,9 @@ mat3 cg_block(uint entry) {
   return mat3(vec3(cg_blocks[at]), vec3(cg_blocks[at + 1u]), vec3(cg_blocks[at + 2u]));
 }
 
-mat3 cg_pinv(uint c) {
-  return mat3(vec3(cg_vec[c + VKPHYS_CG_PINV]), vec3(cg_vec[c + VKPHYS_CG_PINV + 1u]),
-              vec3(cg_vec[c + VKPHYS_CG_PINV + 2u]));
+mat3 cg_diag(uint c) {
+  return mat3(vec3(cg_vec[c + VKPHYS_CG_DIAG]), vec3(cg_vec[c + VKPHYS_CG_DIAG + 1u]),
+              vec3(cg_vec[c + VKPHYS_CG_DIAG + 2u]));
 }
 
 // Particle i's dv in cg_dv, 0 on a filtered row (a pin is not an unknown; its cg_dv is 0 anyway
@@ -207,7 +207,7 @@ void implicit_setup(uint i) {
   uint c = cg_base(i);
   vec3 b = vec3(0.0f);
   vec3 r = vec3(0.0f);
-  mat3 pinv = mat3(0.0f);
+  mat3 diag = mat3(0.0f);
   if (!implicit_filtered(i)) {
     float h = params.gravity_dt.w;
     float m = 1.0f / body_vel[i].w;
@@ -232,7 +232,7 @@ void implicit_setup(uint i) {
     b = h * (m * ode_acceleration(i) + h * dfdx_v0);
     r = b - ad;
     // Lines: the block itself, which cg_line factors with its line's couplings.
-    pinv = cg_lines_on() ? block : inverse_symmetric3(block);
+    diag = cg_lines_on() ? block : ldlt3(block);
   } else {
     // A pin is no unknown, but its springs' blocks enter its neighbours' rows.
     float h = params.gravity_dt.w;
@@ -242,15 +242,15 @@ void implicit_setup(uint i) {
     }
   }
   // Lines: z and p come from cg_line and cg_line_sum.
-  vec3 z = cg_lines_on() ? vec3(0.0f) : block_times(pinv, r);
+  vec3 z = cg_lines_on() ? vec3(0.0f) : ldlt3_solve(diag, r);
   // Nothing reads the flag in this pass; the last solve (a substep or step before) left it set.
   if (p == 0u) cg_scalar[0].w = 0.0f;
   cg_vec[c + VKPHYS_CG_R] = vec4(r, 0.0f);
   cg_vec[c + VKPHYS_CG_Z] = vec4(z, 0.0f);
   cg_vec[c + VKPHYS_CG_P] = vec4(z, 0.0f);
-  cg_vec[c + VKPHYS_CG_PINV] = vec4(pinv[0], 0.0f);
-  cg_vec[c + VKPHYS_CG_PINV + 1u] = vec4(pinv[1], 0.0f);
-  cg_vec[c + VKPHYS_CG_PINV + 2u] = vec4(pinv[2], 0.0f);
+  cg_vec[c + VKPHYS_CG_DIAG] = vec4(diag[0], 0.0f);
+  cg_vec[c + VKPHYS_CG_DIAG + 1u] = vec4(diag[1], 0.0f);
+  cg_vec[c + VKPHYS_CG_DIAG + 2u] = vec4(diag[2], 0.0f);
   cg_dot(p, vec3(dot(r, z), dot(r, r), dot(b, b)));
 }
 
@@ -303,8 +303,10 @@ void cg_matvec(uint i) {
 //   D_1 = A_11, D_k = A_kk - E_k D_(k-1)^-1 E_k   (E_k = A_(k,k-1), symmetric: spring blocks)
 //   forward   g_k = D_k^-1 (r_k - E_k g_(k-1))
 //   backward  y_n = g_n, y_k = g_k - D_k^-1 E_(k+1) y_(k+1)
-// The factor (D^-1 and E) is made once a solve, in implicit_setup's cg_line (`factor`), from the
-// diagonal blocks implicit_setup left in the CG_PINV slots and the couplings (its cg_blocks);
+// where every D_k^-1 is a solve with D_k's own LDL^T factor, never an inverse (kernels/implicit.h,
+// ldlt3: with inverses the factor lost definiteness in float32 and CG broke down). The factor
+// (D_k's and E) is made once a solve, in implicit_setup's cg_line (`factor`), from the
+// diagonal blocks implicit_setup left in the CG_DIAG slots and the couplings (its cg_blocks);
 // each line also sums its share of r.z (r.y_f along it) in its backward sweep, and its
 // workgroup (a chunk of 64 lines) the chunk's, in line order (cg_chunk_sum); cg_direction then
 // reads z = y_0 + y_1 itself (cg_line_z), and cg_update sums r.r alone. An iteration is four
@@ -346,32 +348,31 @@ void cg_line(uint x, bool factor) {
   uint np = params.kinds.y;
   uint f = x < params.lines.y ? 0u : 1u;
   uint head = cg_lines[4u * np + x];
-  // Forward: D_k^-1 (and E_k) and g_k, from the first particle to the last.
+  // Forward: D_k's factor (and E_k) and g_k, from the first particle to the last.
   uint prev = VKPHYS_NO_LINK;
   uint last = head;
-  mat3 dinv_prev = mat3(0.0f);
+  mat3 dk_prev = mat3(0.0f);
   vec3 g_prev = vec3(0.0f);
   for (uint q = head; q != VKPHYS_NO_LINK; q = cg_lines[4u * q + 2u * f + 1u]) {
     uint i = params.kinds.x + q;
     uint at = VKPHYS_LINE_STRIDE * q + 7u * f;
     mat3 e = mat3(0.0f);
-    mat3 dinv = mat3(0.0f);
+    mat3 dk = mat3(0.0f);  // a filtered particle's: every solve with it gives 0
     if (factor) {
       if (prev != VKPHYS_NO_LINK) e = cg_coupling(i, params.kinds.x + prev);
       if (!implicit_filtered(i)) {
-        mat3 d = cg_pinv(cg_base(i));  // the diagonal block (implicit_setup)
-        d -= block_mul(e, block_mul(dinv_prev, e));
-        dinv = inverse_symmetric3(d);
+        // The diagonal block (implicit_setup) less E D_(k-1)^-1 E (E is symmetric).
+        dk = ldlt3(cg_diag(cg_base(i)) - ldlt3_congruence(dk_prev, e));
       }
-      cg_set_line_block(at + VKPHYS_LINE_DINV, dinv);
+      cg_set_line_block(at + VKPHYS_LINE_D, dk);
       cg_set_line_block(at + VKPHYS_LINE_E, e);
     } else {
-      dinv = cg_line_block(at + VKPHYS_LINE_DINV);
+      dk = cg_line_block(at + VKPHYS_LINE_D);
       e = cg_line_block(at + VKPHYS_LINE_E);
     }
-    vec3 g = block_times(dinv, vec3(cg_vec[cg_base(i) + VKPHYS_CG_R]) - block_times(e, g_prev));
+    vec3 g = ldlt3_solve(dk, vec3(cg_vec[cg_base(i) + VKPHYS_CG_R]) - block_times(e, g_prev));
     cg_factor[at + VKPHYS_LINE_Y] = vec4(g, 0.0f);
-    dinv_prev = dinv;
+    dk_prev = dk;
     g_prev = g;
     prev = q;
     last = q;
@@ -383,8 +384,8 @@ void cg_line(uint x, bool factor) {
   float rz = 0.0f;
   for (uint q = last; q != VKPHYS_NO_LINK; q = cg_lines[4u * q + 2u * f]) {
     uint at = VKPHYS_LINE_STRIDE * q + 7u * f;
-    mat3 dinv = cg_line_block(at + VKPHYS_LINE_DINV);
-    vec3 y = vec3(cg_factor[at + VKPHYS_LINE_Y]) - block_times(dinv, block_times(e_next, y_next));
+    mat3 dk = cg_line_block(at + VKPHYS_LINE_D);
+    vec3 y = vec3(cg_factor[at + VKPHYS_LINE_Y]) - ldlt3_solve(dk, block_times(e_next, y_next));
     cg_factor[at + VKPHYS_LINE_Y] = vec4(y, 0.0f);
     rz += dot(vec3(cg_vec[cg_base(params.kinds.x + q) + VKPHYS_CG_R]), y);
     y_next = y;
@@ -516,7 +517,7 @@ void cg_update(uint i) {
     cg_dot(i - params.kinds.x, vec3(0.0f, dot(r, r), 0.0f));
     return;
   }
-  vec3 z = block_times(cg_pinv(c), r);
+  vec3 z = ldlt3_solve(cg_diag(c), r);
   cg_vec[c + VKPHYS_CG_Z] = vec4(z, 0.0f);
   cg_dot(i - params.kinds.x, vec3(dot(r, z), dot(r, r), 0.0f));
 }
@@ -540,8 +541,10 @@ void cg_direction(uint i) {
 }
 
 // v1 = v0 + dv, x1 = x0 + h v1 (body_pos and body_vel still hold x0 and v0), handed to ode_end
-// like an explicit method's result. The first particle's invocation adds the solve's iterations
-// and keeps the step's largest relative residual |r| / |b| (0 when b = 0) for the statistics.
+// like an explicit method's result. The first particle's invocation adds the solve's iterations,
+// counts it if it ended above the tolerance (at the cap, or stopped by p . A p <= 0 or r . z <= 0,
+// which only rounding reaches) and keeps the step's largest relative residual |r| / |b| (0 when
+// b = 0) for the statistics.
 // Particle i's solution: cg_dv, or 0 where b = 0 (cg_trivial), which also becomes the next
 // solve's warm start.
 vec3 cg_solution(uint i) {
@@ -566,6 +569,7 @@ void implicit_end(uint i, bool short_recording) {
   counters.cg_iterations += iterations;
   counters.cg_most = max(counters.cg_most, iterations);
   if (short_recording && !cg_done()) counters.cg_short = 1u;
+  if (!cg_trivial(s0.z) && !cg_converged(s0.y, s0.z)) counters.cg_unmet += 1u;
   float residual = s0.z > 0.0f ? sqrt(s0.y / s0.z) : 0.0f;
   counters.cg_residual = max(counters.cg_residual, floatBitsToUint(residual));
 }

@@ -296,6 +296,7 @@ struct WorldCounters {
   uint cg_most;        // implicit: the most CG iterations one of the step's solves took
   uint cg_short;       // implicit: 1 when a solve ran out of a recording shorter than the cap
                        // unconverged: the host redoes the step with the cap (ode_control.h)
+  uint cg_unmet;       // implicit: the step's solves that ended above solver.cg_tolerance
   uint ode_over;       // step doubling: 1 when the step's error passed the tolerance and the
                        // host redoes it with twice the ODE steps (ode_control.h)
   uint reused;         // stored pairs that kept last step's manifold (the manifold cache)

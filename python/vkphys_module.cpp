@@ -182,6 +182,7 @@ py::dict to_dict(const vkphys::StepStatistics& st) {
                          {"ode_steps", &S::ode_steps},
                          {"ode_redos", &S::ode_redos},
                          {"cg_iterations", &S::cg_iterations},
+                         {"cg_unmet", &S::cg_unmet},
                          {"cg_redos", &S::cg_redos}});
   put<S, float>(d, st,
                 {{"ode_error", &S::ode_error},
@@ -446,7 +447,7 @@ step's contact lists (constraint_errors needs them for a scene with rigid bodies
           "statistics", [](const World& w) { return to_dict(w.statistics()); },
           "The last step's statistics (all zero before the first step): colors, "
           "overflow_units, pair_capacity, contact_capacity, regrows, dispatches, barriers, "
-          "ode_steps, ode_redos, ode_error, cg_iterations, cg_residual, cg_redos, "
+          "ode_steps, ode_redos, ode_error, cg_iterations, cg_residual, cg_unmet, cg_redos, "
           "solver_residual, solver_residual_angular, device_bytes, stages: each stage's name to "
           "its time [ms] in the last step, in step order, and stage_model_bytes: each stage's "
           "name to the bytes its kernels read and write by the traffic model.")

@@ -3,6 +3,7 @@
 // machine ran out of memory, an empty --out (the current folder), a run into a folder that
 // already held another run's frames. Each is refused with one line naming the option, the value
 // and the limit, before any work.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -132,20 +133,28 @@ std::vector<std::string> csv_cells(const std::string& line) {
   return cells;
 }
 
+// A 6 x 5 cloth of force springs pinned at two corners, integrated by backward Euler with the
+// solver settings `solver` (JSON members), run for 10 steps on the CPU into dir/out.
+Result run_implicit_cloth(const fs::path& dir, const std::string& solver) {
+  const fs::path scene_file = dir / "implicit_cloth.json";
+  std::ofstream(scene_file) << R"({"format": "vkphys-scene", "version": 2,
+    "solver": {"integrator": "implicit", )"
+                            << solver << R"(},
+    "cloths": [{"origin": [0, 2, 0], "u": [1, 0, 0], "v": [0, 0, 1], "resolution": [6, 5],
+                "density": 0.2, "pins": [[0, 0], [5, 0]],
+                "springs": {"structural": 500, "shear": 50, "model": "force", "c": 0.5}}]})";
+  return vkphys("run " + scene_file.string() + " --backend cpu --steps 10 --out " +
+                (dir / "out").string());
+}
+
 // metrics.csv carries each step's spring strain, equal to spring_strain of the written frame,
 // and the implicit integrator's CG iterations and final residual, within the scene's tolerance.
 TEST(Cli, MetricsCarrySpringStrainAndTheCgSolve) {
   const fs::path dir = fresh_dir("strain");
-  const fs::path scene_file = dir / "implicit_cloth.json";
-  std::ofstream(scene_file) << R"({"format": "vkphys-scene", "version": 2,
-    "solver": {"integrator": "implicit", "cg_tolerance": 1e-5},
-    "cloths": [{"origin": [0, 2, 0], "u": [1, 0, 0], "v": [0, 0, 1], "resolution": [6, 5],
-                "density": 0.2, "pins": [[0, 0], [5, 0]],
-                "springs": {"structural": 500, "shear": 50, "model": "force", "c": 0.5}}]})";
-  const fs::path out = dir / "out";
-  const Result r =
-      vkphys("run " + scene_file.string() + " --backend cpu --steps 10 --out " + out.string());
+  const Result r = run_implicit_cloth(dir, R"("cg_tolerance": 1e-5)");
   ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path scene_file = dir / "implicit_cloth.json";
+  const fs::path out = dir / "out";
   std::ifstream metrics(out / "metrics.csv");
   std::string line;
   ASSERT_TRUE(std::getline(metrics, line));
@@ -153,7 +162,7 @@ TEST(Cli, MetricsCarrySpringStrainAndTheCgSolve) {
   const std::vector<std::string> header = csv_cells(line);
   for (std::size_t i = 0; i < header.size(); ++i) column[header[i]] = i;
   for (const char* name : {"max_spring_strain", "mean_spring_strain", "cg_iterations",
-                           "cg_residual", "ode_steps", "ode_redos", "ode_error"}) {
+                           "cg_residual", "cg_unmet", "ode_steps", "ode_redos", "ode_error"}) {
     ASSERT_TRUE(column.count(name)) << name;
   }
   std::vector<std::vector<std::string>> rows;
@@ -162,7 +171,9 @@ TEST(Cli, MetricsCarrySpringStrainAndTheCgSolve) {
   for (std::size_t k = 1; k < rows.size(); ++k) {
     EXPECT_GE(std::stoul(rows[k].at(column["cg_iterations"])), 1u) << "step " << k;
     EXPECT_LE(std::stod(rows[k].at(column["cg_residual"])), 1e-5) << "step " << k;
+    EXPECT_EQ(rows[k].at(column["cg_unmet"]), "0") << "step " << k;
   }
+  EXPECT_EQ(r.output.find("warning"), std::string::npos) << r.output;
   const std::vector<std::string>& last = rows.back();
   const double max_strain = std::stod(last.at(column["max_spring_strain"]));
   const double mean_strain = std::stod(last.at(column["mean_spring_strain"]));
@@ -189,6 +200,35 @@ TEST(Cli, MetricsCarrySpringStrainAndTheCgSolve) {
   const SpringStrain expected = spring_strain(s, state);
   EXPECT_NEAR(max_strain, expected.max_ratio - 1.0, 1e-7);
   EXPECT_NEAR(mean_strain, expected.mean, 1e-7);
+  fs::remove_all(dir);
+}
+
+// A run whose implicit solves stop at their cap above the tolerance says so at its end, with the
+// counts that metrics.csv's cg_unmet column gives step by step.
+TEST(Cli, ARunSaysWhenSolvesEndAboveTheTolerance) {
+  const fs::path dir = fresh_dir("unmet");
+  const Result r = run_implicit_cloth(
+      dir, R"("cg_preconditioner": "block_jacobi", "cg_tolerance": 1e-6, "cg_max_iterations": 2)");
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream metrics(dir / "out" / "metrics.csv");
+  std::string line;
+  ASSERT_TRUE(std::getline(metrics, line));
+  const std::vector<std::string> header = csv_cells(line);
+  const auto unmet_column = std::find(header.begin(), header.end(), "cg_unmet");
+  ASSERT_NE(unmet_column, header.end());
+  std::uint64_t unmet = 0, steps = 0;
+  while (std::getline(metrics, line)) {
+    const std::uint64_t n =
+        std::stoull(csv_cells(line).at(static_cast<std::size_t>(unmet_column - header.begin())));
+    unmet += n;
+    steps += n > 0 ? 1u : 0u;
+  }
+  ASSERT_GT(unmet, 0u);
+  EXPECT_NE(r.output.find(fmt::format("warning: {} implicit solve(s) in {} step(s)", unmet, steps)),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("above solver.cg_tolerance 1e-06"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("raise solver.cg_max_iterations (2)"), std::string::npos) << r.output;
   fs::remove_all(dir);
 }
 

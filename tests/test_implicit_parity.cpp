@@ -106,6 +106,7 @@ TEST_F(ImplicitOnGpu, MatchesTheCpuToTheBitOnLavapipeAndWithinTheToleranceElsewh
     if (bits) {
       ASSERT_EQ(gpu->stats().cg_iterations, cpu->stats().cg_iterations) << "step " << k;
       ASSERT_EQ(gpu->stats().cg_residual, cpu->stats().cg_residual) << "step " << k;
+      ASSERT_EQ(gpu->stats().cg_unmet, cpu->stats().cg_unmet) << "step " << k;
     } else {
       EXPECT_LT(gpu->stats().cg_iterations, s.settings.solver.cg_max_iterations) << "step " << k;
       EXPECT_LE(gpu->stats().cg_residual, s.settings.solver.cg_tolerance) << "step " << k;
@@ -252,6 +253,7 @@ TEST_F(ImplicitOnGpu, LinesMatchTheCpuToTheBitOnLavapipe) {
     if (bits) {
       ASSERT_EQ(gpu->stats().cg_iterations, cpu->stats().cg_iterations) << "step " << k;
       ASSERT_EQ(gpu->stats().cg_residual, cpu->stats().cg_residual) << "step " << k;
+      ASSERT_EQ(gpu->stats().cg_unmet, cpu->stats().cg_unmet) << "step " << k;
       gpu->read(a);
       cpu->read(b);
       expect_same_bits(a, b, k);

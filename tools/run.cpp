@@ -15,6 +15,7 @@
 // frames the loaded state, as `vkphys render` draws its frames: the picture the README shows.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -57,6 +58,34 @@ RecorderOptions recorder_options(const RunPlan& plan, bool replace) {
   return {.replace = replace, .vtk = plan.vtk, .vtk_contacts = plan.vtk_contacts};
 }
 
+// The implicit integrator's solves that ended above solver.cg_tolerance over a run
+// (StepStatistics::cg_unmet): each step used such a solve's result as it was, so the run says so
+// at its end.
+struct UnmetSolves {
+  std::uint64_t solves = 0, steps = 0, first_step = 0;
+  float worst = 0.0f;  // the largest relative residual of those steps
+
+  void add(std::uint64_t step, const StepStatistics& st) {
+    if (st.cg_unmet == 0) return;
+    if (steps++ == 0) first_step = step;
+    solves += st.cg_unmet;
+    worst = std::max(worst, st.cg_residual);
+  }
+
+  void report(const SolverSettings& solver) const {
+    if (solves == 0) return;
+    std::fprintf(stderr,
+                 "warning: %llu implicit solve(s) in %llu step(s), the first at step %llu, ended "
+                 "above solver.cg_tolerance %g (the worst at a relative residual of %.3g): raise "
+                 "solver.cg_max_iterations (%u) or solver.substeps (%u); metrics.csv's cg_unmet "
+                 "and cg_residual give each step\n",
+                 static_cast<unsigned long long>(solves), static_cast<unsigned long long>(steps),
+                 static_cast<unsigned long long>(first_step),
+                 static_cast<double>(solver.cg_tolerance), static_cast<double>(worst),
+                 solver.cg_max_iterations, solver.substeps);
+  }
+};
+
 // Steps `world` from its current step to plan.steps, writing each step's metrics row, the frames
 // and the checkpoints the plan asks for. `frame_at`: the step whose frame is already on disk
 // from this process (none on a resume), so that a NaN stop does not write it twice.
@@ -65,6 +94,7 @@ void run_steps(World& world, Recorder& recorder, const RunPlan& plan, const fs::
   const std::uint64_t first = world.steps() + 1;
   Progress progress(plan.steps - world.steps());
   std::uint64_t checkpoint_at = world.steps();  // a run or a resume starts at a checkpoint
+  UnmetSolves unmet;
   // The GPU failed (device lost, out of memory) with the World holding step `good`: that state
   // goes to disk as a frame; the checkpoint on disk is whole (only ever replaced by a rename).
   auto stopped = [&](const Error& e, std::uint64_t good) {
@@ -100,6 +130,7 @@ void run_steps(World& world, Recorder& recorder, const RunPlan& plan, const fs::
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     recorder.metrics(world, ms);
+    unmet.add(k, world.statistics());
     if (frame) {
       recorder.frame(world);
       frame_at = k;
@@ -122,6 +153,7 @@ void run_steps(World& world, Recorder& recorder, const RunPlan& plan, const fs::
       "%u pairs, %u contact points, %u particle contacts, %u rows; output in %s\n",
       static_cast<unsigned long long>(plan.steps), m.kinetic(), m.kinetic_rotational, m.potential,
       m.max_penetration, c.pairs, c.points, c.particle_contacts, c.rows, dir.string().c_str());
+  unmet.report(world.scene().settings.solver);
 }
 
 }  // namespace

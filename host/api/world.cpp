@@ -442,6 +442,7 @@ StepStatistics World::statistics() const {
                      .ode_error = s.ode_error,
                      .cg_iterations = s.cg_iterations,
                      .cg_residual = s.cg_residual,
+                     .cg_unmet = s.cg_unmet,
                      .cg_redos = s.cg_redos,
                      .solver_residual = s.solver_residual,
                      .solver_residual_angular = s.solver_residual_angular,

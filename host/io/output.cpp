@@ -116,8 +116,8 @@ const char* const kMetricsHeader =
     "lz,max_speed,max_angular_speed,max_penetration,pairs,manifolds,reused_manifolds,points,"
     "particle_contacts,rows,colors,overflow_units,regrows,step_ms,max_rigid_penetration,"
     "mean_rigid_penetration,max_joint_error,mean_joint_error,max_spring_strain,"
-    "mean_spring_strain,cg_iterations,cg_residual,ode_steps,ode_redos,ode_error,solver_residual,"
-    "solver_residual_angular\n";
+    "mean_spring_strain,cg_iterations,cg_residual,cg_unmet,ode_steps,ode_redos,ode_error,"
+    "solver_residual,solver_residual_angular\n";
 
 RunWriter::RunWriter(const std::filesystem::path& dir, bool force, bool vtk, double time_step,
                      bool vtk_contacts)
@@ -182,7 +182,7 @@ void RunWriter::metrics(std::uint64_t step, double time, const Metrics& m, const
   metrics_ << fmt::format(
       "{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
       "{:.9g},{:.9g},{:.9g},{},{},{},{},{},{},{},{},{},{:.4f},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},"
-      "{:.9g},{},{:.9g},{},{},{:.9g},{:.9g},{:.9g}\n",
+      "{:.9g},{},{:.9g},{},{},{},{:.9g},{:.9g},{:.9g}\n",
       step, time, m.kinetic(), m.kinetic_linear, m.kinetic_rotational, m.potential, m.energy(),
       m.momentum.x, m.momentum.y, m.momentum.z, m.angular_momentum.x, m.angular_momentum.y,
       m.angular_momentum.z, m.max_speed, m.max_angular_speed, m.max_penetration, stats.pairs,
@@ -190,7 +190,7 @@ void RunWriter::metrics(std::uint64_t step, double time, const Metrics& m, const
       stats.colors, stats.overflow_units, stats.regrows, step_ms, errors.max_rigid_penetration,
       errors.mean_rigid_penetration, errors.max_joint_error, errors.mean_joint_error,
       errors.max_spring_strain, errors.mean_spring_strain, stats.cg_iterations, stats.cg_residual,
-      stats.ode_steps, stats.ode_redos, stats.ode_error, stats.solver_residual,
+      stats.cg_unmet, stats.ode_steps, stats.ode_redos, stats.ode_error, stats.solver_residual,
       stats.solver_residual_angular);
   metrics_.flush();
 }

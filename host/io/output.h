@@ -13,7 +13,8 @@
 //                                 particle_contacts,rows,colors,overflow_units,regrows,step_ms,
 //                                 max_rigid_penetration,mean_rigid_penetration,max_joint_error,
 //                                 mean_joint_error,max_spring_strain,mean_spring_strain,
-//                                 cg_iterations,cg_residual,ode_steps,ode_redos,ode_error
+//                                 cg_iterations,cg_residual,cg_unmet,ode_steps,ode_redos,
+//                                 ode_error,solver_residual,solver_residual_angular
 //   DIR/vtk/frame_NNNNNN.vtp, DIR/run.pvd   with `vtk`: each frame also as VTK XML PolyData and
 //       the frames as a ParaView time series (host/io/vtk_output.h)
 //   DIR/vtk/contacts_NNNNNN.vtp   with `vtk_contacts` too: the contacts of each frame's step

@@ -75,6 +75,9 @@ struct StepStats {
   // and the largest final relative residual |r| / |b| of its solves (solver.cg_tolerance).
   std::uint32_t cg_iterations = 0;
   float cg_residual = 0.0f;
+  // Implicit: the step's solves that ended above solver.cg_tolerance (at solver.cg_max_iterations,
+  // or broken down by rounding); their result is used as it is.
+  std::uint32_t cg_unmet = 0;
   // GPU: times the step was redone because a solve needed more CG iterations than were recorded
   // (host/sim/ode_control.h, R); 0 on the CPU backend, which runs the cap.
   std::uint32_t cg_redos = 0;

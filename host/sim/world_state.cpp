@@ -88,6 +88,7 @@ void fill_world_stats(const kern::WorldCounters& c, const Scene& scene, const Wo
   st.particle_contacts = c.pcontacts;
   st.cg_iterations = c.cg_iterations;
   st.cg_residual = std::bit_cast<float>(c.cg_residual);
+  st.cg_unmet = c.cg_unmet;
   st.solver_residual = std::bit_cast<float>(c.residual);
   st.solver_residual_angular = std::bit_cast<float>(c.residual_w);
   const std::uint32_t points = c.points + std::min(c.pcontacts, cap.contacts);

@@ -41,6 +41,9 @@ struct StepStatistics {
   /// largest final relative residual |r| / |b| of the solves (0 otherwise).
   std::uint32_t cg_iterations = 0;
   float cg_residual = 0.0f;  ///< see cg_iterations
+  /// Implicit integrator: the step's solves that ended with their residual above
+  /// solver.cg_tolerance (at solver.cg_max_iterations); the step used their result as it was.
+  std::uint32_t cg_unmet = 0;
   /// GPU, implicit integrator: times the step was redone because a solve needed more CG
   /// iterations than its recording held (the GPU records about what the last steps needed;
   /// the result is the same either way). 0 on the CPU backend.

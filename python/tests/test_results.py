@@ -41,7 +41,7 @@ def test_statistics_and_constraint_errors_are_vkphys_runs(scene, measure, tmp_pa
         # metrics.csv holds %.9g of the double.
         assert value == pytest.approx(float(row[name]), rel=1e-8, abs=1e-12), name
     stats = w.statistics()
-    for name in ("colors", "overflow_units", "regrows", "cg_iterations", "ode_steps",
+    for name in ("colors", "overflow_units", "regrows", "cg_iterations", "cg_unmet", "ode_steps",
                  "ode_redos"):
         assert stats[name] == int(row[name]), name
     for name in ("solver_residual", "solver_residual_angular", "cg_residual", "ode_error"):
