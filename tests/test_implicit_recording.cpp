@@ -110,6 +110,7 @@ TEST_F(ImplicitCgRecordingOnGpu, SameBitsAsTheFullCapThroughALandingWithFewerDis
     redos += need->stats().cg_redos;
     ASSERT_EQ(need->stats().cg_iterations, full->stats().cg_iterations) << "step " << k;
     ASSERT_EQ(need->stats().cg_residual, full->stats().cg_residual) << "step " << k;
+    ASSERT_EQ(need->stats().cg_unmet, full->stats().cg_unmet) << "step " << k;
     need->read(a);
     full->read(b);
     ASSERT_TRUE(same_state(a, b)) << "step " << k;
