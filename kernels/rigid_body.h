@@ -54,13 +54,9 @@ KFN vec3 solve3(mat3 j, vec3 f) {
 }
 
 // Angular velocity after one step of the torque-free Euler equations (see the essay above).
-// Bodies with a zero inverse inertia component (static ones) keep w, and so do bodies whose three
-// principal moments are equal (a sphere, a cube): I = m I_3 makes w x I w = m (w x w) = 0, so w
-// is the exact solution. Solving for it anyway left rounding noise (cross(w, m w) is not 0 in
-// float32) and cost 3.5% of the 210-box pyramid's CPU step at 5 x 2 (perf).
+// Bodies with a zero inverse inertia component (static ones) keep w.
 KFN vec3 gyroscopic_step(vec4 q, vec3 w, vec3 inv_i, float h) {
   if (inv_i.x <= 0.0f || inv_i.y <= 0.0f || inv_i.z <= 0.0f) return w;
-  if (inv_i.x == inv_i.y && inv_i.y == inv_i.z) return w;
   vec3 w0 = quat_rotate_inv(q, w);
   // The Newton system below, scaled by the power of two s that brings the largest moment into
   // [0.5, 1): the Jacobian's determinant is the product of three moments, which underflowed to 0
