@@ -136,7 +136,9 @@
   MODE(CG_DIRECTION, 10u)      \
   MODE(IMPLICIT_END, 11u)      \
   MODE(CG_LINES, 12u)          \
-  MODE(CG_LINE_SUM, 13u)
+  MODE(CG_LINE_SUM, 13u)       \
+  MODE(STRAIN_GATHER, 14u)     \
+  MODE(STRAIN_APPLY, 15u)
 
 // Which targets a solve phase's rows get (kernels/world_units.inl, unit_targets):
 //   PHASE_SOLVE     SPOOK's targets with the position correction

@@ -340,20 +340,25 @@ void drive_path_pose(uint k) {
 }
 
 // ---- integration: x += h v, q += h/2 [w, 0] q (with the split impulse's velocities if on) -----
+// Where particle i ends the substep at velocity v (body_integrate; kernels/strain_limit.inl
+// looks ahead with it).
+vec3 particle_end_position(uint i, vec3 v) {
+  float h = params.gravity_dt.w;
+  if (params.ode.x != VKPHYS_INTEGRATOR_SYMPLECTIC && ode_touched[i - params.kinds.x] == 0u) {
+    // The ODE's x (kernels/world_ode.inl), plus h times any velocity a later stage added.
+    uint b = VKPHYS_ODE_STRIDE * (i - params.kinds.x);
+    return vec3(ode_state[b + 5u]) + h * (v - vec3(ode_state[b + 6u]));
+  }
+  return integrate_position(vec3(body_pos[i]), v, h);
+}
+
 void body_integrate(uint i) {
   vec4 vel = body_vel[i];
   if (vel.w <= 0.0f) return;
   vec3 v = vec3(vel);
   float h = params.gravity_dt.w;
   if (is_particle(i)) {
-    if (params.ode.x != VKPHYS_INTEGRATOR_SYMPLECTIC && ode_touched[i - params.kinds.x] == 0u) {
-      // The ODE's x (kernels/world_ode.inl), plus h times any velocity a later stage added.
-      uint b = VKPHYS_ODE_STRIDE * (i - params.kinds.x);
-      vec3 x = vec3(ode_state[b + 5u]) + h * (v - vec3(ode_state[b + 6u]));
-      body_pos[i] = vec4(x, body_pos[i].w);
-      return;
-    }
-    body_pos[i] = vec4(integrate_position(vec3(body_pos[i]), v, h), body_pos[i].w);
+    body_pos[i] = vec4(particle_end_position(i, v), body_pos[i].w);
     return;
   }
   vec3 w = vec3(rigid_omega[i]);

@@ -159,12 +159,7 @@ void cg_dot(uint p, vec3 products) {
   cg_dots[p % VKPHYS_CG_CHUNK] = products;
 }
 
-// The other end of particle i's incident spring entry, and the spring's matrix block.
-uint cg_other(uint entry) {
-  uvec2 ab = fspring_ends[entry >> 1u];
-  return (entry & 1u) != 0u ? ab.x : ab.y;
-}
-
+// The spring's matrix block from particle i's incident spring entry.
 SpringJacobian cg_jacobian(uint entry) {
   uint s = entry >> 1u;
   uvec2 ab = fspring_ends[s];
@@ -221,7 +216,7 @@ void implicit_setup(uint i) {
     vec3 ad = mass * d;
     for (uint e = fspring_offsets[p]; e < fspring_offsets[p + 1u]; ++e) {
       uint entry = fspring_incident[e];
-      uint other = cg_other(entry);
+      uint other = spring_other(entry);
       SpringJacobian j = cg_jacobian(entry);
       dfdx_v0 += block_times(j.dx, v0 - vec3(body_vel[other]));
       mat3 spring = implicit_spring_block(j, h);
@@ -272,7 +267,7 @@ void cg_matvec(uint i) {
     ap = (1.0f / body_vel[i].w + h * params.drag.x) * pi;
     for (uint e = fspring_offsets[p]; e < fspring_offsets[p + 1u]; ++e) {
       uint entry = fspring_incident[e];
-      vec3 po = vec3(cg_vec[cg_base(cg_other(entry)) + VKPHYS_CG_P]);
+      vec3 po = vec3(cg_vec[cg_base(spring_other(entry)) + VKPHYS_CG_P]);
       ap += block_times(cg_block(entry), pi - po);
     }
   }
@@ -326,7 +321,7 @@ mat3 cg_coupling(uint i, uint o) {
   uint p = i - params.kinds.x;
   for (uint k = fspring_offsets[p]; k < fspring_offsets[p + 1u]; ++k) {
     uint entry = fspring_incident[k];
-    if (cg_other(entry) == o) e -= cg_block(entry);
+    if (spring_other(entry) == o) e -= cg_block(entry);
   }
   return e;
 }
@@ -621,6 +616,12 @@ void ode_pass(uint mode, uint x, uint s, float h, uint role) {
       break;
     case CG_LINE_SUM:
       cg_line_sum(i, s != 0u);
+      break;
+    case STRAIN_GATHER:
+      strain_gather(i);
+      break;
+    case STRAIN_APPLY:
+      strain_apply(i);
       break;
     default:
       break;

@@ -264,6 +264,8 @@ struct WorldParams {
   uvec4 trees;      // (joint trees K, their nodes NT, 0, 0), kernels/joint_trees.inl
   uvec4 lines;      // (CG preconditioner (VKPHYS_CG_BLOCK_JACOBI or VKPHYS_CG_LINES), lines of
                     //  family 0 L0, of family 1 L1, 0), kernels/world_implicit.inl
+  vec4 strain;      // (the force springs' strain limit (0: off), 0, 0, 0),
+                    //  kernels/strain_limit.inl
   uvec4 plane_bodies[VKPHYS_MAX_PLANES / 4];  // body indices of the plane bodies, 4 per entry
   vec4 materials[VKPHYS_MAX_MATERIALS];       // (restitution, friction, SPOOK k, SPOOK d)
 };

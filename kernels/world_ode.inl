@@ -29,6 +29,13 @@
 // Symplectic Euler with force springs or wind skips all of this: spring_force_pass writes their
 // f/m into ode_deriv before body_predict, which adds it to gravity and the fields.
 
+// The other end of a particle's incident force-spring entry (fspring_incident: spring << 1 | the
+// particle's side, 0 for a, 1 for b).
+uint spring_other(uint entry) {
+  uvec2 ab = fspring_ends[entry >> 1u];
+  return (entry & 1u) != 0u ? ab.x : ab.y;
+}
+
 // The force springs' total force on particle i at the current body_pos and body_vel, summed in
 // spring order (fixed, so both backends add in the same order).
 vec3 particle_spring_force(uint i) {

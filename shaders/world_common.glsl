@@ -57,6 +57,7 @@ shared CgStep cg_step;
 #include "kernels/joint_trees.inl"
 #include "kernels/world_units.inl"
 #include "kernels/world_ode.inl"
+#include "kernels/strain_limit.inl"
 #include "kernels/world_implicit.inl"
 
 // FAULT_SOLVE: the solve's sweeps pass over every even-numbered unit (it keeps its warm start).

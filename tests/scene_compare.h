@@ -84,6 +84,8 @@ inline void expect_same_settings(const Settings& sa, const Settings& sb) {
   }
   VKPHYS_EXPECT_SAME(a.adaptive.tolerance, b.adaptive.tolerance);
   EXPECT_EQ(a.adaptive.max_steps, b.adaptive.max_steps);
+  VKPHYS_EXPECT_SAME(a.strain_limit.stretch, b.strain_limit.stretch);
+  EXPECT_EQ(a.strain_limit.passes, b.strain_limit.passes);
 }
 
 inline void expect_same_body(const Body& x, const Body& y) {

@@ -50,6 +50,7 @@
 // step is the backend's step alone.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -185,6 +186,11 @@ void apply_method(const std::string& method, Scene& scene) {
   }
   scene.settings.solver.integrator =
       method == "implicit" ? Integrator::implicit : Integrator::symplectic;
+}
+
+bool has_force_springs(const Scene& scene) {
+  return std::any_of(scene.springs.begin(), scene.springs.end(),
+                     [](const Spring& s) { return s.model == SpringModel::force; });
 }
 
 // --tethers: tethers among all of the scene's particles with its stiffest compliant spring's k
@@ -332,10 +338,15 @@ int cmd_bench(const Options& opt) {
                                                              ? CgPreconditioner::lines
                                                              : CgPreconditioner::block_jacobi;
             }
-            const std::string label = (method.empty() || scene.springs.empty()
-                                           ? std::string(scheme_name(scheme))
-                                           : std::string(scheme_name(scheme)) + ", " + method) +
-                                      tethered;
+            // Only force springs are limited (a row holds its own length).
+            const bool limited = opt.strain_limit > 0.0f && has_force_springs(solved);
+            if (limited) solved.settings.solver.strain_limit.stretch = opt.strain_limit;
+            const std::string label =
+                (method.empty() || scene.springs.empty()
+                     ? std::string(scheme_name(scheme))
+                     : std::string(scheme_name(scheme)) + ", " + method) +
+                tethered +
+                (limited ? fmt::format(", strain limit {}", opt.strain_limit) : std::string());
             try {
               WorldOptions options{.backend = which, .read_back = ReadBack::on_demand};
               if (which == "gpu") {

@@ -56,6 +56,7 @@ struct Options {
   std::string method;             // bench: compliant|force|implicit|all; empty = the scene's
   std::string tethers = "none";   // bench: none|euclidean|geodesic, added to pinned cloths
   std::string cg_preconditioner;  // bench: block_jacobi|lines; empty = the scene's
+  float strain_limit = 0.0f;      // bench: solver.strain_limit.stretch; 0 = the scene's
   bool warmup_given = false;      // --warmup was on the command line
   std::uint32_t size = 0;         // export-scene: count/base parameter, 0 = the builder's default
   std::string export_out;         // export-scene: output file, empty = stdout

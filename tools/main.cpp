@@ -225,6 +225,11 @@ int main(int argc, char** argv) {
                    "the implicit method's CG preconditioner: block_jacobi or lines (default: the "
                    "scene's solver.cg_preconditioner)")
       ->check(CLI::IsMember({"block_jacobi", "lines"}));
+  bench
+      ->add_option("--strain-limit", opt.strain_limit,
+                   "strain-limit the force springs at this stretch (solver.strain_limit, default "
+                   "passes; default: the scene's)")
+      ->check(CLI::Range(0.0f, 10.0f));
   bench->add_option("--plot", opt.plot,
                     "folder for SVG plots: ms/step per stage against size, per backend and scheme");
 

@@ -385,6 +385,25 @@ class CpuBackend final : public Backend {
     cpu::exclusive_scan(pc_offsets_);
   }
 
+  // One ODE pass over its invocations, as the GPU's dispatch of shaders/world_ode.comp.
+  auto ode_pass_runner(kern::WorldEnv& e) {
+    return [&e, this](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
+      // After convergence the GPU's recorded iterations are no-ops.
+      if (kern::cg_iteration_pass(mode, s) && e.cg_idle()) return;
+      const std::uint32_t count =
+          kern::ode_pass_invocations(mode, world_.particles(), params_.lines.y + params_.lines.z);
+      const bool sums = kern::cg_pass_sums(mode);
+      if (kern::cg_pass_step(mode)) e.cg_begin_pass(mode);
+      // A chunk's sums after its last particle (the GPU's workgroup).
+      const std::uint32_t chunk = sums ? VKPHYS_CG_CHUNK : count;
+      for (std::uint32_t first = 0; first < count; first += chunk) {
+        const std::uint32_t end = std::min(count, first + chunk);
+        for (std::uint32_t x = first; x < end; ++x) e.ode_pass(mode, x, s, h, role);
+        if (sums) e.cg_chunk_sum(mode, first / VKPHYS_CG_CHUNK);
+      }
+    };
+  }
+
   // The particles' forces before each (sub)step's solve: symplectic Euler's spring and wind term
   // (then body_predict adds it), or body_predict and the explicit method's n ODE steps (kernels/
   // world_ode.inl; with step doubling each is one step of h and two of h / 2), or the implicit
@@ -397,23 +416,7 @@ class CpuBackend final : public Backend {
     }
     for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
     if (sv.integrator == Integrator::symplectic || r == n) return;
-    ode_.for_each_pass(sv, params_.gravity_dt.w,
-                       [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
-                         // After convergence the GPU's recorded iterations are no-ops.
-                         if (kern::cg_iteration_pass(mode, s) && e.cg_idle()) return;
-                         const std::uint32_t count = kern::ode_pass_invocations(
-                             mode, n - r, params_.lines.y + params_.lines.z);
-                         const bool sums = kern::cg_pass_sums(mode);
-                         if (kern::cg_pass_step(mode)) e.cg_begin_pass(mode);
-                         // A chunk's sums after its last particle (the GPU's workgroup).
-                         const std::uint32_t chunk = sums ? VKPHYS_CG_CHUNK : count;
-                         for (std::uint32_t first = 0; first < count; first += chunk) {
-                           const std::uint32_t end = std::min(count, first + chunk);
-                           for (std::uint32_t x = first; x < end; ++x)
-                             e.ode_pass(mode, x, s, h, role);
-                           if (sums) e.cg_chunk_sum(mode, first / VKPHYS_CG_CHUNK);
-                         }
-                       });
+    ode_.for_each_pass(sv, params_.gravity_dt.w, ode_pass_runner(e));
   }
 
   // Returns false (having changed nothing but the capacities, or the adaptive step's n) when a
@@ -496,6 +499,9 @@ class CpuBackend final : public Backend {
         for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, false);
         targets(e, kern::PHASE_VELOCITY);
         solve(e, kern::KIND_VELOCITY, last_sub && !relax);
+      }
+      if (OdeControl::limits_strain(sv, params_.ode.y)) {
+        OdeControl::for_each_strain_pass(sv, params_.gravity_dt.w, ode_pass_runner(e));
       }
       for (std::uint32_t i = 0; i < n; ++i) e.body_integrate(i);
       if (relax) {

@@ -61,6 +61,7 @@ struct WorldEnv {
 #include "kernels/world_implicit.inl"
 #include "kernels/world_narrowphase.inl"
 #include "kernels/world_ode.inl"
+#include "kernels/strain_limit.inl"
 #include "kernels/world_units.inl"
 };
 

@@ -92,6 +92,16 @@ class StepRecorder {
   void commit();
 
   void stage_done();
+  // One ODE pass over its invocations (shaders/world_ode.comp), for OdeControl's pass lists.
+  auto ode_pass_recorder() {
+    return [this](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
+      run(kernels_.ode(mode),
+          vk::groups_for(
+              kern::ode_pass_invocations(mode, particles_, in_.params.lines.y + in_.params.lines.z),
+              kGroup),
+          mode, s, std::bit_cast<std::uint32_t>(h), role);
+    };
+  }
   // Dispatches are followed by compute-only barriers (vk::compute_barrier: a one-workgroup
   // dispatch costs about half as much after one on an H200 as after a full one). Two things
   // need the full one: indirect dispatch sizes (`finalize` below) and transfers, each of which
@@ -320,15 +330,7 @@ void StepRecorder::predict_forces() {
   }
   run(kernels_.body, body_groups_, kern::BODY_PREDICT);
   if (!explicit_ode) return;
-  in_.ode.for_each_pass(
-      sv_, in_.params.gravity_dt.w,
-      [&](std::uint32_t mode, std::uint32_t s, float h, std::uint32_t role) {
-        run(kernels_.ode(mode),
-            vk::groups_for(kern::ode_pass_invocations(mode, particles_,
-                                                      in_.params.lines.y + in_.params.lines.z),
-                           kGroup),
-            mode, s, std::bit_cast<std::uint32_t>(h), role);
-      });
+  in_.ode.for_each_pass(sv_, in_.params.gravity_dt.w, ode_pass_recorder());
 }
 
 // Preparation and targets: joints and pairs in the unit kernel, particle contacts in their own
@@ -494,6 +496,9 @@ void StepRecorder::solve_substeps() {
       run(kernels_.body, body_groups_, kern::BODY_PREDICT_AGAIN);
       units(kern::UNIT_TARGETS, kern::PHASE_VELOCITY);
       solve(kern::KIND_VELOCITY, last_sub && !relax);
+    }
+    if (OdeControl::limits_strain(sv_, in_.params.ode.y)) {
+      OdeControl::for_each_strain_pass(sv_, in_.params.gravity_dt.w, ode_pass_recorder());
     }
     run(kernels_.body, body_groups_, kern::BODY_INTEGRATE);
     if (relax) {

@@ -56,8 +56,8 @@ void SceneParser::read_solver(const Object& top) {
                  "spook_k", "spook_d", "scheme", "restitution", "friction_model", "split_impulse",
                  "gyroscopic", "max_colors", "contact_hertz"},
                 {"substeps", "relax_iterations", "impact_passes", "integrator", "adaptive",
-                 "cg_tolerance", "cg_max_iterations", "cg_preconditioner", "contact_cache",
-                 "joint_trees", "speculative_reach"});
+                 "cg_tolerance", "cg_max_iterations", "cg_preconditioner", "strain_limit",
+                 "contact_cache", "joint_trees", "speculative_reach"});
   if (auto g = o.get("iterations")) s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
   if (auto g = o.get("relaxation")) {
     s.relaxation = g->as_float();
@@ -106,6 +106,15 @@ void SceneParser::read_solver(const Object& top) {
     g->check(s.integrator != Integrator::symplectic && s.integrator != Integrator::implicit,
              "needs an explicit solver.integrator (euler, midpoint or rk4); the symplectic step "
              "is refined with solver.substeps, the implicit one needs no error control");
+  }
+  if (auto g = o.get("strain_limit")) {
+    Object a(*g, {"stretch", "passes"});
+    const Field stretch = a.require("stretch");
+    s.strain_limit.stretch = stretch.positive();
+    stretch.check(s.strain_limit.stretch <= 10.0f, "must be in (0, 10] (L / rest - 1 at most)");
+    if (auto h = a.get("passes")) {
+      s.strain_limit.passes = static_cast<std::uint32_t>(h->as_uint(1, 64));
+    }
   }
   if (auto g = o.get("cg_tolerance")) {
     s.cg_tolerance = g->positive();

@@ -223,8 +223,8 @@ std::string camera_json(const Scene& scene) {
 
 namespace scene_write {
 namespace {
-// The solver's integrator, adaptive step, manifold cache, joint trees and speculative reach, when
-// not the defaults.
+// The solver's integrator, adaptive step, strain limit, manifold cache, joint trees and
+// speculative reach, when not the defaults.
 std::string solver_extras_json(const SolverSettings& so) {
   std::string out;
   if (!so.contact_cache) out += ", \"contact_cache\": false";
@@ -242,6 +242,10 @@ std::string solver_extras_json(const SolverSettings& so) {
           ", \"cg_preconditioner\": \"{}\"",
           name_of(kCgPreconditionerNames, static_cast<std::uint32_t>(so.cg_preconditioner)));
     }
+  }
+  if (so.strain_limit.stretch > 0.0f) {
+    out += fmt::format(", \"strain_limit\": {{\"stretch\": {}, \"passes\": {}}}",
+                       num(so.strain_limit.stretch), so.strain_limit.passes);
   }
   if (so.adaptive.tolerance > 0.0f) {
     out += fmt::format(", \"adaptive\": {{\"tolerance\": {}, \"max_steps\": {}}}",

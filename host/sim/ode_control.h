@@ -91,6 +91,21 @@ struct OdeControl {
     return next != now;
   }
 
+  // Whether the force springs are strain-limited after each substep's rows
+  // (kernels/strain_limit.inl).
+  static bool limits_strain(const SolverSettings& sv, std::uint32_t force_springs) {
+    return sv.strain_limit.stretch > 0.0f && force_springs > 0;
+  }
+
+  // The strain limit's passes, after the rows and before the positions.
+  template <class Pass>
+  static void for_each_strain_pass(const SolverSettings& sv, float h, Pass&& pass) {
+    for (std::uint32_t k = 0; k < sv.strain_limit.passes; ++k) {
+      pass(kern::STRAIN_GATHER, 0u, h, VKPHYS_ODE_PLAIN);
+      pass(kern::STRAIN_APPLY, 0u, h, VKPHYS_ODE_PLAIN);
+    }
+  }
+
   // Whether the particles that a row holds this step are marked (ODE_MARK) to take the
   // symplectic step: under the explicit methods only. The implicit step's kinematics are the
   // symplectic step's (v* first, then x += h v'), so every particle takes it and the rows'

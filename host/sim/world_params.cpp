@@ -97,6 +97,15 @@ void check_integrator(const SolverSettings& sv) {
     throw std::invalid_argument("solver.cg_max_iterations = " +
                                 std::to_string(sv.cg_max_iterations) + ": must be in [1, 1000]");
   }
+  const StrainLimit& sl = sv.strain_limit;
+  if (!(sl.stretch >= 0.0f && sl.stretch <= 10.0f)) {
+    throw std::invalid_argument("solver.strain_limit.stretch = " + std::to_string(sl.stretch) +
+                                ": must be in [0, 10] (0: off)");
+  }
+  if (sl.passes < 1 || sl.passes > 64) {
+    throw std::invalid_argument("solver.strain_limit.passes = " + std::to_string(sl.passes) +
+                                ": must be in [1, 64]");
+  }
   const AdaptiveStep& a = sv.adaptive;
   if (!(a.tolerance >= 0.0f) || !std::isfinite(a.tolerance)) {
     throw std::invalid_argument("solver.adaptive.tolerance = " + std::to_string(a.tolerance) +
@@ -252,6 +261,12 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   p.trees = glm::uvec4(world.trees(), static_cast<std::uint32_t>(world.tree_nodes.size()), 0u, 0u);
   p.lines = glm::uvec4(static_cast<std::uint32_t>(sv.cg_preconditioner), world.cg_line_counts.x,
                        world.cg_line_counts.y, 0u);
+  if (sv.strain_limit.stretch > 0.0f && world.force_springs() == 0) {
+    throw std::invalid_argument(
+        "solver.strain_limit: the scene has no force springs to limit (compliant springs and "
+        "tethers are rows, held by their own solve)");
+  }
+  p.strain = glm::vec4(sv.strain_limit.stretch, 0.0f, 0.0f, 0.0f);
   const float reach = particle_reach(margin, world);
   const float cell = s.cell_size > 0.0f ? s.cell_size : (reach > 0.0f ? reach : 1.0f);
   if (world.particles() > 0 && cell < reach) {

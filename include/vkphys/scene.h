@@ -106,6 +106,15 @@ struct AdaptiveStep {
   std::uint32_t max_steps = 256;  ///< ODE steps per (sub)step at most, in [1, 4096]
 };
 
+/// Strain limiting of the force springs (Provot 1995), kernels/strain_limit.inl: after each
+/// substep's rows, `passes` Jacobi passes take back, along each force spring that the substep's
+/// end would stretch past (1 + stretch) times its rest length, the relative velocity that does
+/// it, shared by the ends' inverse masses.
+struct StrainLimit {
+  float stretch = 0.0f;       ///< the largest L / rest - 1 left at a substep's end; 0: off
+  std::uint32_t passes = 16;  ///< Jacobi passes per substep, in [1, 64]
+};
+
 struct SolverSettings {
   std::uint32_t iterations = 8;        ///< sweeps of the rows per substep
   float relaxation = 1.0f;             ///< scales each impulse increment, (0, 1]
@@ -155,7 +164,8 @@ struct SolverSettings {
   std::uint32_t impact_passes = 1;
   /// Particles' force integration (force springs need an explicit one or the symplectic step).
   Integrator integrator = Integrator::symplectic;
-  AdaptiveStep adaptive;  ///< explicit integrators only
+  AdaptiveStep adaptive;     ///< explicit integrators only
+  StrainLimit strain_limit;  ///< force springs, any integrator
   /// The implicit integrator's conjugate gradient: it stops when the residual's norm is at most
   /// cg_tolerance times the right-hand side's (relative, in (0, 1)), or after cg_max_iterations
   /// iterations (in [1, 1000]); the step statistics report the iterations and the residual.
