@@ -126,7 +126,8 @@
 //   ode_state[7p + 0..6] (x at the (sub)step's start, x0 and v0 of the current ODE step, the
 //                        weighted sums of the stages' x' and v', the full step's x and v (step
 //                        doubling); after the ODE: slot 5 the ODE's x, slot 6 its v*)
-//   ode_deriv[p]         (a, 0) at the current stage state; symplectic: the springs' f/m
+//   ode_deriv[p]         (a, 0) at the current stage state; symplectic: the springs' f/m;
+//                        after the rows, a strain-limit pass's (dv, 0) (kernels/strain_limit.inl)
 //   ode_touched[p]       1 when a row (contact, compliant spring) holds the particle this step:
 //                        it takes the symplectic step instead of the explicit method
 // The wind on the scene's triangles (T of them with forces.wind, else none; kernels/aero.h),
