@@ -500,7 +500,7 @@ class CpuBackend final : public Backend {
         targets(e, kern::PHASE_VELOCITY);
         solve(e, kern::KIND_VELOCITY, last_sub && !relax);
       }
-      if (OdeControl::limits_strain(sv, params_.ode.y)) {
+      if (OdeControl::limits_strain(sv)) {
         OdeControl::for_each_strain_pass(sv, params_.gravity_dt.w, ode_pass_runner(e));
       }
       for (std::uint32_t i = 0; i < n; ++i) e.body_integrate(i);

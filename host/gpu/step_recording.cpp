@@ -497,7 +497,7 @@ void StepRecorder::solve_substeps() {
       units(kern::UNIT_TARGETS, kern::PHASE_VELOCITY);
       solve(kern::KIND_VELOCITY, last_sub && !relax);
     }
-    if (OdeControl::limits_strain(sv_, in_.params.ode.y)) {
+    if (OdeControl::limits_strain(sv_)) {
       OdeControl::for_each_strain_pass(sv_, in_.params.gravity_dt.w, ode_pass_recorder());
     }
     run(kernels_.body, body_groups_, kern::BODY_INTEGRATE);

@@ -92,10 +92,8 @@ struct OdeControl {
   }
 
   // Whether the force springs are strain-limited after each substep's rows
-  // (kernels/strain_limit.inl).
-  static bool limits_strain(const SolverSettings& sv, std::uint32_t force_springs) {
-    return sv.strain_limit.stretch > 0.0f && force_springs > 0;
-  }
+  // (kernels/strain_limit.inl; a limit without force springs is refused at load).
+  static bool limits_strain(const SolverSettings& sv) { return sv.strain_limit.stretch > 0.0f; }
 
   // The strain limit's passes, after the rows and before the positions.
   template <class Pass>
