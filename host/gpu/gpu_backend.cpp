@@ -235,7 +235,7 @@ class GpuBackend final : public Backend {
       gpu_.buf[b_prev_hash].fill(cb, VKPHYS_EMPTY_SLOT);
       vk::barrier(cb);
       const std::uint32_t insert[4] = {kern::COMMIT_HASH_INSERT, 1u, 0u, 0u};
-      kernels_.commit.dispatch(cb, gpu_.set(kernels_.commit),
+      kernels_.commit().dispatch(cb, gpu_.set(kernels_.commit()),
                                vk::groups_for(cap_.pairs, VKPHYS_GROUP_SIZE), insert);
     });
     cb_ = record();

@@ -216,7 +216,7 @@ void StepRecorder::run_indirect(vk::Kernel& k, VkDeviceSize offset, std::uint32_
 void StepRecorder::finalize(std::uint32_t mode, VkDeviceSize first, VkDeviceSize end,
                             std::uint32_t a) {
   const std::uint32_t push[4] = {mode, a, 0u, 0u};
-  kernels_.finalize.dispatch(cb_, gpu_.set(kernels_.finalize), 1, push);
+  kernels_.finalize().dispatch(cb_, gpu_.set(kernels_.finalize()), 1, push);
   vk::barrier(cb_);
   copy_region(cb_, gpu_.buf[b_counters], gpu_.dispatch_args, first, first, end - first);
   vk::barrier(cb_);
@@ -243,9 +243,9 @@ void StepRecorder::sweep(std::uint32_t kind) {
   if (sv_.scheme == SolverScheme::colored) {
     for (std::uint32_t c = 0; c < choices_.colors; ++c) {
       if (rigid_units_)
-        run_indirect(kernels_.unit, color_groups(2 * c), kern::UNIT_COLOR, 2 * c, kind);
+        run_indirect(kernels_.unit(), color_groups(2 * c), kern::UNIT_COLOR, 2 * c, kind);
       if (particles_ > 0) {
-        run_indirect(kernels_.pcontact, color_groups(2 * c + 1), kern::PCONTACT_COLOR, 2 * c + 1,
+        run_indirect(kernels_.pcontact(), color_groups(2 * c + 1), kern::PCONTACT_COLOR, 2 * c + 1,
                      kind);
       }
     }
@@ -255,24 +255,24 @@ void StepRecorder::sweep(std::uint32_t kind) {
     // worth its own pipeline), then the touched bodies average.
     if (choices_.colors == sv_.max_colors) {
       for (std::uint32_t pass = 0; pass < kern::overflow_passes(kind); ++pass) {
-        overflow_lists(kernels_.unit, kern::UNIT_OVERFLOW_COLOR, kind);
-        run(kernels_.body, body_groups_, kern::BODY_JACOBI_AVERAGE, kind);
+        overflow_lists(kernels_.unit(), kern::UNIT_OVERFLOW_COLOR, kind);
+        run(kernels_.body(), body_groups_, kern::BODY_JACOBI_AVERAGE, kind);
       }
     }
   } else {
     // Particle contacts in a pipeline of their own (see shaders/world_pcontact.comp).
     if (rigid_units_) {
-      run_indirect(kernels_.unit, offsetof(kern::WorldCounters, rigid_unit_groups),
+      run_indirect(kernels_.unit(), offsetof(kern::WorldCounters, rigid_unit_groups),
                    kern::UNIT_JACOBI, 0, kind);
     }
     if (particles_ > 0) {
-      run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
+      run_indirect(kernels_.pcontact(), offsetof(kern::WorldCounters, pcontact_groups),
                    kern::PCONTACT_JACOBI, 0, kind);
     }
-    run(kernels_.body, body_groups_, kern::BODY_JACOBI_AVERAGE, kind);
+    run(kernels_.body(), body_groups_, kern::BODY_JACOBI_AVERAGE, kind);
   }
   if (trees_ > 0 && (kind == kern::KIND_SOLVE || kind == kern::KIND_VELOCITY)) {
-    run(kernels_.tree, tree_groups_, kern::TREE_SOLVE, kind);
+    run(kernels_.tree(), tree_groups_, kern::TREE_SOLVE, kind);
   }
 }
 
@@ -292,9 +292,9 @@ void StepRecorder::sweeps(std::uint32_t first, std::uint32_t kind, std::uint32_t
   }
   for (std::uint32_t s = 0; s < total; ++s) {
     const bool measure = last && s + 1 == total;
-    if (measure) run(kernels_.body, body_groups_, kern::BODY_RESIDUAL_REFERENCE);
+    if (measure) run(kernels_.body(), body_groups_, kern::BODY_RESIDUAL_REFERENCE);
     sweep(s == 0 && first != kern::KIND_NONE ? first : kind);
-    if (measure) run(kernels_.body, body_groups_, kern::BODY_RESIDUAL);
+    if (measure) run(kernels_.body(), body_groups_, kern::BODY_RESIDUAL);
   }
 }
 
@@ -307,13 +307,13 @@ void StepRecorder::gather_sweeps(std::uint32_t first, std::uint32_t kind, std::u
   for (std::uint32_t s = 0; s < total; ++s) {
     const std::uint32_t k = s == 0 && first != kern::KIND_NONE ? first : kind;
     const std::uint32_t measure = last && s + 1 == total ? 1u : 0u;
-    run(kernels_.pcontact, body_groups_, kern::PCONTACT_GATHER, turns % 2, k, measure);
+    run(kernels_.pcontact(), body_groups_, kern::PCONTACT_GATHER, turns % 2, k, measure);
     if (k == kern::KIND_IMPACT) {
-      run(kernels_.pcontact, body_groups_, kern::PCONTACT_GATHER_IMPACT_START);
+      run(kernels_.pcontact(), body_groups_, kern::PCONTACT_GATHER_IMPACT_START);
     }
     if (k != kern::KIND_WARM) ++turns;
   }
-  if (turns % 2 == 1) run(kernels_.pcontact, body_groups_, kern::PCONTACT_GATHER_SETTLE);
+  if (turns % 2 == 1) run(kernels_.pcontact(), body_groups_, kern::PCONTACT_GATHER_SETTLE);
 }
 
 void StepRecorder::solve(std::uint32_t kind, bool last) {
@@ -328,7 +328,7 @@ void StepRecorder::predict_forces() {
   if (!explicit_ode && world_.particle_forces()) {
     run(kernels_.ode(kern::ODE_SPRING_FORCE), particle_groups_, kern::ODE_SPRING_FORCE);
   }
-  run(kernels_.body, body_groups_, kern::BODY_PREDICT);
+  run(kernels_.body(), body_groups_, kern::BODY_PREDICT);
   if (!explicit_ode) return;
   in_.ode.for_each_pass(sv_, in_.params.gravity_dt.w, ode_pass_recorder());
 }
@@ -337,15 +337,15 @@ void StepRecorder::predict_forces() {
 // (particle contacts have nothing to prepare).
 void StepRecorder::units(std::uint32_t mode, std::uint32_t phase) {
   if (rigid_units_) {
-    run_indirect(kernels_.unit, offsetof(kern::WorldCounters, rigid_unit_groups), mode, phase);
+    run_indirect(kernels_.unit(), offsetof(kern::WorldCounters, rigid_unit_groups), mode, phase);
   }
   if (mode == kern::UNIT_TARGETS && particles_ > 0) {
-    run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
+    run_indirect(kernels_.pcontact(), offsetof(kern::WorldCounters, pcontact_groups),
                  kern::PCONTACT_TARGETS, phase);
   }
   // The joint trees' factors from the phase's rows (kernels/joint_trees.inl).
   if (mode == kern::UNIT_TARGETS && trees_ > 0) {
-    run(kernels_.tree, tree_groups_, kern::TREE_FACTOR);
+    run(kernels_.tree(), tree_groups_, kern::TREE_FACTOR);
   }
 }
 
@@ -358,7 +358,7 @@ void StepRecorder::setup() {
   gpu_.buf[b_cell_start].fill(cb_, VKPHYS_EMPTY_CELL);
   gpu_.backup_copies(cb_, false, world_);
   vk::barrier(cb_);
-  run(kernels_.body, body_groups_, kern::BODY_SETUP);
+  run(kernels_.body(), body_groups_, kern::BODY_SETUP);
   if ((in_.params.modes.w & VKPHYS_FLAG_SPECULATIVE_REACH) != 0u) {
     run(kernels_.reach(), body_groups_, 0u);  // kernels/world_bodies.inl, body_reach_setup
   }
@@ -369,33 +369,33 @@ void StepRecorder::broadphase() {
   if (world_.sweepers > 0) {
     sort(b_sort_keys, b_sort_values, bodies_, 32);
     if (in_.params.sweep.x != 0.0f) {
-      run(kernels_.sweep, body_groups_, kern::SWEEP_SLAB);
+      run(kernels_.sweep(), body_groups_, kern::SWEEP_SLAB);
       sort(b_sort_keys, b_sort_values, bodies_, VKPHYS_SWEEP_SLAB_BITS);
     }
-    run(kernels_.sweep, body_groups_, kern::SWEEP_WALK);
+    run(kernels_.sweep(), body_groups_, kern::SWEEP_WALK);
     scan(b_sweep_walk, bodies_ + 1);
-    run(kernels_.sweep, body_groups_, kern::SWEEP_COUNT);
+    run(kernels_.sweep(), body_groups_, kern::SWEEP_COUNT);
     scan(b_pair_offsets, bodies_ + 1);
   }
   if (particles_ > 0) {
-    run(kernels_.grid, particle_groups_, kern::GRID_HASH);
+    run(kernels_.grid(), particle_groups_, kern::GRID_HASH);
     sort(b_grid_keys, b_grid_values, particles_,
          static_cast<std::uint32_t>(std::bit_width(in_.params.kinds.w - 1u)));
-    run(kernels_.grid, particle_groups_, kern::GRID_CELL_RANGE);
-    run(kernels_.grid, particle_groups_, kern::GRID_COUNT);
+    run(kernels_.grid(), particle_groups_, kern::GRID_CELL_RANGE);
+    run(kernels_.grid(), particle_groups_, kern::GRID_COUNT);
     scan(b_pcontact_offsets, particles_ + 1);
   }
   finalize(kern::FINALIZE_LISTS, offsetof(kern::WorldCounters, pair_groups),
            offsetof(kern::WorldCounters, ode_error));
-  if (world_.sweepers > 0) run(kernels_.sweep, body_groups_, kern::SWEEP_WRITE);
-  if (particles_ > 0) run(kernels_.grid, particle_groups_, kern::GRID_WRITE);
+  if (world_.sweepers > 0) run(kernels_.sweep(), body_groups_, kern::SWEEP_WRITE);
+  if (particles_ > 0) run(kernels_.grid(), particle_groups_, kern::GRID_WRITE);
   stage_done();
 }
 
 void StepRecorder::narrowphase() {
   // SAP pairs need a body that starts a sweep; without one the pair stages have nothing to do.
   if (world_.sweepers > 0) {
-    run_indirect(kernels_.narrowphase, offsetof(kern::WorldCounters, pair_groups), 0);
+    run_indirect(kernels_.narrowphase(), offsetof(kern::WorldCounters, pair_groups), 0);
   }
   stage_done();
 }
@@ -403,26 +403,26 @@ void StepRecorder::narrowphase() {
 // The colouring (coloured scheme) or the per-body incidence (Jacobi).
 void StepRecorder::coloring() {
   if (sv_.scheme == SolverScheme::colored) {
-    run(kernels_.color, unit_groups_, kern::COLOR_INIT);
+    run(kernels_.color(), unit_groups_, kern::COLOR_INIT);
     const std::uint32_t sub = 2;
     if (choices_.fuse_coloring) run(kernels_.fused(), 1, kern::FUSED_COLORING, choices_.colors);
     for (std::uint32_t c = 0; !choices_.fuse_coloring && c < choices_.colors; ++c) {
       for (std::uint32_t k = 0; k < sub; ++k) {
         // Over the live units only (the rest are inactive from COLOR_INIT on).
-        run_indirect(kernels_.color, offsetof(kern::WorldCounters, unit_groups),
+        run_indirect(kernels_.color(), offsetof(kern::WorldCounters, unit_groups),
                      kern::COLOR_PROPOSE, c, c * sub + k + 1);
-        run_indirect(kernels_.color, offsetof(kern::WorldCounters, unit_groups), kern::COLOR_ASSIGN,
+        run_indirect(kernels_.color(), offsetof(kern::WorldCounters, unit_groups), kern::COLOR_ASSIGN,
                      c, c * sub + k + 1);
       }
     }
-    run(kernels_.color, unit_groups_, kern::COLOR_KEY);
+    run(kernels_.color(), unit_groups_, kern::COLOR_KEY);
     sort(b_sort_keys, b_sort_values, unit_cap_, 6);
-    run(kernels_.color, unit_groups_, kern::COLOR_RANGE);
+    run(kernels_.color(), unit_groups_, kern::COLOR_RANGE);
     finalize(kern::FINALIZE_COLORS, offsetof(kern::WorldCounters, color_groups),
              offsetof(kern::WorldCounters, pcontact_first), choices_.colors);
     if (particles_ > 0) {
-      run(kernels_.color, unit_groups_, kern::COLOR_GATHER);
-      run_indirect(kernels_.pcontact, offsetof(kern::WorldCounters, pcontact_groups),
+      run(kernels_.color(), unit_groups_, kern::COLOR_GATHER);
+      run_indirect(kernels_.pcontact(), offsetof(kern::WorldCounters, pcontact_groups),
                    kern::PCONTACT_SETTLE);
     }
     // The overflow colour's per-body incidence (world_coloring.inl): count, scan, fill, order;
@@ -431,23 +431,23 @@ void StepRecorder::coloring() {
       vk::barrier(cb_);
       gpu_.buf[b_body_color].fill(cb_, 0u, 0, color_marks_);  // the claims and marks are spent
       vk::barrier(cb_);
-      overflow_lists(kernels_.color, kern::OVERFLOW_COUNT);
+      overflow_lists(kernels_.color(), kern::OVERFLOW_COUNT);
       scan(b_body_color, bodies_ + 1);
-      overflow_lists(kernels_.color, kern::OVERFLOW_FILL);
-      run(kernels_.color, body_groups_, kern::OVERFLOW_ORDER);
+      overflow_lists(kernels_.color(), kern::OVERFLOW_FILL);
+      run(kernels_.color(), body_groups_, kern::OVERFLOW_ORDER);
     }
   } else if (gather_) {
     // The gather's incidence without the sort (world_coloring.inl, incidence_count).
     const VkDeviceSize contacts = offsetof(kern::WorldCounters, pcontact_groups);
-    run_indirect(kernels_.color, contacts, kern::INCIDENCE_COUNT);
+    run_indirect(kernels_.color(), contacts, kern::INCIDENCE_COUNT);
     scan(b_body_color, bodies_ + 1);
-    run_indirect(kernels_.color, contacts, kern::INCIDENCE_FILL);
-    run(kernels_.color, body_groups_, kern::OVERFLOW_ORDER);
+    run_indirect(kernels_.color(), contacts, kern::INCIDENCE_FILL);
+    run(kernels_.color(), body_groups_, kern::OVERFLOW_ORDER);
   } else {
     const std::uint32_t entries = 2 * unit_cap_;
-    run(kernels_.color, vk::groups_for(entries, kGroup), kern::INCIDENCE_KEY);
+    run(kernels_.color(), vk::groups_for(entries, kGroup), kern::INCIDENCE_KEY);
     sort(b_sort_keys, b_sort_values, entries, static_cast<std::uint32_t>(std::bit_width(bodies_)));
-    run(kernels_.color, vk::groups_for(entries, kGroup), kern::INCIDENCE_RANGE);
+    run(kernels_.color(), vk::groups_for(entries, kGroup), kern::INCIDENCE_RANGE);
   }
   stage_done();
 }
@@ -456,8 +456,8 @@ void StepRecorder::coloring() {
 // Newton restitution's impact passes.
 void StepRecorder::predict() {
   const std::uint32_t paths = world_.drive.paths();
-  if (world_.drive.max_impulses_per_step() > 0) run(kernels_.drive, 1, kern::DRIVE_IMPULSES);
-  if (paths > 0) run(kernels_.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_VELOCITY);
+  if (world_.drive.max_impulses_per_step() > 0) run(kernels_.drive(), 1, kern::DRIVE_IMPULSES);
+  if (paths > 0) run(kernels_.drive(), vk::groups_for(paths, kGroup), kern::DRIVE_PATH_VELOCITY);
   if (OdeControl::marks_held(sv_) && particles_ > 0) {
     run(kernels_.ode(kern::ODE_MARK), unit_groups_, kern::ODE_MARK);
   }
@@ -492,15 +492,15 @@ void StepRecorder::solve_substeps() {
     const bool last_sub = sub + 1 == sv_.substeps, relax = sv_.relax_iterations > 0;
     solve(kern::KIND_SOLVE, last_sub && !sv_.split_impulse && !relax);
     if (sv_.split_impulse) {
-      run(kernels_.body, body_groups_, kern::BODY_SAVE_POS_VEL);
-      run(kernels_.body, body_groups_, kern::BODY_PREDICT_AGAIN);
+      run(kernels_.body(), body_groups_, kern::BODY_SAVE_POS_VEL);
+      run(kernels_.body(), body_groups_, kern::BODY_PREDICT_AGAIN);
       units(kern::UNIT_TARGETS, kern::PHASE_VELOCITY);
       solve(kern::KIND_VELOCITY, last_sub && !relax);
     }
     if (OdeControl::limits_strain(sv_)) {
       OdeControl::for_each_strain_pass(sv_, in_.params.gravity_dt.w, ode_pass_recorder());
     }
-    run(kernels_.body, body_groups_, kern::BODY_INTEGRATE);
+    run(kernels_.body(), body_groups_, kern::BODY_INTEGRATE);
     if (relax) {
       units(kern::UNIT_TARGETS, kern::PHASE_RELAX);
       sweeps(kern::KIND_NONE, kern::KIND_VELOCITY, sv_.relax_iterations, last_sub);
@@ -512,16 +512,16 @@ void StepRecorder::solve_substeps() {
 // This step's contacts committed as the next one's warm-start source; kinematic paths posed.
 void StepRecorder::commit() {
   if (world_.sweepers > 0) {
-    run(kernels_.commit, vk::groups_for(in_.cap.pairs, kGroup), kern::COMMIT_PAIRS);
-    run(kernels_.commit, vk::groups_for(in_.params.counts.w, kGroup), kern::COMMIT_HASH_CLEAR);
-    run(kernels_.commit, vk::groups_for(in_.cap.pairs, kGroup), kern::COMMIT_HASH_INSERT);
+    run(kernels_.commit(), vk::groups_for(in_.cap.pairs, kGroup), kern::COMMIT_PAIRS);
+    run(kernels_.commit(), vk::groups_for(in_.params.counts.w, kGroup), kern::COMMIT_HASH_CLEAR);
+    run(kernels_.commit(), vk::groups_for(in_.cap.pairs, kGroup), kern::COMMIT_HASH_INSERT);
   }
   if (particles_ > 0) {
-    run(kernels_.commit, vk::groups_for(std::max(in_.cap.contacts, particles_ + 1), kGroup),
+    run(kernels_.commit(), vk::groups_for(std::max(in_.cap.contacts, particles_ + 1), kGroup),
         kern::COMMIT_PARTICLE_CONTACTS);
   }
   const std::uint32_t paths = world_.drive.paths();
-  if (paths > 0) run(kernels_.drive, vk::groups_for(paths, kGroup), kern::DRIVE_PATH_POSE);
+  if (paths > 0) run(kernels_.drive(), vk::groups_for(paths, kGroup), kern::DRIVE_PATH_POSE);
   stage_done();
 }
 

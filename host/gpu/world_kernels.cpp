@@ -1,6 +1,7 @@
 // The world step's compute pipelines (host/gpu/world_kernels.h).
 #include "host/gpu/world_kernels.h"
 
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -50,19 +51,35 @@ static_assert(kern::FAULT_PREDICT == 1u + static_cast<std::uint32_t>(Stage::pred
 static_assert(kern::FAULT_SOLVE == 1u + static_cast<std::uint32_t>(Stage::solve));
 
 WorldKernels::WorldKernels(const vk::Context& c, std::span<const std::uint32_t> k)
-    : body(c, "world_body", words(world_body_spv), kWorldPush, k),
-      grid(c, "world_grid", words(world_grid_spv), kWorldPush, k),
-      sweep(c, "world_sweep", words(world_sweep_spv), kWorldPush, k),
-      finalize(c, "world_finalize", words(world_finalize_spv), kWorldPush, k),
-      narrowphase(c, "world_narrowphase", words(world_narrowphase_spv), kWorldPush, k),
-      color(c, "world_color", words(world_color_spv), kWorldPush, k),
-      unit(c, "world_unit", words(world_unit_spv), kWorldPush, k),
-      commit(c, "world_commit", words(world_commit_spv), kWorldPush, k),
-      drive(c, "world_drive", words(world_drive_spv), kWorldPush, k),
-      pcontact(c, "world_pcontact", words(world_pcontact_spv), kWorldPush, k),
-      tree(c, "world_tree", words(world_tree_spv), kWorldPush, k),
-      ctx_(c),
-      constants_(k.begin(), k.end()) {}
+    : ctx_(c), constants_(k.begin(), k.end()) {}
+
+vk::Kernel& WorldKernels::made(Shader s) {
+  struct Source {
+    const char* name;
+    std::span<const std::uint32_t> spirv;
+  };
+  // In Shader's order.
+  static const std::array<Source, static_cast<std::size_t>(Shader::count)> kSources{{
+      {"world_body", words(world_body_spv)},
+      {"world_grid", words(world_grid_spv)},
+      {"world_sweep", words(world_sweep_spv)},
+      {"world_finalize", words(world_finalize_spv)},
+      {"world_narrowphase", words(world_narrowphase_spv)},
+      {"world_color", words(world_color_spv)},
+      {"world_unit", words(world_unit_spv)},
+      {"world_commit", words(world_commit_spv)},
+      {"world_drive", words(world_drive_spv)},
+      {"world_pcontact", words(world_pcontact_spv)},
+      {"world_tree", words(world_tree_spv)},
+      {"world_reach", words(world_reach_spv)},
+  }};
+  const auto i = static_cast<std::size_t>(s);
+  if (!shaders_[i]) {
+    shaders_[i] = std::make_unique<vk::Kernel>(ctx_, kSources[i].name, kSources[i].spirv,
+                                               kWorldPush, constants_);
+  }
+  return *shaders_[i];
+}
 
 vk::Kernel& WorldKernels::ode(std::uint32_t mode) {
   std::unique_ptr<vk::Kernel>& k = ode_.at(mode);
@@ -89,19 +106,12 @@ vk::Kernel& WorldKernels::fused() {
   return *fused_;
 }
 
-vk::Kernel& WorldKernels::reach() {
-  if (!reach_) {
-    reach_ = std::make_unique<vk::Kernel>(ctx_, "world_reach", words(world_reach_spv), kWorldPush,
-                                          constants_);
-  }
-  return *reach_;
-}
-
 std::vector<vk::Kernel*> WorldKernels::all() {
-  std::vector<vk::Kernel*> a = {&body, &grid,   &sweep, &finalize, &narrowphase, &color,
-                                &unit, &commit, &drive, &pcontact, &tree};
+  std::vector<vk::Kernel*> a;
+  for (const std::unique_ptr<vk::Kernel>& k : shaders_) {
+    if (k) a.push_back(k.get());
+  }
   if (fused_) a.push_back(fused_.get());
-  if (reach_) a.push_back(reach_.get());
   for (const std::unique_ptr<vk::Kernel>& k : ode_) {
     if (k) a.push_back(k.get());
   }

@@ -32,29 +32,48 @@ struct WorldConstants {
 inline constexpr std::uint32_t kOdeModes = 0 VKPHYS_ODE_MODES(VKPHYS_COUNT_MODE);
 #undef VKPHYS_COUNT_MODE
 
+// Each world shader's pipeline is made at its first use, when a step's recording asks for it:
+// a scene records only some of them (no rigid bodies: no narrowphase or unit, the two largest; no
+// particles: no grid or pcontact; no joint trees: no tree), and a pipeline that is never made is
+// never compiled. Measured on lavapipe (llvmpipe, Mesa 22.3, with the pipeline cache on disk):
+// making all eleven took 0.85-1.0 s, the unit kernel 0.33-0.45 s and the narrowphase 0.25-0.35 s
+// of it, for every GPU backend made (each test process makes at least one).
 struct WorldKernels {
-  vk::Kernel body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact, tree;
   WorldKernels(const vk::Context& c, std::span<const std::uint32_t> constants);
-  // world_ode with `mode` as its specialization constant: one pipeline per mode, made at its
-  // first use (a scene records a few of the 15). shaders/world_ode.comp says why the mode is
-  // not a push constant.
+  vk::Kernel& body() { return made(Shader::body); }
+  vk::Kernel& grid() { return made(Shader::grid); }
+  vk::Kernel& sweep() { return made(Shader::sweep); }
+  vk::Kernel& finalize() { return made(Shader::finalize); }
+  vk::Kernel& narrowphase() { return made(Shader::narrowphase); }
+  vk::Kernel& color() { return made(Shader::color); }
+  vk::Kernel& unit() { return made(Shader::unit); }
+  vk::Kernel& commit() { return made(Shader::commit); }
+  vk::Kernel& drive() { return made(Shader::drive); }
+  vk::Kernel& pcontact() { return made(Shader::pcontact); }
+  vk::Kernel& tree() { return made(Shader::tree); }
+  // shaders/world_reach.comp: scenes with solver.speculative_reach on (the default in version 2).
+  vk::Kernel& reach() { return made(Shader::reach); }
+  // world_ode with `mode` as its specialization constant: one pipeline per mode (a scene records
+  // a few of the 15). shaders/world_ode.comp says why the mode is not a push constant.
   vk::Kernel& ode(std::uint32_t mode);
-  // shaders/world_fused.comp (or its world_fused_workgroup.comp variant on a GPU with the
-  // Vulkan memory model), made at its first use: most scenes never fuse, and a pipeline that is
-  // never made is never compiled (each fault variant of the tests compiled it again).
+  // shaders/world_fused.comp, or its world_fused_workgroup.comp variant on a GPU with the Vulkan
+  // memory model (most scenes never fuse).
   vk::Kernel& fused();
-  // shaders/world_reach.comp (the speculative reach), made at its first use: only scenes with
-  // solver.speculative_reach record it.
-  vk::Kernel& reach();
   // Every pipeline made so far.
   std::vector<vk::Kernel*> all();
 
  private:
+  enum class Shader : std::uint32_t {
+    body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact, tree, reach,
+    count
+  };
+  vk::Kernel& made(Shader s);
+
   const vk::Context& ctx_;
   std::vector<std::uint32_t> constants_;  // constant_id 0 on (VKPHYS_FAULT)
+  std::array<std::unique_ptr<vk::Kernel>, static_cast<std::size_t>(Shader::count)> shaders_;
   std::array<std::unique_ptr<vk::Kernel>, kOdeModes> ode_;
   std::unique_ptr<vk::Kernel> fused_;
-  std::unique_ptr<vk::Kernel> reach_;
 };
 
 }  // namespace vkphys
