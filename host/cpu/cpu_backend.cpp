@@ -375,7 +375,7 @@ class CpuBackend final : public Backend {
   void particle_grid(kern::WorldEnv& e) {
     const std::uint32_t p = world_.particles();
     std::fill(pc_offsets_.begin(), pc_offsets_.end(), 0u);
-    if (p == 0) return;
+    if (!world_.particle_contacts) return;
     for (std::uint32_t k = 0; k < p; ++k) e.grid_hash_particle(k);
     const auto bits = static_cast<std::uint32_t>(std::bit_width(params_.kinds.w - 1u));
     cpu::radix_sort(std::span(grid_keys_), std::span(grid_values_), bits);
@@ -455,7 +455,9 @@ class CpuBackend final : public Backend {
     if (world_.sweepers > 0) {
       for (std::uint32_t s = 0; s < n; ++s) e.sweep_write(s);
     }
-    for (std::uint32_t k = 0; k < world_.particles(); ++k) e.grid_write(k);
+    if (world_.particle_contacts) {
+      for (std::uint32_t k = 0; k < world_.particles(); ++k) e.grid_write(k);
+    }
     lap(Stage::broadphase);
     const std::uint32_t pairs = e.stored_pairs();
     for (std::uint32_t q = 0; q < pairs; ++q) e.narrowphase_pair(q);

@@ -133,6 +133,10 @@ class StepRecorder {
   // Joints and SAP pairs (the unit kernel's units) exist only with joints or a rigid body
   // other than a plane; a particle scene's colours and sweeps skip their empty dispatches.
   const bool rigid_units_;
+  // Particle contacts (the grid's) exist only where WorldArrays::particle_contacts says they
+  // can: a cloth without self-collision over a ball and no plane skips the grid, the particle
+  // lists of every colour and sweep, and their targets.
+  const bool pcontacts_;
   // Jacobi over particle contacts alone, unfused: one gather dispatch a sweep
   // (world_jacobi_gather.glsl; the fused kernel runs the two passes over the sorted incidence).
   const bool gather_;
@@ -165,6 +169,7 @@ StepRecorder::StepRecorder(const StepRecordingInputs& in)
       unit_cap_(joints_ + in.cap.pairs + in.cap.contacts),
       unit_groups_(vk::groups_for(unit_cap_, kGroup)),
       rigid_units_(joints_ > 0 || in.world.sweepers > 0),
+      pcontacts_(in.world.particle_contacts),
       gather_(jacobi_gathers(in.scene.settings.solver, in.world) && !in.choices.fuse_sweeps),
       color_marks_(2 * VkDeviceSize{bodies_} * sizeof(std::uint32_t)) {}
 
@@ -227,7 +232,7 @@ void StepRecorder::finalize(std::uint32_t mode, VkDeviceSize first, VkDeviceSize
 void StepRecorder::overflow_lists(vk::Kernel& k, std::uint32_t mode, std::uint32_t a) {
   const std::uint32_t list = 2 * sv_.max_colors;
   if (rigid_units_) run_indirect(k, color_groups(list), mode, list, a);
-  if (particles_ > 0) run_indirect(k, color_groups(list + 1), mode, list + 1, a);
+  if (pcontacts_) run_indirect(k, color_groups(list + 1), mode, list + 1, a);
 }
 
 void StepRecorder::sort(Binding keys, Binding values, std::uint32_t count, std::uint32_t bits) {
@@ -244,7 +249,7 @@ void StepRecorder::sweep(std::uint32_t kind) {
     for (std::uint32_t c = 0; c < choices_.colors; ++c) {
       if (rigid_units_)
         run_indirect(kernels_.unit(), color_groups(2 * c), kern::UNIT_COLOR, 2 * c, kind);
-      if (particles_ > 0) {
+      if (pcontacts_) {
         run_indirect(kernels_.pcontact(), color_groups(2 * c + 1), kern::PCONTACT_COLOR, 2 * c + 1,
                      kind);
       }
@@ -265,7 +270,7 @@ void StepRecorder::sweep(std::uint32_t kind) {
       run_indirect(kernels_.unit(), offsetof(kern::WorldCounters, rigid_unit_groups),
                    kern::UNIT_JACOBI, 0, kind);
     }
-    if (particles_ > 0) {
+    if (pcontacts_) {
       run_indirect(kernels_.pcontact(), offsetof(kern::WorldCounters, pcontact_groups),
                    kern::PCONTACT_JACOBI, 0, kind);
     }
@@ -339,7 +344,7 @@ void StepRecorder::units(std::uint32_t mode, std::uint32_t phase) {
   if (rigid_units_) {
     run_indirect(kernels_.unit(), offsetof(kern::WorldCounters, rigid_unit_groups), mode, phase);
   }
-  if (mode == kern::UNIT_TARGETS && particles_ > 0) {
+  if (mode == kern::UNIT_TARGETS && pcontacts_) {
     run_indirect(kernels_.pcontact(), offsetof(kern::WorldCounters, pcontact_groups),
                  kern::PCONTACT_TARGETS, phase);
   }
@@ -377,7 +382,7 @@ void StepRecorder::broadphase() {
     run(kernels_.sweep(), body_groups_, kern::SWEEP_COUNT);
     scan(b_pair_offsets, bodies_ + 1);
   }
-  if (particles_ > 0) {
+  if (pcontacts_) {
     run(kernels_.grid(), particle_groups_, kern::GRID_HASH);
     sort(b_grid_keys, b_grid_values, particles_,
          static_cast<std::uint32_t>(std::bit_width(in_.params.kinds.w - 1u)));
@@ -388,7 +393,7 @@ void StepRecorder::broadphase() {
   finalize(kern::FINALIZE_LISTS, offsetof(kern::WorldCounters, pair_groups),
            offsetof(kern::WorldCounters, ode_error));
   if (world_.sweepers > 0) run(kernels_.sweep(), body_groups_, kern::SWEEP_WRITE);
-  if (particles_ > 0) run(kernels_.grid(), particle_groups_, kern::GRID_WRITE);
+  if (pcontacts_) run(kernels_.grid(), particle_groups_, kern::GRID_WRITE);
   stage_done();
 }
 
@@ -420,7 +425,7 @@ void StepRecorder::coloring() {
     run(kernels_.color(), unit_groups_, kern::COLOR_RANGE);
     finalize(kern::FINALIZE_COLORS, offsetof(kern::WorldCounters, color_groups),
              offsetof(kern::WorldCounters, pcontact_first), choices_.colors);
-    if (particles_ > 0) {
+    if (pcontacts_) {
       run(kernels_.color(), unit_groups_, kern::COLOR_GATHER);
       run_indirect(kernels_.pcontact(), offsetof(kern::WorldCounters, pcontact_groups),
                    kern::PCONTACT_SETTLE);

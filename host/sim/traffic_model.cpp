@@ -154,7 +154,7 @@ StepTraffic step_traffic(const StepStats& st, const Scene& scene, const WorldArr
       add(Stage::broadphase, n * (2 * kV4 + 2 * kU32) + sort_bytes(n, VKPHYS_SWEEP_SLAB_BITS));
     }
   }
-  if (p > 0) {
+  if (world.particle_contacts) {
     const u64 table = grid_table_size(world.particles());
     add(Stage::broadphase,
         p * (kV4 + 2 * kU32) +

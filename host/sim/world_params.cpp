@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "host/sim/finite.h"
-#include "host/sim/particle_links.h"
 #include "host/sim/world_setup.h"
 #include "kernels/ode.h"
 #include "vkphys/limits.h"
@@ -122,18 +121,6 @@ void check_integrator(const SolverSettings& sv) {
         "symplectic step is refined with solver.substeps, the implicit one needs no error "
         "control");
   }
-}
-
-// Whether any two particles may collide: not when every particle is in one nonzero group (a
-// lone cloth, rope or soft body, whose own particles never collide). The grid's neighbour scan
-// is then skipped; it took 28% of a 64 x 64 hanging cloth's CPU step and found nothing.
-bool particle_pairs_possible(const Particles& particles) {
-  const std::vector<std::uint32_t>& g = particles.group;
-  if (particles.size() < 2) return false;
-  if (g.empty() || g.front() == 0u) return true;
-  // A thickness turns self-collision on: the group's own particles may then collide.
-  if (any_thickness(particles)) return true;
-  return std::any_of(g.begin(), g.end(), [&](std::uint32_t x) { return x != g.front(); });
 }
 
 }  // namespace
@@ -291,7 +278,7 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
       glm::uvec4(world.rigid, world.particles(), cap.contacts, grid_table_size(world.particles()));
   const std::uint32_t flags =
       (sv.split_impulse ? VKPHYS_FLAG_SPLIT : 0u) | (sv.gyroscopic ? VKPHYS_FLAG_GYROSCOPIC : 0u) |
-      (particle_pairs_possible(scene.particles) ? VKPHYS_FLAG_PARTICLE_PAIRS : 0u) |
+      (world.particle_pairs ? VKPHYS_FLAG_PARTICLE_PAIRS : 0u) |
       (sv.contact_cache ? VKPHYS_FLAG_CONTACT_CACHE : 0u) |
       (sv.speculative_reach ? VKPHYS_FLAG_SPECULATIVE_REACH : 0u);
   p.modes =

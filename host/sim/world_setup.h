@@ -59,6 +59,11 @@ struct WorldArrays {
   Drive drive;                   // kinematic paths and scheduled impulses
   std::uint32_t rigid = 0;       // R
   std::uint32_t sweepers = 0;    // rigid bodies that start a sweep (not planes or shapeless)
+  // Whether two particles may ever collide (VKPHYS_FLAG_PARTICLE_PAIRS: without, the grid skips
+  // its neighbour scan), and whether any particle contact can form at all, with a plane too
+  // (without, both backends leave out the grid and the particle contacts' lists and passes).
+  bool particle_pairs = false;
+  bool particle_contacts = false;
   std::uint32_t joint_rows = 0;  // rows the joints use (for statistics)
   float max_particle_radius = 0.0f;
   float max_pair_radius = 0.0f;  // the largest max(r, t/2) a particle shows other particles
