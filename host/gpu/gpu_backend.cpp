@@ -236,7 +236,7 @@ class GpuBackend final : public Backend {
       vk::barrier(cb);
       const std::uint32_t insert[4] = {kern::COMMIT_HASH_INSERT, 1u, 0u, 0u};
       kernels_.commit().dispatch(cb, gpu_.set(kernels_.commit()),
-                               vk::groups_for(cap_.pairs, VKPHYS_GROUP_SIZE), insert);
+                                 vk::groups_for(cap_.pairs, VKPHYS_GROUP_SIZE), insert);
     });
     cb_ = record();
   }

@@ -416,8 +416,8 @@ void StepRecorder::coloring() {
         // Over the live units only (the rest are inactive from COLOR_INIT on).
         run_indirect(kernels_.color(), offsetof(kern::WorldCounters, unit_groups),
                      kern::COLOR_PROPOSE, c, c * sub + k + 1);
-        run_indirect(kernels_.color(), offsetof(kern::WorldCounters, unit_groups), kern::COLOR_ASSIGN,
-                     c, c * sub + k + 1);
+        run_indirect(kernels_.color(), offsetof(kern::WorldCounters, unit_groups),
+                     kern::COLOR_ASSIGN, c, c * sub + k + 1);
       }
     }
     run(kernels_.color(), unit_groups_, kern::COLOR_KEY);

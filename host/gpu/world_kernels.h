@@ -64,7 +64,18 @@ struct WorldKernels {
 
  private:
   enum class Shader : std::uint32_t {
-    body, grid, sweep, finalize, narrowphase, color, unit, commit, drive, pcontact, tree, reach,
+    body,
+    grid,
+    sweep,
+    finalize,
+    narrowphase,
+    color,
+    unit,
+    commit,
+    drive,
+    pcontact,
+    tree,
+    reach,
     count
   };
   vk::Kernel& made(Shader s);

@@ -56,9 +56,9 @@ struct WorldArrays {
   // each body's mask of its joints' colours, then the joints' colours (N + J; body_color from
   // 2N on, host/sim/joint_coloring.h)
   std::vector<std::uint32_t> joint_colors;
-  Drive drive;                   // kinematic paths and scheduled impulses
-  std::uint32_t rigid = 0;       // R
-  std::uint32_t sweepers = 0;    // rigid bodies that start a sweep (not planes or shapeless)
+  Drive drive;                 // kinematic paths and scheduled impulses
+  std::uint32_t rigid = 0;     // R
+  std::uint32_t sweepers = 0;  // rigid bodies that start a sweep (not planes or shapeless)
   // Whether two particles may ever collide (VKPHYS_FLAG_PARTICLE_PAIRS: without, the grid skips
   // its neighbour scan), and whether any particle contact can form at all, with a plane too
   // (without, both backends leave out the grid and the particle contacts' lists and passes).
