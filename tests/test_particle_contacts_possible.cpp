@@ -10,6 +10,7 @@
 #include "host/sim/world_setup.h"
 #include "tests/backends.h"
 #include "tests/gpu_env.h"
+#include "tests/rigid_scene_helpers.h"
 #include "tests/same_state.h"
 #include "vkphys/cloth.h"
 
@@ -18,13 +19,8 @@ namespace {
 
 // A 6 x 5 cloth of one group (no self-collision), pinned at one corner, over a static ball.
 Scene lone_cloth() {
-  Scene s;
-  s.settings.gravity = {0.0f, -9.81f, 0.0f};
-  Body ball;
-  ball.shape = Shape::sphere;
-  ball.radius = 0.3f;
-  ball.mass = 0.0f;
-  s.bodies.push_back(ball);
+  Scene s = empty_rigid_scene(-9.81f);
+  s.bodies.push_back(make_sphere({0.0f, 0.0f, 0.0f}, 0.3f, 0.0f));
   ClothSpec c;
   c.origin = {-0.5f, 0.5f, -0.5f};
   c.nu = 6;

@@ -531,7 +531,10 @@ class CpuBackend final : public Backend {
     for (std::uint32_t q = 0; q < cap_.pairs; ++q) e.hash_insert_pair(q, false);
     const std::uint32_t contacts = e.stored_pcontacts();
     for (std::uint32_t c = 0; c < contacts; ++c) e.commit_pcontact(c);
-    for (std::uint32_t k = 0; k <= world_.particles(); ++k) e.commit_pcontact_offset(k);
+    // Without particle contacts the offsets stay the zeros they were loaded with.
+    if (world_.particle_contacts) {
+      for (std::uint32_t k = 0; k <= world_.particles(); ++k) e.commit_pcontact_offset(k);
+    }
     for (std::uint32_t k = 0; k < world_.drive.paths(); ++k) e.drive_path_pose(k);
     if (trace) fill_trace(*trace, pairs, contacts);
     lap(Stage::integrate);

@@ -135,7 +135,7 @@ class StepRecorder {
   const bool rigid_units_;
   // Particle contacts (the grid's) exist only where WorldArrays::particle_contacts says they
   // can: a cloth without self-collision over a ball and no plane skips the grid, the particle
-  // lists of every colour and sweep, and their targets.
+  // lists of every colour and sweep, their targets and their commit.
   const bool pcontacts_;
   // Jacobi over particle contacts alone, unfused: one gather dispatch a sweep
   // (world_jacobi_gather.glsl; the fused kernel runs the two passes over the sorted incidence).
@@ -521,7 +521,7 @@ void StepRecorder::commit() {
     run(kernels_.commit(), vk::groups_for(in_.params.counts.w, kGroup), kern::COMMIT_HASH_CLEAR);
     run(kernels_.commit(), vk::groups_for(in_.cap.pairs, kGroup), kern::COMMIT_HASH_INSERT);
   }
-  if (particles_ > 0) {
+  if (pcontacts_) {  // without, the previous contacts stay the empty lists loaded
     run(kernels_.commit(), vk::groups_for(std::max(in_.cap.contacts, particles_ + 1), kGroup),
         kern::COMMIT_PARTICLE_CONTACTS);
   }

@@ -58,21 +58,10 @@ vk::Kernel& WorldKernels::made(Shader s) {
     const char* name;
     std::span<const std::uint32_t> spirv;
   };
-  // In Shader's order.
-  static const std::array<Source, static_cast<std::size_t>(Shader::count)> kSources{{
-      {"world_body", words(world_body_spv)},
-      {"world_grid", words(world_grid_spv)},
-      {"world_sweep", words(world_sweep_spv)},
-      {"world_finalize", words(world_finalize_spv)},
-      {"world_narrowphase", words(world_narrowphase_spv)},
-      {"world_color", words(world_color_spv)},
-      {"world_unit", words(world_unit_spv)},
-      {"world_commit", words(world_commit_spv)},
-      {"world_drive", words(world_drive_spv)},
-      {"world_pcontact", words(world_pcontact_spv)},
-      {"world_tree", words(world_tree_spv)},
-      {"world_reach", words(world_reach_spv)},
-  }};
+#define VKPHYS_WORLD_SHADER_SOURCE(name) Source{"world_" #name, words(world_##name##_spv)},
+  static const std::array<Source, static_cast<std::size_t>(Shader::count)> kSources{
+      {VKPHYS_WORLD_SHADERS(VKPHYS_WORLD_SHADER_SOURCE)}};
+#undef VKPHYS_WORLD_SHADER_SOURCE
   const auto i = static_cast<std::size_t>(s);
   if (!shaders_[i]) {
     shaders_[i] = std::make_unique<vk::Kernel>(ctx_, kSources[i].name, kSources[i].spirv,

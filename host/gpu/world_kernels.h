@@ -32,6 +32,15 @@ struct WorldConstants {
 inline constexpr std::uint32_t kOdeModes = 0 VKPHYS_ODE_MODES(VKPHYS_COUNT_MODE);
 #undef VKPHYS_COUNT_MODE
 
+// The world shaders with one pipeline each, shaders/world_<name>.comp (reach: the speculative
+// reach, recorded with solver.speculative_reach on, the default in version 2). One list makes
+// WorldKernels' accessors, its Shader enum and its table of sources.
+// clang-format off
+#define VKPHYS_WORLD_SHADERS(X) \
+  X(body) X(grid) X(sweep) X(finalize) X(narrowphase) X(color) X(unit) X(commit) X(drive) \
+  X(pcontact) X(tree) X(reach)
+// clang-format on
+
 // Each world shader's pipeline is made at its first use, when a step's recording asks for it:
 // a scene records only some of them (no rigid bodies: no narrowphase or unit, the two largest; no
 // particles: no grid or pcontact; no joint trees: no tree), and a pipeline that is never made is
@@ -40,19 +49,12 @@ inline constexpr std::uint32_t kOdeModes = 0 VKPHYS_ODE_MODES(VKPHYS_COUNT_MODE)
 // of it, for every GPU backend made (each test process makes at least one).
 struct WorldKernels {
   WorldKernels(const vk::Context& c, std::span<const std::uint32_t> constants);
-  vk::Kernel& body() { return made(Shader::body); }
-  vk::Kernel& grid() { return made(Shader::grid); }
-  vk::Kernel& sweep() { return made(Shader::sweep); }
-  vk::Kernel& finalize() { return made(Shader::finalize); }
-  vk::Kernel& narrowphase() { return made(Shader::narrowphase); }
-  vk::Kernel& color() { return made(Shader::color); }
-  vk::Kernel& unit() { return made(Shader::unit); }
-  vk::Kernel& commit() { return made(Shader::commit); }
-  vk::Kernel& drive() { return made(Shader::drive); }
-  vk::Kernel& pcontact() { return made(Shader::pcontact); }
-  vk::Kernel& tree() { return made(Shader::tree); }
-  // shaders/world_reach.comp: scenes with solver.speculative_reach on (the default in version 2).
-  vk::Kernel& reach() { return made(Shader::reach); }
+  // clang-format off
+#define VKPHYS_WORLD_SHADER_ACCESSOR(name) \
+  vk::Kernel& name() { return made(Shader::name); }
+  VKPHYS_WORLD_SHADERS(VKPHYS_WORLD_SHADER_ACCESSOR)
+#undef VKPHYS_WORLD_SHADER_ACCESSOR
+  // clang-format on
   // world_ode with `mode` as its specialization constant: one pipeline per mode (a scene records
   // a few of the 15). shaders/world_ode.comp says why the mode is not a push constant.
   vk::Kernel& ode(std::uint32_t mode);
@@ -63,21 +65,9 @@ struct WorldKernels {
   std::vector<vk::Kernel*> all();
 
  private:
-  enum class Shader : std::uint32_t {
-    body,
-    grid,
-    sweep,
-    finalize,
-    narrowphase,
-    color,
-    unit,
-    commit,
-    drive,
-    pcontact,
-    tree,
-    reach,
-    count
-  };
+#define VKPHYS_WORLD_SHADER_ENUM(name) name,
+  enum class Shader : std::uint32_t { VKPHYS_WORLD_SHADERS(VKPHYS_WORLD_SHADER_ENUM) count };
+#undef VKPHYS_WORLD_SHADER_ENUM
   vk::Kernel& made(Shader s);
 
   const vk::Context& ctx_;
