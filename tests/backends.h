@@ -1,6 +1,7 @@
 // Parameterisation of the world tests over backend and solver scheme: the CPU reference with
 // all three schemes, the Vulkan backend with the two it runs (with validation on). Vulkan-less
-// machines skip the GPU cases unless VKPHYS_REQUIRE_GPU=1.
+// machines skip the GPU cases unless VKPHYS_REQUIRE_GPU=1. Tests over the integrators are named
+// by method_name.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -27,6 +28,11 @@ inline void PrintTo(const Case& c, std::ostream* os) {
 
 inline std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return info.param.backend + "_" + scheme_name(info.param.scheme);
+}
+
+// The name of a test over the integrators: the method's.
+inline std::string method_name(const ::testing::TestParamInfo<Integrator>& p) {
+  return integrator_name(p.param);
 }
 
 class WorldTest : public ::testing::TestWithParam<Case> {

@@ -1,5 +1,5 @@
-// Small builders for the rigid-body physics tests: one body or two on a plane, an incline, and
-// the state a scene loads into.
+// Small builders for the rigid-body physics tests: one body or two on a plane, an incline, a
+// body whose state overflows, and the state a scene loads into.
 #pragma once
 
 #include <cmath>
@@ -49,6 +49,22 @@ inline WorldState loaded_state(const Scene& s) {
 
 inline glm::vec4 axis_angle(glm::vec3 axis, float angle) {
   return kern::quat_axis_angle(glm::normalize(axis), angle);
+}
+
+// Two light spheres 5 m apart, body 1 under a force its acceleration cannot hold in a float
+// (3e38 N on 1 g): its first step makes body 1's velocity infinite.
+inline Scene overforced() {
+  Scene s;
+  for (int k = 0; k < 2; ++k) {
+    Body b;
+    b.shape = Shape::sphere;
+    b.radius = 0.1f;
+    b.mass = 1.0e-3f;
+    b.position = {5.0f * float(1 - k), 0.0f, 0.0f};
+    b.force = {0.0f, k == 1 ? 3.0e38f : 0.0f, 0.0f};
+    s.bodies.push_back(b);
+  }
+  return s;
 }
 
 // A unit box (1 kg) resting on a plane inclined by theta, with friction mu: it sticks when

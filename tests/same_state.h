@@ -2,19 +2,10 @@
 // two capacities, the fused and the per-colour GPU solve).
 #pragma once
 
-#include <cstring>
-#include <vector>
-
 #include "host/sim/backend.h"
+#include "tests/same_bits.h"
 
 namespace vkphys::test {
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  // memcmp must not see the null data() of an empty vector (UBSan in the asan preset).
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
 
 inline bool same_state(const WorldState& a, const WorldState& b) {
   return same_bits(a.pos, b.pos) && same_bits(a.rot, b.rot) && same_bits(a.vel, b.vel) &&

@@ -5,31 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <vector>
 
+#include "tests/same_bits.h"
 #include "vkphys/scene.h"
 
 namespace vkphys::test {
-
-// Bit for bit, so that -0 and 0 differ (a plain == would let a lost sign through).
-template <class T>
-::testing::AssertionResult same_bits(const T& a, const T& b) {
-  if (std::memcmp(&a, &b, sizeof(T)) == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "the values differ bit for bit";
-}
-template <class T>
-::testing::AssertionResult same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  if (a.size() != b.size()) {
-    return ::testing::AssertionFailure() << "sizes " << a.size() << " and " << b.size();
-  }
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0) {
-      return ::testing::AssertionFailure() << "element " << i << " differs bit for bit";
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
 
 #define VKPHYS_EXPECT_SAME(a, b) EXPECT_TRUE(::vkphys::test::same_bits((a), (b))) << #a
 

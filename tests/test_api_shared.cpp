@@ -10,12 +10,14 @@
 
 #include "tests/api_helpers.h"
 #include "tests/gpu_env.h"
+#include "tests/rigid_scene_helpers.h"
 #include "vkphys/vkphys.h"
 
 namespace vkphys {
 namespace {
 
 using test::error_of;
+using test::overforced;
 using test::same_bits;
 using test::scene_path;
 
@@ -54,22 +56,6 @@ TEST(ApiReadBack, OnDemandEndsWithTheSameBitsOnTheGpu) {
   World a = World::from_file(path, {.backend = "gpu"});
   World b = World::from_file(path, {.backend = "gpu", .read_back = ReadBack::on_demand});
   expect_on_demand_matches(a, b, 40);
-}
-
-// A light sphere under a force its acceleration cannot hold in a float (3e38 N on 1 g): its
-// first step makes body 1's velocity infinite.
-Scene overforced() {
-  Scene s;
-  for (int k = 0; k < 2; ++k) {
-    Body b;
-    b.shape = Shape::sphere;
-    b.radius = 0.1f;
-    b.mass = 1.0e-3f;
-    b.position = {5.0f * float(1 - k), 0.0f, 0.0f};
-    b.force = {0.0f, k == 1 ? 3.0e38f : 0.0f, 0.0f};
-    s.bodies.push_back(b);
-  }
-  return s;
 }
 
 // Every step: step() throws, naming the stage. On demand: step() runs, the first read throws

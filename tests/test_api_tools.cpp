@@ -11,18 +11,13 @@
 
 #include "tests/api_helpers.h"
 #include "tests/run_outputs.h"
+#include "tests/text_count.h"
 #include "vkphys/vkphys.h"
 
 namespace vkphys::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 // Every built-in scene builds at its default size and round-trips through scene JSON; the
 // size-less ones have max size 0.

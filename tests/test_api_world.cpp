@@ -113,7 +113,7 @@ TEST(ApiWorld, SceneBuiltInCodeHoldsEveryKind) {
   w.step(300);
   std::span<const glm::vec4> x = w.state(Field::body_position);
   EXPECT_NEAR(x[ball].y, 0.3, 1e-3);  // resting on the plane
-  const double arm = glm::length(glm::vec3(x[bob]) - glm::vec3(0.0f, 4.0f, 5.0f));
+  const double arm = double(glm::length(glm::vec3(x[bob]) - glm::vec3(0.0f, 4.0f, 5.0f)));
   EXPECT_NEAR(arm, 1.0, 1e-3);  // the rod holds its length
   std::span<const glm::vec4> p = w.state(Field::particle_position);
   EXPECT_NEAR(p[top].y - p[hung].y, 0.5 + static_cast<double>(stretch), 1e-4);  // still at rest

@@ -7,24 +7,20 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/world_setup.h"
 #include "tests/backends.h"
+#include "tests/same_bits.h"
 #include "vkphys/scene.h"
 
 namespace vkphys {
 namespace {
 
 using test::Case;
-
-bool same_bits(const std::vector<glm::vec4>& a, const std::vector<glm::vec4>& b) {
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(glm::vec4)) == 0);
-}
+using test::same_bits;
 
 // Growth shares the 2^24 - 1 units with the other lists: a particle scene (64 pairs) whose step
 // needs 12,000,000 contacts grows to fill what is left, 16,777,151 (its 1.5x headroom would be

@@ -101,7 +101,7 @@ TEST(Cli, RunRefusesANonEmptyFolderUnlessForced) {
 }
 
 // A new empty folder under the temporary directory, named for the test and the process.
-fs::path fresh_dir(const std::string& tag) {
+fs::path fresh_cli_dir(const std::string& tag) {
   const fs::path dir =
       fs::temp_directory_path() / ("vkphys_test_cli_" + tag + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -110,7 +110,7 @@ fs::path fresh_dir(const std::string& tag) {
 }
 
 TEST(Cli, RunStopsAtANonFiniteStateNamingStepBodyAndStage) {
-  const fs::path dir = fresh_dir("nan");
+  const fs::path dir = fresh_cli_dir("nan");
   const fs::path scene_file = dir / "overforced.json";
   std::ofstream(scene_file) << R"({"format": "vkphys-scene", "version": 2,
     "bodies": [{"shape": "sphere", "radius": 0.1, "mass": 0.001, "position": [0, 5, 0]},
@@ -150,7 +150,7 @@ Result run_implicit_cloth(const fs::path& dir, const std::string& solver) {
 // metrics.csv carries each step's spring strain, equal to spring_strain of the written frame,
 // and the implicit integrator's CG iterations and final residual, within the scene's tolerance.
 TEST(Cli, MetricsCarrySpringStrainAndTheCgSolve) {
-  const fs::path dir = fresh_dir("strain");
+  const fs::path dir = fresh_cli_dir("strain");
   const Result r = run_implicit_cloth(dir, R"("cg_tolerance": 1e-5)");
   ASSERT_EQ(r.code, 0) << r.output;
   const fs::path scene_file = dir / "implicit_cloth.json";
@@ -206,7 +206,7 @@ TEST(Cli, MetricsCarrySpringStrainAndTheCgSolve) {
 // A run whose implicit solves stop at their cap above the tolerance says so at its end, with the
 // counts that metrics.csv's cg_unmet column gives step by step.
 TEST(Cli, ARunSaysWhenSolvesEndAboveTheTolerance) {
-  const fs::path dir = fresh_dir("unmet");
+  const fs::path dir = fresh_cli_dir("unmet");
   const Result r = run_implicit_cloth(
       dir, R"("cg_preconditioner": "block_jacobi", "cg_tolerance": 1e-6, "cg_max_iterations": 2)");
   ASSERT_EQ(r.code, 0) << r.output;

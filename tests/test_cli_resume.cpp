@@ -38,7 +38,7 @@ using test::read_file;
 using test::same_outputs;
 using test::vkphys_cli;
 
-fs::path fresh_dir(const std::string& name) {
+fs::path fresh_resume_dir(const std::string& name) {
   const fs::path dir =
       fs::temp_directory_path() / ("vkphys_test_resume_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -69,7 +69,7 @@ class CliResume : public ::testing::TestWithParam<const char*> {
 // Stopped at step 12 (its last step then) and resumed to 30 with --steps: the same outputs as 30
 // steps straight; resuming a complete run does nothing.
 TEST_P(CliResume, StoppedAndResumedEqualsStraight) {
-  const fs::path straight = fresh_dir("straight"), parts = fresh_dir("parts");
+  const fs::path straight = fresh_resume_dir("straight"), parts = fresh_resume_dir("parts");
   ASSERT_EQ(vkphys_cli(run_args(straight, 30)).code, 0);
   ASSERT_EQ(vkphys_cli(run_args(parts, 12) + " --checkpoint-every 5").code, 0);
   EXPECT_EQ(Snapshot::read(parts / "checkpoint.snapshot").step(), 12u);  // the last step's
@@ -113,7 +113,7 @@ std::size_t lines_in(const fs::path& file) {
 // and the resume removes it and finishes with the straight run's outputs.
 TEST_P(CliResume, KilledAndResumedEqualsStraight) {
   constexpr std::uint32_t kSteps = 60;
-  const fs::path straight = fresh_dir("straight_k"), killed = fresh_dir("killed");
+  const fs::path straight = fresh_resume_dir("straight_k"), killed = fresh_resume_dir("killed");
   ASSERT_EQ(vkphys_cli(run_args(straight, kSteps)).code, 0);
 
   const pid_t pid = spawn_cli({"run", test::scene_file(kScene), "--backend", GetParam(), "--steps",
@@ -158,7 +158,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, CliResume, ::testing::Values("cpu", "gpu"),
 
 // What resume refuses, each in one line naming the file and what is wrong.
 TEST(CliResume, RefusesWhatItCannotContinue) {
-  const fs::path dir = fresh_dir("refused");
+  const fs::path dir = fresh_resume_dir("refused");
   const std::string run = "run " + test::scene_file("bounce.json") +
                           " --backend cpu --steps 10 --every 5 --out " + dir.string();
   ASSERT_EQ(vkphys_cli(run).code, 0);  // no checkpoints

@@ -12,17 +12,10 @@
 #include "host/sim/compare.h"
 #include "tests/gpu_env.h"
 #include "tests/rigid_scene_helpers.h"
+#include "tests/text_count.h"
 
 namespace vkphys::test {
 namespace {
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
-}
 
 // Three boxes on a floor beside twenty particles.
 Scene boxes_and_particles() {

@@ -15,11 +15,10 @@
 #include "host/io/scene_file.h"
 #include "host/sim/backend.h"
 #include "tests/integrator_scenes.h"
+#include "tests/source_tree.h"
 
 namespace vkphys::test {
 namespace {
-
-const std::filesystem::path kScenes = std::filesystem::path(VKPHYS_SOURCE_DIR) / "scenes";
 
 struct Trace {
   std::vector<glm::vec4> pos, vel;  // per step, particle `watch`
@@ -116,7 +115,7 @@ TEST(Oscillator, PeriodIsTwoPiSqrtMOverKWithEveryMethodAtASmallStep) {
   for (Integrator method :
        {Integrator::symplectic, Integrator::euler, Integrator::midpoint, Integrator::rk4}) {
     const Trace r = run_cpu(oscillator_scene(method, h, k, m, 0.1f), 3000, 1);
-    const double t = measured_period(r, h);
+    const double t = measured_period(r, double(h));
     std::printf("%s: period %.6f s, 2 pi sqrt(m/k) %.6f s (%.4f%%)\n", integrator_name(method), t,
                 period, 100.0 * (t / period - 1.0));
     EXPECT_NEAR(t, period, 0.01 * period) << integrator_name(method);

@@ -30,10 +30,6 @@ class ForceSpringParity : public WithGpu<::testing::TestWithParam<Integrator>> {
   }
 };
 
-std::string method_name(const ::testing::TestParamInfo<Integrator>& p) {
-  return integrator_name(p.param);
-}
-
 // Seed 003's circular field, 200 steps of the shipped scene with each method (lavapipe takes
 // about 30 ms a step here; tests/test_explicit_integrators.cpp runs the 1000 on the CPU).
 TEST_P(ForceSpringParity, CircularFieldBitForBit) {

@@ -21,12 +21,14 @@
 #include "tests/cli_helpers.h"
 #include "tests/gpu_env.h"
 #include "tests/run_outputs.h"
+#include "tests/scoped_env.h"
 #include "vkphys/vkphys.h"
 
 namespace vkphys {
 namespace {
 
 namespace fs = std::filesystem;
+using test::ScopedEnv;
 
 // Clears what a test injected into the shared context, however the test ends.
 struct FaultsOff {
@@ -116,13 +118,6 @@ TEST(GpuFaults, DeviceLostKeepsTheLastGoodStepAndTheCheckpoint) {
   reference.step(5);
   EXPECT_TRUE(test::same_bits(resumed, reference));
 }
-
-// Sets an environment variable for the commands a test runs, and removes it afterwards.
-struct ScopedEnv {
-  const char* name;
-  ScopedEnv(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
-  ~ScopedEnv() { ::unsetenv(name); }
-};
 
 // The command line: a run whose device is lost (at the 100th submit: the load's uploads, then a
 // few per step) stops with one line naming the step, what to do and the checkpoint to resume

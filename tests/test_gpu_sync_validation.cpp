@@ -46,15 +46,15 @@ namespace vkphys::test {
 namespace {
 
 // A scene of scenes/, with `scheme` in place of its own if given.
-Scene scene_file(const char* name, std::optional<SolverScheme> scheme = std::nullopt) {
+Scene shipped_scene(const char* name, std::optional<SolverScheme> scheme = std::nullopt) {
   Scene s = io::load_scene(std::string(VKPHYS_SOURCE_DIR) + "/scenes/" + name);
   if (scheme) s.settings.solver.scheme = *scheme;
   return s;
 }
 
 // A scene from JSON text, with `scheme` in place of its own if given.
-Scene scene_json(const std::string& json, std::optional<SolverScheme> scheme = std::nullopt) {
-  Scene s = io::parse_scene(json, "<sync test scene>");
+Scene scene_json(const std::string& text, std::optional<SolverScheme> scheme = std::nullopt) {
+  Scene s = io::parse_scene(text, "<sync test scene>");
   if (scheme) s.settings.solver.scheme = *scheme;
   return s;
 }
@@ -84,11 +84,11 @@ class GpuSyncValidation : public WithGpu<::testing::Test, sync_context_or_null> 
 // 2,400 particles falling into an open box: the grid (hash, radix sort, cell ranges, counts and
 // scan) and particle-particle and particle-plane contacts, in both schemes.
 TEST_F(GpuSyncValidation, ParticlesInABoxColored) {
-  expect_like_cpu(scene_file("particles_box.json", SolverScheme::colored), 4);
+  expect_like_cpu(shipped_scene("particles_box.json", SolverScheme::colored), 4);
 }
 
 TEST_F(GpuSyncValidation, ParticlesInABoxJacobi) {
-  expect_like_cpu(scene_file("particles_box.json", SolverScheme::jacobi), 4);
+  expect_like_cpu(shipped_scene("particles_box.json", SolverScheme::jacobi), 4);
 }
 
 // --- Rigid bodies ----------------------------------------------------------------------------
@@ -177,7 +177,7 @@ TEST_F(GpuSyncValidation, JacobiSpringStart) {
 // the warm-start table, re-record and redo the step.
 TEST_F(GpuSyncValidation, ListsGrownDuringTheStep) {
   Scene s = rigid_shapes(SolverScheme::colored);
-  Scene particles = scene_file("particles_box.json");
+  Scene particles = shipped_scene("particles_box.json");
   s.particles = particles.particles;
   s.settings.cell_size = particles.settings.cell_size;
   std::unique_ptr<Backend> gpu = make_gpu_backend(*ctx_);
@@ -256,21 +256,21 @@ TEST_F(GpuSyncValidation, JointsJacobi) {
 
 // Compliant structural, shear and bend springs of a cloth on a ball and the ground, 4 substeps.
 TEST_F(GpuSyncValidation, ClothOfCompliantSprings) {
-  expect_like_cpu(scene_file("cloth_drape.json"), 3);
+  expect_like_cpu(shipped_scene("cloth_drape.json"), 3);
 }
 
 TEST_F(GpuSyncValidation, ClothOfCompliantSpringsJacobi) {
-  expect_like_cpu(scene_file("cloth_drape.json", SolverScheme::jacobi), 3);
+  expect_like_cpu(shipped_scene("cloth_drape.json", SolverScheme::jacobi), 3);
 }
 
 // A soft body of compliant edge, face and body springs landing on the ground.
 TEST_F(GpuSyncValidation, JellyCube) {
-  expect_like_cpu(scene_file("jelly_cube.json"), 3);
+  expect_like_cpu(shipped_scene("jelly_cube.json"), 3);
 }
 
 // A rope of particles hanging a box by a particle-body spring.
 TEST_F(GpuSyncValidation, RopeHangingABox) {
-  expect_like_cpu(scene_file("rope_box.json"), 3);
+  expect_like_cpu(shipped_scene("rope_box.json"), 3);
 }
 
 // A chain of force springs from a pinned particle, one more particle joined by a compliant
@@ -298,10 +298,10 @@ const char* kForceSprings = R"({
 })";
 
 Scene force_springs(const std::string& integrator, const std::string& adaptive = "") {
-  std::string json = kForceSprings;
-  json.replace(json.find("INTEGRATOR"), 10, integrator);
-  json.replace(json.find("ADAPTIVE"), 8, adaptive);
-  return scene_json(json);
+  std::string text = kForceSprings;
+  text.replace(text.find("INTEGRATOR"), 10, integrator);
+  text.replace(text.find("ADAPTIVE"), 8, adaptive);
+  return scene_json(text);
 }
 
 TEST_F(GpuSyncValidation, ForceSpringsSymplectic) {

@@ -30,14 +30,13 @@
 #include "tests/cloth_measures.h"
 #include "tests/scene_compare.h"
 #include "tests/scene_errors.h"
+#include "tests/source_tree.h"
 #include "vkphys/cloth.h"
 
 namespace vkphys::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path kScenes = fs::path(VKPHYS_SOURCE_DIR) / "scenes";
 
 // A file in this process's scratch folder with the given text.
 fs::path scratch_file(const std::string& name, const std::string& text) {

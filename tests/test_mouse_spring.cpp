@@ -151,7 +151,7 @@ TEST(MouseSpring, CriticallyDampedPullReachesTheCursorWithoutOvershoot) {
   const Grab g{true, 0, glm::dvec3(0.0), 0.0};
   double furthest = 0.0;
   for (int k = 0; k < 180; ++k) {
-    apply_mouse_spring(s, st, g, target, s.settings.time_step);
+    apply_mouse_spring(s, st, g, target, double(s.settings.time_step));
     cpu->write(st);
     cpu->step();
     cpu->read(st);

@@ -6,26 +6,13 @@
 #include <cmath>
 
 #include "host/sim/backend.h"
+#include "tests/rigid_scene_helpers.h"
 #include "vkphys/scene.h"
 
 namespace vkphys {
 namespace {
 
-// A light sphere under a force its acceleration cannot hold in a float (3e38 N on 1 g).
-Scene overforced() {
-  Scene s;
-  s.materials = {Material{}};
-  Body b;
-  b.shape = Shape::sphere;
-  b.radius = 0.1f;
-  b.mass = 1.0e-3f;
-  b.force = {0.0f, 3.0e38f, 0.0f};
-  s.bodies.push_back(b);
-  s.bodies.push_back(b);
-  s.bodies[0].force = glm::vec3(0.0f);  // body 1 is the one that overflows
-  s.bodies[0].position = {5.0f, 0.0f, 0.0f};
-  return s;
-}
+using test::overforced;
 
 TEST(NonFiniteStage, CpuBackendNamesTheStageAndTheBody) {
   auto cpu = make_cpu_backend();

@@ -106,7 +106,7 @@ TEST_P(ParticlePhysics, BounceHeightIsRestitutionSquared) {
     for (int step = 0; step < 4000; ++step) {
       const Particles out = run(1).particles;
       double y = double(out.pos_radius[0].y) - 0.05;
-      double vy = out.vel_invmass[0].y;
+      double vy = double(out.vel_invmass[0].y);
       if (vy > 0.0) bounced = true;
       if (bounced) apex = std::max(apex, y);
       if (bounced && vy < 0.0) break;

@@ -23,37 +23,16 @@
 #include "host/vk/context.h"
 #include "host/vk/pipeline_cache.h"
 #include "tests/gpu_env.h"
+#include "tests/scoped_env.h"
 
 namespace vkphys {
 namespace {
 
 namespace fs = std::filesystem;
 using Bytes = std::vector<std::byte>;
+using test::ScopedEnv;
 
-// Sets (or with nullopt unsets) an environment variable for the test's lifetime.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::optional<std::string>& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    set(value);
-  }
-  ~ScopedEnv() { set(old_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  void set(const std::optional<std::string>& value) {
-    if (value) {
-      setenv(name_, value->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
-Bytes read_file(const fs::path& path) {
+Bytes read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   const std::vector<char> chars{std::istreambuf_iterator<char>(in), {}};
   Bytes out(chars.size());
@@ -128,7 +107,7 @@ TEST_F(PipelineCacheFile, WrittenByOneContextAndLoadedByTheNext) {
     std::unique_ptr<vk::Context> probe = vk::Context::create({});
     EXPECT_EQ(probe->pipeline_cache_file().path(), path);
   }
-  const Bytes bytes = read_file(path);
+  const Bytes bytes = read_bytes(path);
   const VkPhysicalDeviceProperties device = properties(*test::gpu_context_or_null(nullptr));
   EXPECT_EQ(vk::PipelineCache::check_file(bytes, device), "");
   // The second context hands the file's whole driver payload, header included, to the driver.
@@ -140,7 +119,7 @@ TEST_F(PipelineCacheFile, WrittenByOneContextAndLoadedByTheNext) {
 TEST_F(PipelineCacheFile, BadFilesAreIgnoredWithAWarningAndReplaced) {
   const fs::path path = file();
   open_build_close();
-  const Bytes good = read_file(path);
+  const Bytes good = read_bytes(path);
   const Bytes payload(good.begin() + vk::PipelineCache::kFrameBytes, good.end());
 
   Bytes foreign = payload;  // another driver's: the header's pipelineCacheUUID differs
@@ -169,7 +148,7 @@ TEST_F(PipelineCacheFile, BadFilesAreIgnoredWithAWarningAndReplaced) {
     EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
     // Replaced by a valid file, which the next context loads.
     const VkPhysicalDeviceProperties device = properties(*test::gpu_context_or_null(nullptr));
-    EXPECT_EQ(vk::PipelineCache::check_file(read_file(path), device), "");
+    EXPECT_EQ(vk::PipelineCache::check_file(read_bytes(path), device), "");
     EXPECT_GT(open_build_close(), 0u);
   }
 }

@@ -19,6 +19,7 @@
 #include "host/io/surface_mesh.h"
 #include "tests/gpu_env.h"
 #include "tests/rigid_scene_helpers.h"
+#include "tests/source_tree.h"
 
 namespace vkphys::test {
 namespace {
@@ -229,8 +230,6 @@ bool cloth_shade(glm::u8vec4 px, float n_dot_l) {
   }
   return true;
 }
-
-const std::filesystem::path kScenes = std::filesystem::path(VKPHYS_SOURCE_DIR) / "scenes";
 
 // scenes/cloth_drape.json as loaded: a flat 32 x 32 cloth (1.5 m square, vertex radius a quarter
 // of the spacing) above the ball. Drawn as a surface, every pixel inside its projected square

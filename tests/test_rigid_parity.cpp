@@ -30,6 +30,7 @@
 #include "host/sim/splitmix.h"
 #include "kernels/world_layout.h"
 #include "tests/backends.h"
+#include "tests/box3.h"
 #include "tests/rigid_scene_helpers.h"
 #include "tests/same_state.h"
 
@@ -176,10 +177,6 @@ glm::dvec3 rotate(glm::dvec4 q, glm::dvec3 v) {
   const glm::dvec3 t = 2.0 * glm::cross(u, v);
   return v + q.w * t + glm::cross(u, t);
 }
-
-struct Box3 {
-  glm::dvec3 lo, hi;
-};
 
 // The body's AABB from its shape alone (double precision), grown by `pad` on every side:
 // sphere +-r, capsule: its core segment +-r, box: |R| times the half extents.

@@ -24,12 +24,14 @@
 #include "kernels/quat.h"
 #include "tests/scene_compare.h"
 #include "tests/scene_errors.h"
+#include "tests/source_tree.h"
 
 namespace {
 
 using vkphys::test::error_of;
 using vkphys::test::expect_error;
 using vkphys::test::expect_same_scene;
+using vkphys::test::kSourceDir;
 using vkphys::test::text_error;
 
 using nlohmann::json;
@@ -42,9 +44,7 @@ using vkphys::io::parse_scene;
 using vkphys::io::SceneError;
 using vkphys::io::write_scene_json;
 
-constexpr double kPi = std::numbers::pi;
 constexpr double kSlug = 14.5939;
-const std::filesystem::path kSourceDir = VKPHYS_SOURCE_DIR;
 
 glm::dvec3 rotate(glm::vec4 q, glm::dvec3 v) {
   const glm::dvec3 u(q.x, q.y, q.z);
@@ -203,10 +203,11 @@ TEST(RigidScene, PendulumWavePeriods) {
     // The ball starts on its bar, at 15 degrees from the vertical in the x-y plane.
     glm::dvec3 d = world_point(s, k, j.anchor_b) - world_point(s, n, j.anchor_a);
     EXPECT_NEAR(glm::length(d), static_cast<double>(j.length), 1e-5);
-    EXPECT_NEAR(std::atan2(d.x, -d.y) * 180.0 / kPi, 15.0, 1e-3);
+    EXPECT_NEAR(std::atan2(d.x, -d.y) * 180.0 / std::numbers::pi, 15.0, 1e-3);
     EXPECT_NEAR(d.z, 0.0, 1e-6);
     // Swings in 60 s: consecutive integers N + k.
-    const double swings = 60.0 / (2.0 * kPi * std::sqrt(static_cast<double>(j.length) / g));
+    const double swings =
+        60.0 / (2.0 * std::numbers::pi * std::sqrt(static_cast<double>(j.length) / g));
     if (k == 0) first_swings = swings;
     EXPECT_NEAR(swings, std::round(first_swings) + k, 1e-3) << k;
     if (k > 0) {  // neighbours do not touch
@@ -288,7 +289,7 @@ TEST(RigidScene, RagdollFollowsTable1) {
   for (std::size_t i = 1; i < 18; ++i) EXPECT_EQ(parents[i], 1) << i;
   // Table 1 rows, degrees to radians: head (-35, -50, -40) / (45, 50, 40); R upper arm
   // (0, -120, -30) / (90, 0, 10).
-  const float r = static_cast<float>(kPi / 180.0);
+  const float r = static_cast<float>(std::numbers::pi / 180.0);
   const Joint& head = s.joints[2];
   EXPECT_EQ(head.body_b, 3u);
   EXPECT_NEAR(head.limit_lo.x, -35.0f * r, 1e-6f);
@@ -522,7 +523,8 @@ TEST(RigidSceneFile, ParsesBodiesAndJoints) {
   EXPECT_EQ(s.bodies[0].mass, 2.0f);
   EXPECT_EQ(s.bodies[0].half_extents, glm::vec3(0.5f, 0.25f, 0.5f));
   EXPECT_EQ(s.bodies[1].material, 1u);
-  EXPECT_FLOAT_EQ(s.bodies[1].mass, static_cast<float>(1000.0 * 4.0 / 3.0 * kPi * 0.125));
+  EXPECT_FLOAT_EQ(s.bodies[1].mass,
+                  static_cast<float>(1000.0 * 4.0 / 3.0 * std::numbers::pi * 0.125));
   const float h = static_cast<float>(std::sqrt(0.5));
   EXPECT_NEAR(s.bodies[2].orientation.z, h, 1e-7f);
   EXPECT_NEAR(s.bodies[2].orientation.w, h, 1e-7f);
@@ -554,13 +556,13 @@ TEST(RigidSceneFile, ParsesBodiesAndJoints) {
   EXPECT_NEAR(glm::dot(ref_a, axis_a), 0.0, 1e-6);
   EXPECT_NEAR(glm::length(ref_a), 1.0, 1e-6);
   EXPECT_TRUE(hinge.limited);
-  EXPECT_FLOAT_EQ(hinge.limit_lo.x, static_cast<float>(-kPi / 4.0));
-  EXPECT_FLOAT_EQ(hinge.limit_hi.x, static_cast<float>(kPi / 6.0));
+  EXPECT_FLOAT_EQ(hinge.limit_lo.x, static_cast<float>(-std::numbers::pi / 4.0));
+  EXPECT_FLOAT_EQ(hinge.limit_hi.x, static_cast<float>(std::numbers::pi / 6.0));
   EXPECT_EQ(hinge.spook_k, 1e6f);
   EXPECT_EQ(hinge.spook_d, 4.0f);
   const Joint& limited = s.joints[3];
-  EXPECT_FLOAT_EQ(limited.limit_lo.z, static_cast<float>(-kPi / 6.0));
-  EXPECT_FLOAT_EQ(limited.limit_hi.y, static_cast<float>(kPi / 9.0));
+  EXPECT_FLOAT_EQ(limited.limit_lo.z, static_cast<float>(-std::numbers::pi / 6.0));
+  EXPECT_FLOAT_EQ(limited.limit_hi.y, static_cast<float>(std::numbers::pi / 9.0));
   EXPECT_EQ(limited.limit_k, 2e6f);
   EXPECT_EQ(limited.limit_d, 1.0f);
 

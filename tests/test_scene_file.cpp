@@ -17,11 +17,13 @@
 #include "host/io/scene_file.h"
 #include "tests/scene_compare.h"
 #include "tests/scene_errors.h"
+#include "tests/source_tree.h"
 
 namespace {
 
 using vkphys::test::error_of;
 using vkphys::test::expect_error;
+using vkphys::test::kSourceDir;
 using vkphys::test::text_error;
 
 using nlohmann::json;
@@ -30,8 +32,6 @@ using vkphys::io::kMaxParticles;
 using vkphys::io::load_scene;
 using vkphys::io::parse_scene;
 using vkphys::io::SceneError;
-
-const std::filesystem::path kSourceDir = VKPHYS_SOURCE_DIR;
 
 // A small valid scene that the error tests break one field at a time.
 json base_scene() {

@@ -18,11 +18,13 @@
 #include "tests/scene_compare.h"
 #include "tests/scene_errors.h"
 #include "tests/scene_v2_samples.h"
+#include "tests/source_tree.h"
 
 namespace {
 
 using vkphys::test::error_of;
 using vkphys::test::expect_same_scene;
+using vkphys::test::kSourceDir;
 using vkphys::test::mixed;
 using vkphys::test::v1_particles;
 
@@ -35,8 +37,6 @@ using vkphys::Shape;
 using vkphys::SolverScheme;
 using vkphys::io::parse_scene;
 using vkphys::io::write_scene_json;
-
-const std::filesystem::path kSourceDir = VKPHYS_SOURCE_DIR;
 
 Scene parse(const json& j) {
   return parse_scene(j.dump(), "<test>");

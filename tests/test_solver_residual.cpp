@@ -83,7 +83,7 @@ class SolverResidual : public WorldTest {
   }
 };
 
-struct Named {
+struct ResidualScene {
   std::string name;
   Scene scene;
   bool rigid;  // has rigid bodies that turn
@@ -95,7 +95,7 @@ Scene chain_without_trees() {
   return s;
 }
 
-std::vector<Named> scenes() {
+std::vector<ResidualScene> scenes() {
   return {{"pyramid", pyramid_scene(5), true},
           {"chain", chain_without_trees(), true},
           {"particle bed", particle_bed_scene(2), true},
@@ -103,7 +103,7 @@ std::vector<Named> scenes() {
 }
 
 TEST_P(SolverResidual, IsTheLastSweepsVelocityChange) {
-  for (const Named& n : scenes()) {
+  for (const ResidualScene& n : scenes()) {
     SCOPED_TRACE(n.name);
     const CarriedState carried = settled(n.scene, 20, 6);
     const auto [residual, differences] = step_against_shorter(n.scene, carried, 6);

@@ -22,10 +22,6 @@
 namespace vkphys::test {
 namespace {
 
-std::string method_name(const ::testing::TestParamInfo<Integrator>& p) {
-  return integrator_name(p.param);
-}
-
 // Two particles (1 kg and 3 kg) joined by a weak force spring of rest length 1 m, flying apart
 // along x at 4 m/s relative, without gravity: one 60 Hz step stretches it to about 1.067 m.
 Scene pair_flying_apart(Integrator method, float mass_a, glm::vec3 va, glm::vec3 vb) {

@@ -22,17 +22,14 @@
 #include "host/sim/world_setup.h"
 #include "kernels/world_layout.h"
 #include "tests/backends.h"
+#include "tests/box3.h"
 #include "vkphys/scene.h"
 
 namespace vkphys::test {
 namespace {
 
-struct Box3 {
-  glm::dvec3 lo, hi;
-};
-
 // Closer than this to touching, float rounding may go either way: such pairs may be missing.
-constexpr double kBoundary = 1e-5;
+constexpr double kSweepBoundary = 1e-5;
 
 // Particles in [-1, 1]^3, then rigid bodies: `rods` boxes long in x (each walk spans most of
 // the sorted list), a big sphere and a static box among the particles, two overlapping boxes
@@ -82,7 +79,7 @@ Scene chunk_scene(std::uint32_t particles, std::uint32_t rods, std::uint32_t see
   return s;
 }
 
-struct Oracle {
+struct SweepOracle {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> sure;  // in the documented order
   std::set<std::pair<std::uint32_t, std::uint32_t>> ambiguous;
   std::size_t longest_walk = 0, total_walk = 0;
@@ -114,10 +111,11 @@ std::uint32_t slab_of(float z, float inv_width) {
 // boxes grown by half the margin (rigid bodies here are unrotated boxes and spheres); sorted
 // positions by slab and then min x, both from the bounds in float as the kernel rounds them (so
 // near-ties order as the kernel's keys), ties by index.
-Oracle oracle_pairs(const Scene& s, const std::set<std::pair<std::uint32_t, std::uint32_t>>& found,
-                    glm::vec2 slab = glm::vec2(0.0f)) {
+SweepOracle sweep_oracle(const Scene& s,
+                         const std::set<std::pair<std::uint32_t, std::uint32_t>>& found,
+                         glm::vec2 slab = glm::vec2(0.0f)) {
   const float pad_f = 0.5f * s.settings.contact_margin;
-  const double pad = pad_f;
+  const double pad = double(pad_f);
   const auto nb = static_cast<std::uint32_t>(s.bodies.size());
   const auto np = static_cast<std::uint32_t>(s.planes.size());
   const auto r = nb + np;
@@ -142,7 +140,7 @@ Oracle oracle_pairs(const Scene& s, const std::set<std::pair<std::uint32_t, std:
   std::vector<double> key(n, 0.0);
   std::vector<std::uint32_t> slab_at(n, 0u);
   for (std::uint32_t i = 0; i < n; ++i) {
-    key[i] = lo_f[i].x;
+    key[i] = double(lo_f[i].x);
     if (slab.x > 0.0f) slab_at[i] = slab_of(lo_f[i].z, slab.y);
   }
   const std::uint32_t slabs = VKPHYS_SWEEP_SLABS;
@@ -177,12 +175,12 @@ Oracle oracle_pairs(const Scene& s, const std::set<std::pair<std::uint32_t, std:
   };
   // (pos(owner), section, order within it) -> pair
   std::vector<std::tuple<std::uint32_t, int, std::int64_t, std::uint32_t, std::uint32_t>> list;
-  Oracle out;
+  SweepOracle out;
   auto consider = [&](double d, std::uint32_t owner, int section, std::int64_t sub,
                       std::uint32_t other) {
-    if (d > kBoundary) {
+    if (d > kSweepBoundary) {
       list.emplace_back(pos[owner], section, sub, owner, other);
-    } else if (d >= -kBoundary) {
+    } else if (d >= -kSweepBoundary) {
       out.ambiguous.insert(unordered(owner, other));
       if (found.count(unordered(owner, other)))
         list.emplace_back(pos[owner], section, sub, owner, other);
@@ -199,7 +197,7 @@ Oracle oracle_pairs(const Scene& s, const std::set<std::pair<std::uint32_t, std:
       const glm::dvec3 near(nrm.x > 0.0 ? b.lo.x : b.hi.x, nrm.y > 0.0 ? b.lo.y : b.hi.y,
                             nrm.z > 0.0 ? b.lo.z : b.hi.z);
       const double d = pad - glm::dot(nrm, near - origin);
-      out.plane_pairs += d > kBoundary ? 1u : 0u;
+      out.plane_pairs += d > kSweepBoundary ? 1u : 0u;
       consider(d, i, 0, k, nb + k);
     }
     for (std::uint32_t j : order) {
@@ -223,15 +221,15 @@ Oracle oracle_pairs(const Scene& s, const std::set<std::pair<std::uint32_t, std:
         section = 4;
       } else {
         // Two slabs apart: no walk reaches the pair, so it must not overlap.
-        if (slack(i, j) >= -kBoundary) ++out.unreachable;
+        if (slack(i, j) >= -kSweepBoundary) ++out.unreachable;
         continue;
       }
       if (is_static(i) && is_static(j)) continue;
       if (same_group(i, j)) {
-        out.group_skipped += slack(i, j) > kBoundary ? 1u : 0u;
+        out.group_skipped += slack(i, j) > kSweepBoundary ? 1u : 0u;
         continue;
       }
-      if (slack(i, j) > kBoundary) {
+      if (slack(i, j) > kSweepBoundary) {
         out.up_pairs += section == 3 ? 1u : 0u;
         out.down_pairs += section == 4 ? 1u : 0u;
         out.wrap_pairs += section == 3 && slab_at[j] < slab_at[i] ? 1u : 0u;
@@ -278,7 +276,7 @@ Scene slab_scene(std::uint32_t particles, std::uint32_t bodies, std::uint32_t se
 // most 2 pairs within rounding of touching. False where the lengths differ (nothing to compare).
 bool pair_list_matches(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
                        const std::set<std::pair<std::uint32_t, std::uint32_t>>& found,
-                       const Oracle& o) {
+                       const SweepOracle& o) {
   EXPECT_EQ(found.size(), pairs.size()) << "duplicated pairs";
   EXPECT_EQ(pairs.size(), o.sure.size());
   if (pairs.size() != o.sure.size()) return false;
@@ -316,7 +314,7 @@ TEST_P(SweepChunks, PairListIsTheBruteForceListInSweepOrder) {
     const auto pairs = step_pairs();
     EXPECT_EQ(backend_->stats().regrows, 0u);
     const std::set<std::pair<std::uint32_t, std::uint32_t>> found(pairs.begin(), pairs.end());
-    const Oracle o = oracle_pairs(s, found);
+    const SweepOracle o = sweep_oracle(s, found);
     ASSERT_TRUE(pair_list_matches(pairs, found, o));
     EXPECT_GT(pairs.size(), 150u);
     EXPECT_GT(o.plane_pairs, 0u);
@@ -358,7 +356,7 @@ TEST_P(SweepChunks, SlabSweepFindsTheBruteForceListInSlabOrder) {
     const auto pairs = step_pairs();
     EXPECT_EQ(backend_->stats().regrows, 0u);
     const std::set<std::pair<std::uint32_t, std::uint32_t>> found(pairs.begin(), pairs.end());
-    const Oracle o = oracle_pairs(s, found, slab);
+    const SweepOracle o = sweep_oracle(s, found, slab);
     EXPECT_EQ(o.unreachable, 0u);
     ASSERT_TRUE(pair_list_matches(pairs, found, o));
     const auto far = static_cast<std::uint32_t>(s.bodies.size()) - 3u;
@@ -369,7 +367,7 @@ TEST_P(SweepChunks, SlabSweepFindsTheBruteForceListInSlabOrder) {
     EXPECT_GT(o.down_pairs, 0u);
     EXPECT_GT(o.wrap_pairs, 0u);
     // 13 slabs over 8 m: the walks are about a third as long (24,240 against 67,595 entries).
-    const Oracle along_x = oracle_pairs(s, found);
+    const SweepOracle along_x = sweep_oracle(s, found);
     EXPECT_LT(o.total_walk * 2, along_x.total_walk);
     std::printf(
         "seed %u: W %.3f m, %zu pairs (%u up, %u down, %u across the wrap), walks %zu "

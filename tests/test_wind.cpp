@@ -254,11 +254,11 @@ TEST(WindForce, LiftPeaksAt45Degrees) {
                          {8.0f, 0.0f, 0.0f});
   };
   const double pi = std::numbers::pi, d = 1e-2;
-  const double peak = std::abs(at(pi / 4).y);
+  const double peak = double(std::abs(at(pi / 4).y));
   EXPECT_NEAR(std::abs(at(pi / 4 + d).y) - std::abs(at(pi / 4 - d).y), 0.0, 1e-3 * peak);
   EXPECT_LT(std::abs(at(pi / 4 + 0.2).y), peak);
   EXPECT_LT(std::abs(at(pi / 4 - 0.2).y), peak);
-  const double face_on = at(0.0).x;
+  const double face_on = double(at(0.0).x);
   EXPECT_NEAR(at(d).x - at(-d).x, 0.0, 1e-3 * face_on);
   EXPECT_LT(at(0.3).x, face_on);
 }
