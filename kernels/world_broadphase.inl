@@ -404,6 +404,8 @@ void finalize_lists() {
   counters.unit_groups = (units + VKPHYS_GROUP_SIZE - 1u) / VKPHYS_GROUP_SIZE;
   counters.unit_groups_y = 1u;
   counters.unit_groups_z = 1u;
+  counters.units = units;
+  counters.unit_sides = 2u * units;
 }
 
 // Stored pairs and particle contacts this step (valid after finalize_lists).

@@ -306,6 +306,9 @@ struct WorldCounters {
   uint residual;       // the solver residual: the largest change of a body's velocity in the
                        // step's last sweep [m/s], float bits (>= 0: atomicMax as ode_error)
   uint residual_w;     // the same for a rigid body's angular velocity [rad/s]
+  uint units;          // the units J + stored pairs + stored contacts (finalize_lists): the
+                       // live part of the colouring's sort (its tail holds the largest key)
+  uint unit_sides;     // 2 units: the live part of the Jacobi incidence's sort (the same)
   // Per colour list: list 2c holds colour c's joints and pairs, 2c + 1 its particle contacts
   // (kernels/world_coloring.inl, color_key).
   uint color_start[2 * VKPHYS_MAX_COLORS];

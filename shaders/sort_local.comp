@@ -23,12 +23,19 @@ layout(local_size_x = GROUP) in;
 layout(std430, binding = 0) buffer Keys { uint keys[]; };
 layout(std430, binding = 1) buffer Values { uint values[]; };
 
-// The block sort's push layout; here `blocks` holds the padded size, a power of two >= count.
+layout(std430, binding = 2) readonly buffer Live { uint live[]; };
+
+// The block sort's push layout (`blocks` and `width` unused here), and where the live count is:
+// only the first min(count, live[live_word]) pairs are sorted. The caller guarantees that the
+// pairs past them are already in their sorted places (host/gpu/primitives.h), so the result is
+// the whole list's; a list without a live count points at a word holding 0xFFFFFFFF.
 layout(push_constant) uniform Push {
   uint count;
   uint pass_index;
   uint key_bits;
-  uint padded;
+  uint blocks;
+  uint width;
+  uint live_word;
 };
 
 shared uint s_key[MAX_N];  // the key's low key_bits bits
@@ -40,9 +47,12 @@ bool after(uint i, uint j) {
 
 void main() {
   uint t = gl_LocalInvocationID.x;
+  uint n = min(count, live[live_word]);  // the same in every invocation
+  if (n <= 1u) return;
+  uint padded = 1u << uint(findMSB(n - 1u) + 1);  // the power of two >= n
   uint mask = key_bits >= 32u ? 0xFFFFFFFFu : (1u << key_bits) - 1u;
   for (uint i = t; i < padded; i += GROUP) {
-    bool real = i < count;
+    bool real = i < n;
     s_key[i] = real ? keys[i] & mask : 0xFFFFFFFFu;
     s_pos[i] = real ? i : 0xFFFFFFFFu;
   }
@@ -68,7 +78,7 @@ void main() {
   uint out_value[PER_INVOCATION];
   for (uint c = 0u; c < PER_INVOCATION; ++c) {
     uint i = t + c * GROUP;
-    if (i < count) {
+    if (i < n) {
       out_key[c] = keys[s_pos[i]];
       out_value[c] = values[s_pos[i]];
     }
@@ -77,7 +87,7 @@ void main() {
   barrier();
   for (uint c = 0u; c < PER_INVOCATION; ++c) {
     uint i = t + c * GROUP;
-    if (i < count) {
+    if (i < n) {
       keys[i] = out_key[c];
       values[i] = out_value[c];
     }

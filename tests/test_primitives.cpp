@@ -322,13 +322,14 @@ TEST(GpuRadixSortReuse, PartialCountsLeaveTheTailAlone) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   constexpr u32 kCapacity = 20000;
   gpu::RadixSort sort(ctx, kCapacity);
-  for (auto [n, key_bits] : {std::pair<u32, u32>{0, 32},
-                             {1, 32},
-                             {2, 1},
-                             {3000, 13},
-                             {19999, 32},
-                             {777, 5},
-                             {5000, 0}}) {
+  for (const std::pair<u32, u32> case_ : {std::pair<u32, u32>{0, 32},
+                                          {1, 32},
+                                          {2, 1},
+                                          {3000, 13},
+                                          {19999, 32},
+                                          {777, 5},
+                                          {5000, 0}}) {
+    const u32 n = case_.first, key_bits = case_.second;  // not bindings: the lambda takes them
     SCOPED_TRACE("n = " + std::to_string(n) + ", key_bits = " + std::to_string(key_bits));
     const Words keys = random_words(kCapacity, 900 + n);
     const Words values = iota_words(kCapacity);
@@ -342,6 +343,55 @@ TEST(GpuRadixSortReuse, PartialCountsLeaveTheTailAlone) {
     EXPECT_EQ(kbuf.download<u32>(kCapacity), expected_keys);
     EXPECT_EQ(vbuf.download<u32>(kCapacity), expected_values);
   }
+}
+
+// A live count on the device (gpu::LiveCount): a list of `count` whose tail past the live pairs
+// holds the largest key, in input order (a colouring's unused unit capacity), sorts to exactly
+// what sorting the whole list gives, for live counts of 0, 1, below, at and past the count, on
+// both the one-workgroup sort (count <= 2,048) and the block sort, which sorts the whole list.
+TEST(GpuRadixSortReuse, ALiveCountGivesTheWholeListsOrder) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  constexpr u32 kBits = 6, kTailKey = (1u << kBits) - 1u;
+  for (const u32 count : {1088u, 2048u, 5000u}) {
+    gpu::RadixSort sort(ctx, count);
+    for (const u32 live : {0u, 1u, 2u, 37u, count / 2 + 1, count, count + 5}) {
+      SCOPED_TRACE("count " + std::to_string(count) + ", live " + std::to_string(live));
+      Words keys = random_words(count, 1000 + live);
+      for (u32 i = 0; i < count; ++i) {
+        // Live keys below the tail's, except a few equal to it; the tail all the largest key.
+        keys[i] = i < live ? (i % 97 == 5 ? kTailKey : keys[i] % kTailKey) : kTailKey;
+      }
+      const Words values = iota_words(count);
+      Words expected_keys = keys, expected_values = values;
+      reference_sort(expected_keys, expected_values, kBits);
+      // The live count in the middle of a buffer of other words.
+      const Words counter_words{7u, 9u, live, 11u};
+      vk::Buffer counters = make_buffer(ctx, counter_words);
+      vk::Buffer kbuf = make_buffer(ctx, keys), vbuf = make_buffer(ctx, values);
+      ctx.run_once([&](VkCommandBuffer cb) {
+        sort.record(cb, kbuf, vbuf, count, kBits, gpu::LiveCount{&counters, 2});
+      });
+      EXPECT_EQ(kbuf.download<u32>(count), expected_keys);
+      EXPECT_EQ(vbuf.download<u32>(count), expected_values);
+    }
+  }
+  // The one-workgroup sort reads only the live pairs: a tail out of order (which the caller must
+  // not pass) stays as it was.
+  constexpr u32 kCount = 1500, kLive = 300;
+  gpu::RadixSort sort(ctx, kCount);
+  const Words keys = random_words(kCount, 1234), values = iota_words(kCount);
+  Words expected_keys(keys.begin(), keys.begin() + kLive);
+  Words expected_values(values.begin(), values.begin() + kLive);
+  reference_sort(expected_keys, expected_values, 32);
+  expected_keys.insert(expected_keys.end(), keys.begin() + kLive, keys.end());
+  expected_values.insert(expected_values.end(), values.begin() + kLive, values.end());
+  vk::Buffer counters = make_buffer(ctx, Words{kLive});
+  vk::Buffer kbuf = make_buffer(ctx, keys), vbuf = make_buffer(ctx, values);
+  ctx.run_once([&](VkCommandBuffer cb) {
+    sort.record(cb, kbuf, vbuf, kCount, 32, gpu::LiveCount{&counters, 0});
+  });
+  EXPECT_EQ(kbuf.download<u32>(kCount), expected_keys);
+  EXPECT_EQ(vbuf.download<u32>(kCount), expected_values);
 }
 
 TEST(GpuRadixSortReuse, RejectsBadArgumentsAndCountsDispatches) {

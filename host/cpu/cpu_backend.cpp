@@ -580,7 +580,8 @@ class CpuBackend final : public Backend {
         }
       }
       for (std::uint32_t u = 0; u < units; ++u) e.color_key(u);
-      cpu::radix_sort(std::span(keys_).first(units), std::span(values_).first(units), 6);
+      // The live units only: the rest hold the largest key in index order, already in place.
+      cpu::radix_sort(std::span(keys_).first(live), std::span(values_).first(live), 6);
       for (std::uint32_t s = 0; s < units; ++s) e.color_range(s);
       e.color_groups(params_.coloring.x);
       for (std::uint32_t s = 0; s < units; ++s) e.pcontact_gather(s);
@@ -598,7 +599,8 @@ class CpuBackend final : public Backend {
     } else if (scheme == SolverScheme::jacobi) {
       for (std::uint32_t k = 0; k < 2 * units; ++k) e.incidence_key(k);
       const auto bits = static_cast<std::uint32_t>(std::bit_width(world_.bodies()));
-      cpu::radix_sort(std::span(keys_).first(2 * units), std::span(values_).first(2 * units), bits);
+      const std::uint32_t live = 2 * e.unit_count();  // the rest already in place, as above
+      cpu::radix_sort(std::span(keys_).first(live), std::span(values_).first(live), bits);
       std::fill(range_.begin(), range_.end(), glm::uvec2(0u));
       for (std::uint32_t s = 0; s < 2 * units; ++s) e.incidence_range(s);
     }

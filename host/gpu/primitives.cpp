@@ -18,7 +18,6 @@
 #include "host/gpu/primitives.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -92,6 +91,7 @@ struct SortPush {
   std::uint32_t key_bits;
   std::uint32_t blocks;
   std::uint32_t width;
+  std::uint32_t live_word;  // the one-workgroup sort's live count (shaders/sort_local.comp)
 };
 
 }  // namespace
@@ -197,8 +197,8 @@ struct RadixSort::Impl {
     VkDescriptorSet local = VK_NULL_HANDLE;       // the one-workgroup sort, in place
   };
   struct Cached {
-    VkBuffer keys, values;
-    VkDeviceSize keys_size, values_size;
+    VkBuffer keys, values, live;
+    VkDeviceSize keys_size, values_size, live_size;
     Sets sets;
   };
 
@@ -223,14 +223,18 @@ struct RadixSort::Impl {
         scan(context, hist_capacity),
         histogram(context, "sort_histogram", spirv(sort_histogram_spv), sizeof(SortPush)),
         scatter(context, "sort_scatter", spirv(sort_scatter_spv), sizeof(SortPush)),
-        local(context, "sort_local", spirv(sort_local_spv), sizeof(SortPush)) {
+        local(context, "sort_local", spirv(sort_local_spv), sizeof(SortPush)),
+        no_live(context, kWord) {
     histogram_scratch = histogram.bind({&keys_scratch, &hist});
+    const std::uint32_t all = 0xFFFFFFFFu;  // min(count, all) = count
+    no_live.upload(&all, kWord);
   }
 
-  const Sets& sets_for(const vk::Buffer& keys, const vk::Buffer& values) {
+  const Sets& sets_for(const vk::Buffer& keys, const vk::Buffer& values, const vk::Buffer& live) {
     for (const Cached& c : cache) {
-      if (c.keys == keys.handle() && c.values == values.handle() && c.keys_size == keys.size() &&
-          c.values_size == values.size()) {
+      if (c.keys == keys.handle() && c.values == values.handle() && c.live == live.handle() &&
+          c.keys_size == keys.size() && c.values_size == values.size() &&
+          c.live_size == live.size()) {
         return c.sets;
       }
     }
@@ -238,8 +242,9 @@ struct RadixSort::Impl {
     sets.histogram = histogram.bind({&keys, &hist});
     sets.to_scratch = scatter.bind({&keys, &values, &hist, &keys_scratch, &values_scratch});
     sets.to_caller = scatter.bind({&keys_scratch, &values_scratch, &hist, &keys, &values});
-    sets.local = local.bind({&keys, &values});
-    cache.push_back({keys.handle(), values.handle(), keys.size(), values.size(), sets});
+    sets.local = local.bind({&keys, &values, &live});
+    cache.push_back({keys.handle(), values.handle(), live.handle(), keys.size(), values.size(),
+                     live.size(), sets});
     return cache.back().sets;
   }
 
@@ -252,6 +257,7 @@ struct RadixSort::Impl {
   vk::Kernel histogram;
   vk::Kernel scatter;
   vk::Kernel local;
+  vk::Buffer no_live;  // one word, 0xFFFFFFFF: the live count of a list without one
   VkDescriptorSet histogram_scratch = VK_NULL_HANDLE;
   std::vector<Cached> cache;
 };
@@ -272,7 +278,7 @@ void check_key_bits(std::uint32_t key_bits) {
 }  // namespace
 
 void RadixSort::record(VkCommandBuffer cb, const vk::Buffer& keys, const vk::Buffer& values,
-                       std::uint32_t count, std::uint32_t key_bits) {
+                       std::uint32_t count, std::uint32_t key_bits, LiveCount live) {
   check_key_bits(key_bits);
   if (count > impl_->capacity) {
     throw std::invalid_argument("RadixSort: count " + std::to_string(count) + " exceeds capacity " +
@@ -287,15 +293,16 @@ void RadixSort::record(VkCommandBuffer cb, const vk::Buffer& keys, const vk::Buf
   const std::uint32_t passes = kern::radix_passes(key_bits, width);
   if (count > 1 && passes > 0 && count <= VKPHYS_LOCAL_SORT_MAX) {
     Impl& im = *impl_;
-    const SortPush push{count, 0, key_bits, std::bit_ceil(count), width};
-    im.local.dispatch(cb, im.sets_for(keys, values).local, 1, &push);
+    const vk::Buffer& live_buffer = live.buffer ? *live.buffer : im.no_live;
+    const SortPush push{count, 0, key_bits, 1, width, live.buffer ? live.word : 0u};
+    im.local.dispatch(cb, im.sets_for(keys, values, live_buffer).local, 1, &push);
   } else if (count > 1) {
     Impl& im = *impl_;
-    const Impl::Sets& sets = im.sets_for(keys, values);
+    const Impl::Sets& sets = im.sets_for(keys, values, im.no_live);
     const std::uint32_t blocks = blocks_for(count, kSortBlock);
     for (std::uint32_t pass = 0; pass < passes; ++pass) {
       const bool from_caller = pass % 2 == 0;
-      const SortPush push{count, pass, key_bits, blocks, width};
+      const SortPush push{count, pass, key_bits, blocks, width, 0};
       im.histogram.dispatch(cb, from_caller ? sets.histogram : im.histogram_scratch, blocks, &push);
       im.scan.record(cb, im.hist, histogram_entries(pass, key_bits, width, blocks));  // barriers
       im.scatter.dispatch(cb, from_caller ? sets.to_scratch : sets.to_caller, blocks, &push);

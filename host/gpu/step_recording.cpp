@@ -112,7 +112,10 @@ class StepRecorder {
                     std::uint32_t b = 0);
   void finalize(std::uint32_t mode, VkDeviceSize first, VkDeviceSize end, std::uint32_t a = 0);
   void overflow_lists(vk::Kernel& k, std::uint32_t mode, std::uint32_t a = 0);
-  void sort(Binding keys, Binding values, std::uint32_t count, std::uint32_t bits);
+  // `live`: the offset of the counters' word holding how many of the `count` pairs are live (the
+  // rest already in place, see gpu::RadixSort::record), 0 for none.
+  void sort(Binding keys, Binding values, std::uint32_t count, std::uint32_t bits,
+            VkDeviceSize live = 0);
   void scan(Binding data, std::uint32_t count);
   void sweep(std::uint32_t kind);
   void sweeps(std::uint32_t first, std::uint32_t kind, std::uint32_t count, bool last);
@@ -235,8 +238,12 @@ void StepRecorder::overflow_lists(vk::Kernel& k, std::uint32_t mode, std::uint32
   if (pcontacts_) run_indirect(k, color_groups(list + 1), mode, list + 1, a);
 }
 
-void StepRecorder::sort(Binding keys, Binding values, std::uint32_t count, std::uint32_t bits) {
-  gpu_.sort->record(cb_, gpu_.buf[keys], gpu_.buf[values], count, bits);
+void StepRecorder::sort(Binding keys, Binding values, std::uint32_t count, std::uint32_t bits,
+                        VkDeviceSize live) {
+  const gpu::LiveCount counted{&gpu_.buf[b_counters],
+                               static_cast<std::uint32_t>(live / sizeof(std::uint32_t))};
+  gpu_.sort->record(cb_, gpu_.buf[keys], gpu_.buf[values], count, bits,
+                    live ? counted : gpu::LiveCount{});
 }
 
 void StepRecorder::scan(Binding data, std::uint32_t count) {
@@ -421,7 +428,7 @@ void StepRecorder::coloring() {
       }
     }
     run(kernels_.color(), unit_groups_, kern::COLOR_KEY);
-    sort(b_sort_keys, b_sort_values, unit_cap_, 6);
+    sort(b_sort_keys, b_sort_values, unit_cap_, 6, offsetof(kern::WorldCounters, units));
     run(kernels_.color(), unit_groups_, kern::COLOR_RANGE);
     finalize(kern::FINALIZE_COLORS, offsetof(kern::WorldCounters, color_groups),
              offsetof(kern::WorldCounters, pcontact_first), choices_.colors);
@@ -451,7 +458,8 @@ void StepRecorder::coloring() {
   } else {
     const std::uint32_t entries = 2 * unit_cap_;
     run(kernels_.color(), vk::groups_for(entries, kGroup), kern::INCIDENCE_KEY);
-    sort(b_sort_keys, b_sort_values, entries, static_cast<std::uint32_t>(std::bit_width(bodies_)));
+    sort(b_sort_keys, b_sort_values, entries, static_cast<std::uint32_t>(std::bit_width(bodies_)),
+         offsetof(kern::WorldCounters, unit_sides));
     run(kernels_.color(), vk::groups_for(entries, kGroup), kern::INCIDENCE_RANGE);
   }
   stage_done();
