@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (preset fuzz: clang, ASan + UBSan) and runs each for SECONDS
+# Builds the libFuzzer targets (preset fuzz, or VKPHYS_FUZZ_PRESET: asan, whose build has them
+# too, as CI does; clang, ASan + UBSan) and runs each for SECONDS
 # seconds: fuzz_scene_load (the scene loader and its write-back) and fuzz_scene_step (load and
 # 3 CPU steps). Seeds: scenes/*.json; dictionary: fuzz/scene.dict. The corpus grows in
 # build/fuzz/corpus/TARGET (kept between runs); a crash, a sanitizer report or a timeout is
@@ -12,8 +13,9 @@ shift
 targets=("$@")
 [ "${#targets[@]}" -gt 0 ] || targets=(fuzz_scene_load fuzz_scene_step)
 
-cmake --preset fuzz > /dev/null
-cmake --build --preset fuzz -j"${FUZZ_JOBS:-2}"
+preset=${VKPHYS_FUZZ_PRESET:-fuzz}
+cmake --preset "$preset" > /dev/null
+cmake --build build/"$preset" -j"${FUZZ_JOBS:-2}" --target "${targets[@]}"
 
 status=0
 for t in "${targets[@]}"; do
@@ -25,7 +27,7 @@ for t in "${targets[@]}"; do
   echo "fuzz.sh: $t for ${seconds} s"
   # -timeout is wall-clock time: an input that runs in 0.3 s took over 10 s at nice 19 on a
   # loaded shared machine (two such false timeouts), so only a minute counts as a hang.
-  build/fuzz/fuzz/"$t" "$corpus" -dict=fuzz/scene.dict -max_total_time="$seconds" \
+  build/"$preset"/fuzz/"$t" "$corpus" -dict=fuzz/scene.dict -max_total_time="$seconds" \
     -max_len=65536 -timeout=60 -rss_limit_mb=4096 -artifact_prefix="$findings/" \
     -print_final_stats=1 2>&1 | tail -n 25 || status=1
 done

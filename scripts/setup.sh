@@ -12,7 +12,7 @@ packages=(
   # tests that check outputs with independent programs: a browser for the compare report,
   # Pillow for its screenshot, VTK's own reader for the --vtk frames
   python3 chromium python3-pil python3-vtk9
-  clang libclang-rt-14-dev   # the libFuzzer targets (preset fuzz, scripts/fuzz.sh)
+  clang libclang-rt-14-dev   # the asan preset and the libFuzzer targets (scripts/fuzz.sh)
   # the Python module (python/) and its pytest suite
   pybind11-dev python3-dev python3-numpy python3-pytest
   python3-matplotlib   # examples/plot_energy.py and its test

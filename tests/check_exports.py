@@ -36,6 +36,23 @@ def exported(library):
     return names
 
 
+def without_return_type(name):
+    """nm prints a function template's instantiation with its return type first ("void
+    std::__detail::__to_chars_10_impl<unsigned int>(...)", emitted out of line where the
+    optimiser does not inline it, as under the asan preset's -O1; clang's a trailing one as
+    "decltype (...) std::construct_at<...>(...)"): the name from the first space outside
+    parentheses and angle brackets that a std:: or __gnu_cxx:: name follows."""
+    depth = 0
+    for i, ch in enumerate(name):
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>":
+            depth -= 1
+        elif ch == " " and depth == 0 and name.startswith(("std::", "__gnu_cxx::"), i + 1):
+            return name[i + 1:]
+    return name
+
+
 def main():
     library, include_dir = sys.argv[1], sys.argv[2]
     classes, functions = api_names(include_dir)
@@ -52,15 +69,22 @@ def main():
         """A libstdc++ template instantiation (its headers give namespace std default
         visibility, so instantiations for the library's own use are exported as weak, vague
         linkage symbols that merge with a program's identical ones), of std types or the API's."""
-        bare = re.sub(prefix, "", n)
-        # nm prints a function template's instantiation with its return type first
-        # ("void std::__detail::__to_chars_10_impl<unsigned int>(...)", emitted out of line
-        # where the optimiser does not inline it, as under the asan preset's -O1).
-        bare = re.sub(r"^[\w:<>,*& ]*?\s(?=(?:std|__gnu_cxx)::)", "", bare, count=1)
+        bare = without_return_type(re.sub(prefix, "", n))
         return (bare.startswith(("std::", "__gnu_cxx::")) and
                 all(c in classes for c in re.findall(r"vkphys::(\w+)", n)))
 
-    stray = [n for n in names if not any(a.match(n) for a in allowed) and not libstdcxx(n)]
+    def instrumentation(n):
+        """What the asan preset's clang instrumentation adds: the typeinfo of function types
+        ("typeinfo for char* (char*, int)") for UBSan's indirect-call checks
+        (-fsanitize=function), over std and the API's types, and the bounds of libFuzzer's
+        coverage sections (-fsanitize=fuzzer-no-link)."""
+        if re.match(r"^__(?:start|stop)___sancov_\w+$", n):
+            return True
+        m = re.match(r"^typeinfo (?:name )?for (.* \(.*\))$", n)
+        return m is not None and all(c in classes for c in re.findall(r"vkphys::(\w+)", n))
+
+    stray = [n for n in names if not any(a.match(n) for a in allowed) and not libstdcxx(n)
+             and not instrumentation(n)]
     missing = [c for c in sorted(classes) if not any(n.startswith(f"vkphys::{c}::") or
                                                      n == f"typeinfo for vkphys::{c}"
                                                      for n in names)]

@@ -6,9 +6,9 @@ does, then rests on the plane; the pyramid stands; the fountain's particles rise
 step's ballistic apex; the cloth falls as one particle and drapes over its ball. Then the
 installed Python module steps a fall from its install folder.
 
-usage: install_example.py CMAKE BUILD_DIR EXAMPLES_DIR WORK_DIR [CXX_FLAGS]
-CXX_FLAGS: the library's own CMAKE_CXX_FLAGS (the asan preset's sanitizers), which a program
-linking a sanitized libvkphys needs too.
+usage: install_example.py CMAKE BUILD_DIR EXAMPLES_DIR WORK_DIR CXX [CXX_FLAGS]
+CXX, CXX_FLAGS: the library's own compiler and CMAKE_CXX_FLAGS (the asan preset's clang and
+sanitizers), which a program linking a sanitized libvkphys needs too.
 """
 import glob
 import os
@@ -118,14 +118,15 @@ def check_python(prefix, cxx_flags):
 
 
 def main():
-    cmake, build, examples, work = sys.argv[1:5]
-    cxx_flags = sys.argv[5] if len(sys.argv) > 5 else ""
+    cmake, build, examples, work, cxx = sys.argv[1:6]
+    cxx_flags = sys.argv[6] if len(sys.argv) > 6 else ""
     shutil.rmtree(work, ignore_errors=True)
     prefix = os.path.join(work, "prefix")
     run(cmake, "--install", build, "--prefix", prefix)
     tree = os.path.join(work, "build")
     run(cmake, "-S", examples, "-B", tree, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-        f"-DCMAKE_PREFIX_PATH={prefix}", f"-DCMAKE_CXX_FLAGS={cxx_flags}")
+        f"-DCMAKE_PREFIX_PATH={prefix}", f"-DCMAKE_CXX_COMPILER={cxx}",
+        f"-DCMAKE_CXX_FLAGS={cxx_flags}")
     run(cmake, "--build", tree)
     check_hello(run(os.path.join(tree, "hello_world"), "cpu"), "find_package build")
 
@@ -154,7 +155,7 @@ def main():
     flags = run("pkg-config", "--cflags", "--libs", "vkphys", env=env).split()
     libdir = next(f[2:] for f in flags if f.startswith("-L"))
     exe = os.path.join(work, "hello_pc")
-    run("c++", *cxx_flags.split(), os.path.join(examples, "hello_world.cpp"), "-o", exe, *flags,
+    run(cxx, *cxx_flags.split(), os.path.join(examples, "hello_world.cpp"), "-o", exe, *flags,
         f"-Wl,-rpath,{libdir}", env=env)
     check_hello(run(exe, "cpu"), "pkg-config build")
 

@@ -322,13 +322,13 @@ TEST(GpuRadixSortReuse, PartialCountsLeaveTheTailAlone) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   constexpr u32 kCapacity = 20000;
   gpu::RadixSort sort(ctx, kCapacity);
-  for (const std::pair<u32, u32> case_ : {std::pair<u32, u32>{0, 32},
-                                          {1, 32},
-                                          {2, 1},
-                                          {3000, 13},
-                                          {19999, 32},
-                                          {777, 5},
-                                          {5000, 0}}) {
+  for (const std::pair<u32, u32>& case_ : {std::pair<u32, u32>{0, 32},
+                                           {1, 32},
+                                           {2, 1},
+                                           {3000, 13},
+                                           {19999, 32},
+                                           {777, 5},
+                                           {5000, 0}}) {
     const u32 n = case_.first, key_bits = case_.second;  // not bindings: the lambda takes them
     SCOPED_TRACE("n = " + std::to_string(n) + ", key_bits = " + std::to_string(key_bits));
     const Words keys = random_words(kCapacity, 900 + n);

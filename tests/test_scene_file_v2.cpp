@@ -167,7 +167,7 @@ TEST(SceneFileV2, ReadsTheCamera) {
 TEST(SceneFileV2, BodiesOnlyAndParticlesOnly) {
   json j = mixed();
   j.erase("particles");
-  j["impulses"] = {j["impulses"][0]};
+  j["impulses"] = json::array({j["impulses"][0]});  // not {x}: clang copies x
   Scene s = parse(j);
   EXPECT_EQ(s.particles.size(), 0u);
   EXPECT_EQ(s.kinematic.size(), 1u);
@@ -175,7 +175,7 @@ TEST(SceneFileV2, BodiesOnlyAndParticlesOnly) {
   j = mixed();
   j.erase("bodies");
   j.erase("joints");
-  j["impulses"] = {j["impulses"][1]};
+  j["impulses"] = json::array({j["impulses"][1]});  // not {x}: clang copies x
   s = parse(j);
   EXPECT_TRUE(s.bodies.empty());
   ASSERT_EQ(s.kinematic.size(), 1u);

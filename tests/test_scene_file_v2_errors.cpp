@@ -303,7 +303,7 @@ TEST(SceneFileV2Errors, ImpulseTargetsOutOfRange) {
 
   j = mixed();
   j.erase("particles");
-  j["impulses"] = {j["impulses"][1]};
+  j["impulses"] = json::array({j["impulses"][1]});  // not {x}: clang copies x
   EXPECT_EQ(error_of(j),
             "<test>: impulses[0].particle = 8: particle index out of range: the scene has no "
             "\"particles\"");
@@ -311,7 +311,7 @@ TEST(SceneFileV2Errors, ImpulseTargetsOutOfRange) {
   j = mixed();
   j.erase("bodies");
   j.erase("joints");
-  j["impulses"] = {j["impulses"][0]};
+  j["impulses"] = json::array({j["impulses"][0]});  // not {x}: clang copies x
   EXPECT_EQ(error_of(j),
             "<test>: impulses[0].body = 0: body index out of range: the scene has no \"bodies\"");
 }

@@ -34,8 +34,11 @@ void add_lattice(Scene& s, std::uint32_t count, glm::vec3 origin, std::uint32_t 
   for (std::uint32_t i = 0; i < count; ++i) {
     const glm::vec3 cell(static_cast<float>(i % nx), static_cast<float>(i / (nx * nz)),
                          static_cast<float>((i / nx) % nz));
-    const glm::vec3 jitter(static_cast<float>(rng.unit()), static_cast<float>(rng.unit()),
-                           static_cast<float>(rng.unit()));
+    // Drawn z, y, x: the order gcc evaluated glm::vec3's arguments in when the shipped scenes
+    // were made (it is unspecified; clang's x, y, z gave other lattices than the scene files).
+    const auto jz = static_cast<float>(rng.unit()), jy = static_cast<float>(rng.unit()),
+               jx = static_cast<float>(rng.unit());
+    const glm::vec3 jitter(jx, jy, jz);
     s.particles.add(origin + cell * spacing + 0.1f * kRadius * jitter, glm::vec3(0.0f), kRadius,
                     1.0f, 0);
   }

@@ -44,7 +44,9 @@ Scene particle_box_scene(std::uint32_t count, std::uint64_t seed, float radius,
   SplitMix64 rng(seed);
   for (std::uint32_t i = 0; i < count; ++i) {
     glm::uvec3 c(i % side, i / (side * side), (i / side) % side);
-    glm::vec3 jitter(uniform(rng), uniform(rng), uniform(rng));
+    // Drawn z, y, x, as add_lattice (host/sim/mixed_scenes.cpp) says why.
+    const float jz = uniform(rng), jy = uniform(rng), jx = uniform(rng);
+    const glm::vec3 jitter(jx, jy, jz);
     glm::vec3 x = glm::vec3(1.03f * radius) + glm::vec3(c) * spacing + 0.02f * radius * jitter;
     s.particles.add(x, glm::vec3(0.0f), radius, 1.0f, 0);
   }
