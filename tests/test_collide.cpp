@@ -609,8 +609,8 @@ float min_gap(const Manifold& m) {
 
 // A vector's components drawn last first: the order gcc evaluated the vector constructors'
 // arguments in when RandomPairsPointsOnSurfaces' trials were written (the order is unspecified;
-// clang's first-first draws other trials, among them a box pair whose contact point lies 0.7 mm
-// off a surface, past the test's 0.1 mm: an open finding, stop 42).
+// clang's first-first draws other trials, among them a capsule pair whose second contact point
+// lies 0.7 mm outside capsule b, past the test's 0.1 mm: an open finding, stop 42).
 template <int N>
 glm::vec<N, float> draw_last_first(std::uniform_real_distribution<float>& dist, std::mt19937& rng) {
   glm::vec<N, float> v(0.0f);
