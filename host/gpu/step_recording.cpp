@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstddef>
+#include <optional>
 
 #include "host/vk/record_counts.h"
 #include "kernels/implicit.h"
@@ -113,9 +114,9 @@ class StepRecorder {
   void finalize(std::uint32_t mode, VkDeviceSize first, VkDeviceSize end, std::uint32_t a = 0);
   void overflow_lists(vk::Kernel& k, std::uint32_t mode, std::uint32_t a = 0);
   // `live`: the offset of the counters' word holding how many of the `count` pairs are live (the
-  // rest already in place, see gpu::RadixSort::record), 0 for none.
+  // rest already in place, see gpu::RadixSort::record).
   void sort(Binding keys, Binding values, std::uint32_t count, std::uint32_t bits,
-            VkDeviceSize live = 0);
+            std::optional<VkDeviceSize> live = std::nullopt);
   void scan(Binding data, std::uint32_t count);
   void sweep(std::uint32_t kind);
   void sweeps(std::uint32_t first, std::uint32_t kind, std::uint32_t count, bool last);
@@ -239,11 +240,12 @@ void StepRecorder::overflow_lists(vk::Kernel& k, std::uint32_t mode, std::uint32
 }
 
 void StepRecorder::sort(Binding keys, Binding values, std::uint32_t count, std::uint32_t bits,
-                        VkDeviceSize live) {
-  const gpu::LiveCount counted{&gpu_.buf[b_counters],
-                               static_cast<std::uint32_t>(live / sizeof(std::uint32_t))};
-  gpu_.sort->record(cb_, gpu_.buf[keys], gpu_.buf[values], count, bits,
-                    live ? counted : gpu::LiveCount{});
+                        std::optional<VkDeviceSize> live) {
+  const gpu::LiveCount counted =
+      live ? gpu::LiveCount{&gpu_.buf[b_counters],
+                            static_cast<std::uint32_t>(*live / sizeof(std::uint32_t))}
+           : gpu::LiveCount{};
+  gpu_.sort->record(cb_, gpu_.buf[keys], gpu_.buf[values], count, bits, counted);
 }
 
 void StepRecorder::scan(Binding data, std::uint32_t count) {
