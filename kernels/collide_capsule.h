@@ -4,7 +4,14 @@
 //                    zero-length and parallel cases handled). If the segments are within ~3 deg of
 //                    parallel and their projections overlap, two points at the ends of the
 //                    overlap (ids 0 and 1) sharing the closest-point normal, so a capsule lying on
-//                    another one does not rock; otherwise one point (id 2). Touching core segments
+//                    another one does not rock, and between them the closest points (id 2) where
+//                    they lie inside the overlap; otherwise the closest points alone (id 2). An
+//                    end's gap is measured along the shared normal from a's surface to where that
+//                    line enters b (collide_capsule_gap_along), not as the axes' separation along
+//                    the normal: crossed axes are also offset sideways, by w, and that put b's
+//                    surface point |w|^2 / (2 r_b) outside b (0.7 mm in a random trial, stop
+//                    42). The exact end gaps, interpolated, overstate the gap between them by
+//                    as much: the closest points bound it. Touching core segments
 //                    (distance < 1e-6) take the normal of cross(dir_a, dir_b), or any direction
 //                    perpendicular to a, or +y, oriented from a's centre to b's.
 //   capsule-box      (1) In box space, the segment parameter that minimises the distance from the
@@ -24,8 +31,8 @@
 //                    capsule lying on a box does not rock. Otherwise one point (id 0).
 //
 // Feature ids:
-//   capsule-capsule: 0 / 1 for the overlap ends (of a's parameter, low / high), 2 single point.
-//   capsule-box: 0 single point; 16 + 2 * face + end (face 0..5 of the box, face index =
+//   capsule-capsule: 0 / 1 for the overlap ends (of a's parameter, low / high), 2 the closest
+//   points. capsule-box: 0 single point; 16 + 2 * face + end (face 0..5 of the box, face index =
 //                2 axis + (1 for the - side), end 0 / 1 = low / high parameter of a's segment
 //                after clipping).
 #ifndef VKPHYS_KERNELS_COLLIDE_CAPSULE_H
@@ -33,6 +40,74 @@
 #include "kernels/collide_common.h"
 
 KERNELS_BEGIN
+
+// Where the line x + s n (n unit) enters the capsule of core segment [p, q] and radius r: the
+// smallest s on its surface, negative when the entry lies behind x; false when the line misses.
+// The capsule lies inside the infinite cylinder about its axis, so where the line enters that
+// cylinder within the side's axial range [0, 1] it enters the capsule; otherwise it enters
+// through an end sphere, and no end sphere's entry comes before the capsule's: the entry is the
+// least of the candidates. (host/sim/mouse_spring.cpp's picking ray is a forward ray, t >= 0, in
+// doubles; this is the whole line, in the kernels' floats.)
+KFN bool collide_line_capsule(vec3 x, vec3 n, vec3 p, vec3 q, float r, KOUT(float) s) {
+  s = VKPHYS_COLLIDE_BIG;
+  for (int e = 0; e < 2; ++e) {
+    vec3 o = x - (e == 0 ? p : q);
+    float b = dot(n, o);
+    float disc = b * b - (dot(o, o) - r * r);
+    if (disc >= 0.0f) s = min(s, -b - sqrt(disc));
+  }
+  vec3 d = q - p;
+  float dd = dot(d, d);
+  if (dd > 1.0e-12f) {
+    vec3 o = x - p;
+    float od = dot(o, d) / dd;
+    float nd = dot(n, d) / dd;
+    vec3 op = o - od * d;  // the parts across the axis
+    vec3 np = n - nd * d;
+    float a = dot(np, np);
+    if (a > 1.0e-12f) {
+      float b = dot(op, np);
+      float disc = b * b - a * (dot(op, op) - r * r);
+      if (disc >= 0.0f) {
+        float sc = (-b - sqrt(disc)) / a;
+        float t = od + sc * nd;
+        if (t >= 0.0f && t <= 1.0f) s = min(s, sc);
+      }
+    }
+  }
+  return s < VKPHYS_COLLIDE_BIG;
+}
+
+// The gap along n at a's axis point p1 + si d1: from a's surface (ra along n) to where the line
+// p1 + si d1 + s n enters capsule b. Where that line misses b (the axes' sideways offset exceeds
+// r_b there), si moves toward sc, whose line does enter b (it passes through b's closest axis
+// point), to the last hit of a 20-step bisection. Lines that all miss (a zero radius) keep the
+// axes' separation along n.
+KFN float collide_capsule_gap_along(vec3 p1, vec3 d1, KINOUT(float) si, float sc, vec3 n, vec3 p2,
+                                    vec3 q2, float ra, float rb) {
+  float entry;
+  if (collide_line_capsule(p1 + si * d1, n, p2, q2, rb, entry)) return entry - ra;
+  float miss = si;
+  float hit = sc;
+  bool found = collide_line_capsule(p1 + sc * d1, n, p2, q2, rb, entry);
+  for (int it = 0; found && it < 20; ++it) {
+    float mid = 0.5f * (miss + hit);
+    float e;
+    if (collide_line_capsule(p1 + mid * d1, n, p2, q2, rb, e)) {
+      hit = mid;
+      entry = e;
+    } else {
+      miss = mid;
+    }
+  }
+  if (found) {
+    si = hit;
+    return entry - ra;
+  }
+  vec3 x1 = p1 + si * d1;
+  vec3 x2 = p2 + collide_segment_param(p2, q2, x1) * (q2 - p2);
+  return dot(x2 - x1, n) - ra - rb;
+}
 
 KFN Manifold collide_capsule_capsule(Collider a, Collider b, float margin) {
   Manifold m = collide_empty();
@@ -78,6 +153,7 @@ KFN Manifold collide_capsule_capsule(Collider a, Collider b, float margin) {
     if (dot(n, b.pos - a.pos) < 0.0f) n = -n;
   }
   m.normal = n;
+  float g1 = dist - ra - rb;
   // Nearly parallel (sin angle < 0.05) with overlapping projections: the two overlap ends.
   if (la > 1.0e-12f && lb > 1.0e-12f) {
     vec3 cr = cross(d1, dd2);
@@ -86,19 +162,21 @@ KFN Manifold collide_capsule_capsule(Collider a, Collider b, float margin) {
       float sq = dot(q2 - p1, d1) / la;
       float lo = max(0.0f, min(sp, sq));
       float hi = min(1.0f, max(sp, sq));
-      if ((hi - lo) * sqrt(la) > 1.0e-4f) {
-        for (int i = 0; i < 2; ++i) {
-          float si = i == 0 ? lo : hi;
-          vec3 x1 = p1 + si * d1;
-          vec3 x2 = p2 + collide_segment_param(p2, q2, x1) * dd2;
-          float g = dot(x2 - x1, n) - ra - rb;
-          collide_push(m, x1 + (ra + 0.5f * g) * n, g, uint(i), margin);
+      float glo = collide_capsule_gap_along(p1, d1, lo, s, n, p2, q2, ra, rb);
+      float ghi = collide_capsule_gap_along(p1, d1, hi, s, n, p2, q2, ra, rb);
+      float la_len = sqrt(la);
+      if ((hi - lo) * la_len > 1.0e-4f) {
+        collide_push(m, p1 + lo * d1 + (ra + 0.5f * glo) * n, glo, 0u, margin);
+        collide_push(m, p1 + hi * d1 + (ra + 0.5f * ghi) * n, ghi, 1u, margin);
+        // Crossed axes: the closest points lie between the ends with the least gap, which the
+        // ends' exact gaps, interpolated, would overstate by up to |w|^2 / (2 r_b).
+        if ((s - lo) * la_len > 1.0e-4f && (hi - s) * la_len > 1.0e-4f) {
+          collide_push(m, c1 + (ra + 0.5f * g1) * n, g1, 2u, margin);
         }
         return m;
       }
     }
   }
-  float g1 = dist - ra - rb;
   collide_push(m, c1 + (ra + 0.5f * g1) * n, g1, 2u, margin);
   return m;
 }
