@@ -13,9 +13,9 @@
 // A wider pass saves a whole pass (a read of every key, a write of every pair and 3-5 dispatches
 // with their barriers) for a histogram 2^(bits - 8) times larger to scan: the particle grid's
 // 21-bit sort at 1M particles is 2 passes (11 + 10 bits, 10 dispatches) instead of 3 (8 + 8 + 5,
-// 15); 32-bit keys from 4,097 keys on are 3 passes instead of 4. Below that the 8-bit plan wins
-// or ties: 4,096 32-bit keys are 4 passes whose histograms scan in one dispatch each (12), where
-// 3 wide ones would need 3 each (15). 11 bits is the widest whose scatter fits the 16 KiB of
+// 15); 32-bit keys from 8,193 keys (9 blocks) on are 3 passes instead of 4. Below that the 8-bit
+// plan wins or ties: 8,192 32-bit keys are 4 passes whose histograms (2,048 entries) scan in one
+// dispatch each (12), where 3 wide ones would need 3 each (15). 11 bits is the widest whose scatter fits the 16 KiB of
 // shared memory Vulkan guarantees (shaders/sort_scatter.comp).
 //
 // Both GPU primitives work on blocks, one workgroup each: the scan on VKPHYS_SCAN_BLOCK = 128 x 16

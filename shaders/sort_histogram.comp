@@ -6,6 +6,9 @@
 // not fit in shared memory, so the block counts with shared atomics: a histogram does not
 // depend on the order of the increments. Only the 2^bits digits the pass can have are written
 // (a short last pass scans fewer entries).
+//
+// Only the first n = min(count, live[live_word]) keys are counted (host/gpu/primitives.h: the
+// rest are in their sorted places already); a block past them writes a histogram of zeros.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "kernels/limits.h"
@@ -20,6 +23,7 @@ layout(local_size_x = VKPHYS_GROUP_SIZE) in;
 
 layout(std430, binding = 0) readonly buffer Keys { uint keys[]; };
 layout(std430, binding = 1) writeonly buffer Hist { uint hist[]; };
+layout(std430, binding = 2) readonly buffer Live { uint live[]; };
 
 layout(push_constant) uniform Push {
   uint count;
@@ -27,6 +31,7 @@ layout(push_constant) uniform Push {
   uint key_bits;
   uint blocks;
   uint width;
+  uint live_word;
 } pc;
 
 shared uint s_count[DIGITS];
@@ -34,6 +39,7 @@ shared uint s_count[DIGITS];
 void main() {
   uint t = gl_LocalInvocationID.x;
   uint base = gl_WorkGroupID.x * BLOCK;
+  uint n = min(pc.count, live[pc.live_word]);
 
   uint digits = 1u << radix_pass_bits(pc.pass_index, pc.key_bits, pc.width);
   for (uint d = t; d < digits; d += GROUP) s_count[d] = 0u;
@@ -41,7 +47,7 @@ void main() {
   barrier();
   for (uint i = 0u; i < ITEMS; ++i) {
     uint g = base + i * GROUP + t;
-    if (g < pc.count) {
+    if (g < n) {
       atomicAdd(s_count[radix_digit(keys[g], pc.pass_index, pc.key_bits, pc.width)], 1u);
     }
   }

@@ -16,6 +16,11 @@
 // Shared memory, 16 KiB in all at the widest pass (11 bits, 2,048 digits): the entries' two
 // halves (8 KiB) and one 2,048-word table (8 KiB) that the local passes use for their counts and
 // run totals and the writes then use for each digit's start.
+//
+// Only the first n = min(count, live[live_word]) pairs are sorted (host/gpu/primitives.h: the
+// rest are in their sorted places already). The rest are copied to the same places, so that a
+// pass moves the whole list into the other buffer of the ping-pong pair, whose tail is stale; a
+// block wholly past n only copies.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "kernels/limits.h"
@@ -36,6 +41,7 @@ layout(std430, binding = 1) readonly buffer ValuesIn { uint values_in[]; };
 layout(std430, binding = 2) readonly buffer Hist { uint hist[]; };
 layout(std430, binding = 3) writeonly buffer KeysOut { uint keys_out[]; };
 layout(std430, binding = 4) writeonly buffer ValuesOut { uint values_out[]; };
+layout(std430, binding = 5) readonly buffer Live { uint live[]; };
 
 layout(push_constant) uniform Push {
   uint count;
@@ -43,6 +49,7 @@ layout(push_constant) uniform Push {
   uint key_bits;
   uint blocks;
   uint width;
+  uint live_word;
 } pc;
 
 shared uint s_entry[2 * BLOCK];  // two halves, ping-pong of the local passes
@@ -113,7 +120,14 @@ void main() {
   uint t = gl_LocalInvocationID.x;
   uint block = gl_WorkGroupID.x;
   uint base = block * BLOCK;
-  uint valid = min(BLOCK, pc.count - base);
+  uint n = min(pc.count, live[pc.live_word]);
+  uint valid = base < n ? min(BLOCK, n - base) : 0u;
+  uint held = min(BLOCK, pc.count - base);
+  for (uint j = valid + t; j < held; j += GROUP) {
+    keys_out[base + j] = keys_in[base + j];
+    values_out[base + j] = values_in[base + j];
+  }
+  if (valid == 0u) return;  // the whole workgroup: n is the same in every invocation
   uint bits = radix_pass_bits(pc.pass_index, pc.key_bits, pc.width);
 
   // Coalesced load of the block's digits.

@@ -375,23 +375,33 @@ TEST(GpuRadixSortReuse, ALiveCountGivesTheWholeListsOrder) {
       EXPECT_EQ(vbuf.download<u32>(count), expected_values);
     }
   }
-  // The one-workgroup sort reads only the live pairs: a tail out of order (which the caller must
-  // not pass) stays as it was.
-  constexpr u32 kCount = 1500, kLive = 300;
-  gpu::RadixSort sort(ctx, kCount);
-  const Words keys = random_words(kCount, 1234), values = iota_words(kCount);
-  Words expected_keys(keys.begin(), keys.begin() + kLive);
-  Words expected_values(values.begin(), values.begin() + kLive);
-  reference_sort(expected_keys, expected_values, 32);
-  expected_keys.insert(expected_keys.end(), keys.begin() + kLive, keys.end());
-  expected_values.insert(expected_values.end(), values.begin() + kLive, values.end());
-  vk::Buffer counters = make_buffer(ctx, Words{kLive});
-  vk::Buffer kbuf = make_buffer(ctx, keys), vbuf = make_buffer(ctx, values);
-  ctx.run_once([&](VkCommandBuffer cb) {
-    sort.record(cb, kbuf, vbuf, kCount, 32, gpu::LiveCount{&counters, 0});
-  });
-  EXPECT_EQ(kbuf.download<u32>(kCount), expected_keys);
-  EXPECT_EQ(vbuf.download<u32>(kCount), expected_values);
+  // Both sorts read only the live pairs: a tail out of order (which the caller must not pass)
+  // stays as it was. The one-workgroup sort (1,500 pairs) and the block sort, its live pairs
+  // ending inside a block of 1,024 and on a block's edge, in an odd number of passes (5,000
+  // 32-bit keys: 3 of 11 bits, the last into the scratch, then copied back) and an even one
+  // (3,000: 4 of 8 bits).
+  for (const auto& [count, live] :
+       {std::pair{1500u, 300u}, std::pair{5000u, 1700u}, std::pair{5000u, 3072u},
+        std::pair{3000u, 1100u}, std::pair{3000u, 2048u}}) {
+    SCOPED_TRACE("count " + std::to_string(count) + ", live " + std::to_string(live));
+    gpu::RadixSort sort(ctx, count);
+    const Words keys = random_words(count, 1234 + live), values = iota_words(count);
+    Words expected_keys(keys.begin(), keys.begin() + live);
+    Words expected_values(values.begin(), values.begin() + live);
+    reference_sort(expected_keys, expected_values, 32);
+    expected_keys.insert(expected_keys.end(), keys.begin() + live, keys.end());
+    expected_values.insert(expected_values.end(), values.begin() + live, values.end());
+    vk::Buffer counters = make_buffer(ctx, Words{live});
+    vk::Buffer kbuf = make_buffer(ctx, keys), vbuf = make_buffer(ctx, values);
+    ctx.run_once([&](VkCommandBuffer cb) {
+      sort.record(cb, kbuf, vbuf, count, 32, gpu::LiveCount{&counters, 0});
+    });
+    EXPECT_EQ(kbuf.download<u32>(count), expected_keys);
+    EXPECT_EQ(vbuf.download<u32>(count), expected_values);
+    if (count > VKPHYS_LOCAL_SORT_MAX) {
+      EXPECT_EQ(kern::radix_passes(32, kern::radix_width(count, 32)), count == 9000u ? 3u : 4u);
+    }
+  }
 }
 
 TEST(GpuRadixSortReuse, RejectsBadArgumentsAndCountsDispatches) {

@@ -91,7 +91,7 @@ struct SortPush {
   std::uint32_t key_bits;
   std::uint32_t blocks;
   std::uint32_t width;
-  std::uint32_t live_word;  // the one-workgroup sort's live count (shaders/sort_local.comp)
+  std::uint32_t live_word;  // where the live count is in the Live binding (shaders/sort_*.comp)
 };
 
 }  // namespace
@@ -191,10 +191,11 @@ std::uint32_t Scan::dispatches(std::uint32_t count) const {
 
 struct RadixSort::Impl {
   struct Sets {
-    VkDescriptorSet histogram = VK_NULL_HANDLE;   // histogram of the caller's keys
-    VkDescriptorSet to_scratch = VK_NULL_HANDLE;  // scatter caller -> scratch
-    VkDescriptorSet to_caller = VK_NULL_HANDLE;   // scatter scratch -> caller
-    VkDescriptorSet local = VK_NULL_HANDLE;       // the one-workgroup sort, in place
+    VkDescriptorSet histogram = VK_NULL_HANDLE;          // histogram of the caller's keys
+    VkDescriptorSet histogram_scratch = VK_NULL_HANDLE;  // histogram of the scratch keys
+    VkDescriptorSet to_scratch = VK_NULL_HANDLE;         // scatter caller -> scratch
+    VkDescriptorSet to_caller = VK_NULL_HANDLE;          // scatter scratch -> caller
+    VkDescriptorSet local = VK_NULL_HANDLE;              // the one-workgroup sort, in place
   };
   struct Cached {
     VkBuffer keys, values, live;
@@ -225,7 +226,6 @@ struct RadixSort::Impl {
         scatter(context, "sort_scatter", spirv(sort_scatter_spv), sizeof(SortPush)),
         local(context, "sort_local", spirv(sort_local_spv), sizeof(SortPush)),
         no_live(context, kWord) {
-    histogram_scratch = histogram.bind({&keys_scratch, &hist});
     const std::uint32_t all = 0xFFFFFFFFu;  // min(count, all) = count
     no_live.upload(&all, kWord);
   }
@@ -239,9 +239,10 @@ struct RadixSort::Impl {
       }
     }
     Sets sets;
-    sets.histogram = histogram.bind({&keys, &hist});
-    sets.to_scratch = scatter.bind({&keys, &values, &hist, &keys_scratch, &values_scratch});
-    sets.to_caller = scatter.bind({&keys_scratch, &values_scratch, &hist, &keys, &values});
+    sets.histogram = histogram.bind({&keys, &hist, &live});
+    sets.histogram_scratch = histogram.bind({&keys_scratch, &hist, &live});
+    sets.to_scratch = scatter.bind({&keys, &values, &hist, &keys_scratch, &values_scratch, &live});
+    sets.to_caller = scatter.bind({&keys_scratch, &values_scratch, &hist, &keys, &values, &live});
     sets.local = local.bind({&keys, &values, &live});
     cache.push_back({keys.handle(), values.handle(), live.handle(), keys.size(), values.size(),
                      live.size(), sets});
@@ -258,7 +259,6 @@ struct RadixSort::Impl {
   vk::Kernel scatter;
   vk::Kernel local;
   vk::Buffer no_live;  // one word, 0xFFFFFFFF: the live count of a list without one
-  VkDescriptorSet histogram_scratch = VK_NULL_HANDLE;
   std::vector<Cached> cache;
 };
 
@@ -291,19 +291,20 @@ void RadixSort::record(VkCommandBuffer cb, const vk::Buffer& keys, const vk::Buf
   vk::barrier(cb);
   const std::uint32_t width = kern::radix_width(count, key_bits);
   const std::uint32_t passes = kern::radix_passes(key_bits, width);
+  Impl& im = *impl_;
+  const vk::Buffer& live_buffer = live.buffer ? *live.buffer : im.no_live;
+  const std::uint32_t live_word = live.buffer ? live.word : 0u;
   if (count > 1 && passes > 0 && count <= VKPHYS_LOCAL_SORT_MAX) {
-    Impl& im = *impl_;
-    const vk::Buffer& live_buffer = live.buffer ? *live.buffer : im.no_live;
-    const SortPush push{count, 0, key_bits, 1, width, live.buffer ? live.word : 0u};
+    const SortPush push{count, 0, key_bits, 1, width, live_word};
     im.local.dispatch(cb, im.sets_for(keys, values, live_buffer).local, 1, &push);
   } else if (count > 1) {
-    Impl& im = *impl_;
-    const Impl::Sets& sets = im.sets_for(keys, values, im.no_live);
+    const Impl::Sets& sets = im.sets_for(keys, values, live_buffer);
     const std::uint32_t blocks = blocks_for(count, kSortBlock);
     for (std::uint32_t pass = 0; pass < passes; ++pass) {
       const bool from_caller = pass % 2 == 0;
-      const SortPush push{count, pass, key_bits, blocks, width, 0};
-      im.histogram.dispatch(cb, from_caller ? sets.histogram : im.histogram_scratch, blocks, &push);
+      const SortPush push{count, pass, key_bits, blocks, width, live_word};
+      im.histogram.dispatch(cb, from_caller ? sets.histogram : sets.histogram_scratch, blocks,
+                            &push);
       im.scan.record(cb, im.hist, histogram_entries(pass, key_bits, width, blocks));  // barriers
       im.scatter.dispatch(cb, from_caller ? sets.to_scratch : sets.to_caller, blocks, &push);
       // Full before the copies back (an odd number of passes), compute-only between passes.
