@@ -115,9 +115,10 @@ void color_key(uint u) {
   sort_values[u] = u;
 }
 
-// After the sort by colour: each colour's range [start, end) of sorted positions.
+// After the sort by colour: each colour's range [start, end) of the live units' sorted positions
+// (the passes run over the live units alone; past them the key and unit arrays are stale).
 void color_range(uint s) {
-  uint total = params.coloring.w;
+  uint total = unit_count();
   uint k = sort_keys[s];
   if (s == 0u || sort_keys[s - 1u] != k) counters.color_start[k] = s;
   if (s + 1u == total || sort_keys[s + 1u] != k) counters.color_end[k] = s + 1u;
@@ -177,7 +178,7 @@ void incidence_key(uint e) {
 }
 
 void incidence_range(uint s) {
-  uint total = 2u * params.coloring.w;
+  uint total = 2u * unit_count();
   uint k = sort_keys[s];
   if (k >= params.counts.x) return;
   if (s == 0u || sort_keys[s - 1u] != k) body_range[k].x = s;

@@ -8,7 +8,7 @@
 // (a short last pass scans fewer entries).
 //
 // Only the first n = min(count, live[live_word]) keys are counted (host/gpu/primitives.h: the
-// rest are in their sorted places already); a block past them writes a histogram of zeros.
+// rest stay where they are); a block past them writes a histogram of zeros.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "kernels/limits.h"

@@ -26,9 +26,8 @@ layout(std430, binding = 1) buffer Values { uint values[]; };
 layout(std430, binding = 2) readonly buffer Live { uint live[]; };
 
 // The block sort's push layout (`blocks` and `width` unused here), and where the live count is:
-// only the first min(count, live[live_word]) pairs are sorted. The caller guarantees that the
-// pairs past them are already in their sorted places (host/gpu/primitives.h), so the result is
-// the whole list's; a list without a live count points at a word holding 0xFFFFFFFF.
+// only the first min(count, live[live_word]) pairs are sorted and the rest stay where they are
+// (host/gpu/primitives.h); a list without a live count points at a word holding 0xFFFFFFFF.
 layout(push_constant) uniform Push {
   uint count;
   uint pass_index;

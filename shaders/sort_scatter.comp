@@ -17,10 +17,9 @@
 // halves (8 KiB) and one 2,048-word table (8 KiB) that the local passes use for their counts and
 // run totals and the writes then use for each digit's start.
 //
-// Only the first n = min(count, live[live_word]) pairs are sorted (host/gpu/primitives.h: the
-// rest are in their sorted places already). The rest are copied to the same places, so that a
-// pass moves the whole list into the other buffer of the ping-pong pair, whose tail is stale; a
-// block wholly past n only copies.
+// Only the first n = min(count, live[live_word]) pairs are sorted (host/gpu/primitives.h). The
+// rest are copied to the same places, so that a pass moves the whole list into the other buffer
+// of the ping-pong pair, whose tail is stale; a block wholly past n only copies.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "kernels/limits.h"

@@ -1,10 +1,10 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Colouring and incidence lists (kernels/world_coloring.inl); push = (mode, colour, pass, 0),
-// mode: VKPHYS_COLOR_MODES, over the unit capacity (incidence modes: over 2 entries per unit;
-// COLOR_GATHER: over the sorted positions; OVERFLOW_COUNT and OVERFLOW_FILL: over colour list
-// push.y, indirect; INCIDENCE_COUNT and INCIDENCE_FILL: over the stored particle contacts,
-// indirect; OVERFLOW_ORDER: over the bodies).
+// mode: VKPHYS_COLOR_MODES, over the live units, indirect (INCIDENCE_KEY and INCIDENCE_RANGE:
+// the unit's two entries; COLOR_RANGE and COLOR_GATHER: the sorted positions); OVERFLOW_COUNT and
+// OVERFLOW_FILL: over colour list push.y, indirect; INCIDENCE_COUNT and INCIDENCE_FILL: over the
+// stored particle contacts, indirect; OVERFLOW_ORDER: over the bodies.
 #include "world_common.glsl"
 
 void main() {
@@ -29,17 +29,21 @@ void main() {
     if (k < params.counts.x) overflow_order(k);
     return;
   }
-  uint units = params.coloring.w;
-  bool per_side = push.x == INCIDENCE_KEY || push.x == INCIDENCE_RANGE;
-  if (k >= (per_side ? 2u * units : units)) return;
+  if (k >= unit_count()) return;
   switch (push.x) {
     case COLOR_INIT: color_init(k); break;
     case COLOR_PROPOSE: color_propose(k, push.y, push.z); break;
     case COLOR_ASSIGN: color_assign(k, push.y, push.z); break;
     case COLOR_KEY: color_key(k); break;
     case COLOR_RANGE: color_range(k); break;
-    case INCIDENCE_KEY: incidence_key(k); break;
-    case INCIDENCE_RANGE: incidence_range(k); break;
+    case INCIDENCE_KEY:
+      incidence_key(2u * k);
+      incidence_key(2u * k + 1u);
+      break;
+    case INCIDENCE_RANGE:
+      incidence_range(2u * k);
+      incidence_range(2u * k + 1u);
+      break;
     case COLOR_GATHER: pcontact_gather(k); break;
     default: break;
   }

@@ -375,13 +375,13 @@ TEST(GpuRadixSortReuse, ALiveCountGivesTheWholeListsOrder) {
       EXPECT_EQ(vbuf.download<u32>(count), expected_values);
     }
   }
-  // Both sorts read only the live pairs: a tail out of order (which the caller must not pass)
-  // stays as it was. The one-workgroup sort (1,500 pairs) and the block sort, its live pairs
-  // ending inside a block of 1,024 and on a block's edge, in an odd number of passes (5,000
-  // 32-bit keys: 3 of 11 bits, the last into the scratch, then copied back) and an even one
-  // (3,000: 4 of 8 bits).
+  // Both sorts read only the live pairs: a tail out of order (the colouring's stale keys past
+  // its live units) stays as it was. The one-workgroup sort (1,500 pairs) and the block sort,
+  // its live pairs ending inside a block of 1,024 and on a block's edge, in an odd number of
+  // passes (9,000 32-bit keys: 3 of 11 bits, the last into the scratch, then copied back) and an
+  // even one (3,000: 4 of 8 bits).
   for (const auto& [count, live] :
-       {std::pair{1500u, 300u}, std::pair{5000u, 1700u}, std::pair{5000u, 3072u},
+       {std::pair{1500u, 300u}, std::pair{9000u, 1700u}, std::pair{9000u, 8192u},
         std::pair{3000u, 1100u}, std::pair{3000u, 2048u}}) {
     SCOPED_TRACE("count " + std::to_string(count) + ", live " + std::to_string(live));
     gpu::RadixSort sort(ctx, count);

@@ -38,14 +38,14 @@ class RadixSort {
  public:
   RadixSort(const vk::Context& ctx, std::uint32_t capacity);
   ~RadixSort();
-  // With `live`, the caller guarantees that the pairs past the first min(count, live count) are
-  // already in their sorted places (each key sorts after every key before it, in input order
-  // among equals), so sorting only the live ones gives the whole list's result: a list of
-  // capacity whose unused tail holds the largest key. Both sorts then sort only the live pairs
-  // (a colouring's 1,088-unit capacity with no unit: 7 ms a step on lavapipe at the capacity,
-  // nothing at the live count) and leave the rest where they are. The block sort's dispatches
-  // are still sized on the host for `count`: its blocks past the live pairs copy them through
-  // each pass, and the scans cover every block's (zero) histogram.
+  // With `live`, only the first min(count, live count) pairs are sorted and the rest are left
+  // where they are: the whole list's order when they are in their sorted places already (each
+  // key after every key before it, in input order among equals, as a tail of the largest key),
+  // and otherwise the order of the live pairs for a caller that reads only those (the
+  // colouring's passes, host/gpu/step_recording.cpp). A colouring's 1,088-unit capacity with no
+  // unit took 7 ms a step on lavapipe sorted whole, nothing at the live count. The block sort's
+  // dispatches are still sized on the host for `count`: its blocks past the live pairs copy them
+  // through each pass, and the scans cover every block's (zero) histogram.
   void record(VkCommandBuffer cb, const vk::Buffer& keys, const vk::Buffer& values,
               std::uint32_t count, std::uint32_t key_bits = 32, LiveCount live = {});
   std::uint32_t dispatches(std::uint32_t count, std::uint32_t key_bits = 32) const;

@@ -416,26 +416,27 @@ void StepRecorder::narrowphase() {
 
 // The colouring (coloured scheme) or the per-body incidence (Jacobi).
 void StepRecorder::coloring() {
+  // Every pass over the live units (WorldCounters::unit_groups), not the unit capacity: the
+  // sorts read the live units alone, so nothing reads the stale keys and colours past them.
+  const VkDeviceSize live = offsetof(kern::WorldCounters, unit_groups);
   if (sv_.scheme == SolverScheme::colored) {
-    run(kernels_.color(), unit_groups_, kern::COLOR_INIT);
+    run_indirect(kernels_.color(), live, kern::COLOR_INIT);
     const std::uint32_t sub = 2;
     if (choices_.fuse_coloring) run(kernels_.fused(), 1, kern::FUSED_COLORING, choices_.colors);
     for (std::uint32_t c = 0; !choices_.fuse_coloring && c < choices_.colors; ++c) {
       for (std::uint32_t k = 0; k < sub; ++k) {
         // Over the live units only (the rest are inactive from COLOR_INIT on).
-        run_indirect(kernels_.color(), offsetof(kern::WorldCounters, unit_groups),
-                     kern::COLOR_PROPOSE, c, c * sub + k + 1);
-        run_indirect(kernels_.color(), offsetof(kern::WorldCounters, unit_groups),
-                     kern::COLOR_ASSIGN, c, c * sub + k + 1);
+        run_indirect(kernels_.color(), live, kern::COLOR_PROPOSE, c, c * sub + k + 1);
+        run_indirect(kernels_.color(), live, kern::COLOR_ASSIGN, c, c * sub + k + 1);
       }
     }
-    run(kernels_.color(), unit_groups_, kern::COLOR_KEY);
+    run_indirect(kernels_.color(), live, kern::COLOR_KEY);
     sort(b_sort_keys, b_sort_values, unit_cap_, 6, offsetof(kern::WorldCounters, units));
-    run(kernels_.color(), unit_groups_, kern::COLOR_RANGE);
+    run_indirect(kernels_.color(), live, kern::COLOR_RANGE);
     finalize(kern::FINALIZE_COLORS, offsetof(kern::WorldCounters, color_groups),
              offsetof(kern::WorldCounters, pcontact_first), choices_.colors);
     if (pcontacts_) {
-      run(kernels_.color(), unit_groups_, kern::COLOR_GATHER);
+      run_indirect(kernels_.color(), live, kern::COLOR_GATHER);
       run_indirect(kernels_.pcontact(), offsetof(kern::WorldCounters, pcontact_groups),
                    kern::PCONTACT_SETTLE);
     }
@@ -458,11 +459,11 @@ void StepRecorder::coloring() {
     run_indirect(kernels_.color(), contacts, kern::INCIDENCE_FILL);
     run(kernels_.color(), body_groups_, kern::OVERFLOW_ORDER);
   } else {
-    const std::uint32_t entries = 2 * unit_cap_;
-    run(kernels_.color(), vk::groups_for(entries, kGroup), kern::INCIDENCE_KEY);
-    sort(b_sort_keys, b_sort_values, entries, static_cast<std::uint32_t>(std::bit_width(bodies_)),
+    run_indirect(kernels_.color(), live, kern::INCIDENCE_KEY);  // a unit's two entries
+    sort(b_sort_keys, b_sort_values, 2 * unit_cap_,
+         static_cast<std::uint32_t>(std::bit_width(bodies_)),
          offsetof(kern::WorldCounters, unit_sides));
-    run(kernels_.color(), vk::groups_for(entries, kGroup), kern::INCIDENCE_RANGE);
+    run_indirect(kernels_.color(), live, kern::INCIDENCE_RANGE);
   }
   stage_done();
 }
