@@ -380,9 +380,11 @@ TEST(GpuRadixSortReuse, ALiveCountGivesTheWholeListsOrder) {
   // its live pairs ending inside a block of 1,024 and on a block's edge, in an odd number of
   // passes (9,000 32-bit keys: 3 of 11 bits, the last into the scratch, then copied back) and an
   // even one (3,000: 4 of 8 bits).
-  for (const auto& [count, live] :
+  // (Not a structured binding: clang 14 refuses to capture one in the lambda below.)
+  for (const std::pair<u32, u32>& count_live :
        {std::pair{1500u, 300u}, std::pair{9000u, 1700u}, std::pair{9000u, 8192u},
         std::pair{3000u, 1100u}, std::pair{3000u, 2048u}}) {
+    const u32 count = count_live.first, live = count_live.second;
     SCOPED_TRACE("count " + std::to_string(count) + ", live " + std::to_string(live));
     gpu::RadixSort sort(ctx, count);
     const Words keys = random_words(count, 1234 + live), values = iota_words(count);
