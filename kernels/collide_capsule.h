@@ -32,7 +32,8 @@
 //
 // Feature ids:
 //   capsule-capsule: 0 / 1 for the overlap ends (of a's parameter, low / high), 2 the closest
-//   points. capsule-box: 0 single point; 16 + 2 * face + end (face 0..5 of the box, face index =
+//                    points.
+//   capsule-box: 0 single point; 16 + 2 * face + end (face 0..5 of the box, face index =
 //                2 axis + (1 for the - side), end 0 / 1 = low / high parameter of a's segment
 //                after clipping).
 #ifndef VKPHYS_KERNELS_COLLIDE_CAPSULE_H
