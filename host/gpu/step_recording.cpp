@@ -425,7 +425,7 @@ void StepRecorder::coloring() {
     if (choices_.fuse_coloring) run(kernels_.fused(), 1, kern::FUSED_COLORING, choices_.colors);
     for (std::uint32_t c = 0; !choices_.fuse_coloring && c < choices_.colors; ++c) {
       for (std::uint32_t k = 0; k < sub; ++k) {
-        // Over the live units only (the rest are inactive from COLOR_INIT on).
+        // A coloured or inactive unit neither proposes nor assigns.
         run_indirect(kernels_.color(), live, kern::COLOR_PROPOSE, c, c * sub + k + 1);
         run_indirect(kernels_.color(), live, kern::COLOR_ASSIGN, c, c * sub + k + 1);
       }
