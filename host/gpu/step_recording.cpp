@@ -113,8 +113,8 @@ class StepRecorder {
                     std::uint32_t b = 0);
   void finalize(std::uint32_t mode, VkDeviceSize first, VkDeviceSize end, std::uint32_t a = 0);
   void overflow_lists(vk::Kernel& k, std::uint32_t mode, std::uint32_t a = 0);
-  // `live`: the offset of the counters' word holding how many of the `count` pairs are live (the
-  // rest already in place, see gpu::RadixSort::record).
+  // `live`: the offset of the counters' word holding how many of the `count` pairs are live;
+  // only those are sorted and the rest stay where they are (gpu::RadixSort::record).
   void sort(Binding keys, Binding values, std::uint32_t count, std::uint32_t bits,
             std::optional<VkDeviceSize> live = std::nullopt);
   void scan(Binding data, std::uint32_t count);
