@@ -179,19 +179,12 @@ KINLINE void spring_sweep(uint j, uint kind, KINOUT(vec4) va, KINOUT(vec4) vb) {
 }
 
 // How far an anchor of a body turning at w moves over the substep toward the turn's axis, which
-// the rows' tangent h (w x r) does not see: the orientation integrator (quat_integrate) carries
-// the anchor on an arc by phi = 2 atan(|w| h / 2), and the chord's component across the path,
-// r (1 - cos phi) toward the axis, is the drift. Its component along the path (the chord is
-// shorter than h |w x r|) is left out: asked for, it made the rows spin the body up (a link
-// pinned at its end, turning 0.49 rad a step: 15 -> 15.66 rad/s in one step) instead of
-// closing the pin. anchor: in the body's frame.
+// the rows' tangent h (w x r) does not see (quat_arc_drift). Its part along the path (the chord
+// is shorter than h |w x r|) is left out: asked for, it made the rows spin the body up (a link
+// pinned at its end, turning 0.49 rad a step: 15 -> 15.66 rad/s in one step) instead of closing
+// the pin. anchor: in the body's frame.
 vec3 anchor_arc_drift(uint body, vec3 anchor, vec3 w, float h) {
-  vec4 q = body_rotation(body);
-  vec3 r = quat_rotate(q, anchor);
-  vec3 d = quat_rotate(quat_integrate(q, w, h), anchor) - r;
-  vec3 t = cross(w, r);
-  float tt = dot(t, t);
-  return tt > 0.0f ? d - (dot(d, t) / tt) * t : vec3(0.0f);
+  return quat_arc_drift(quat_rotate(body_rotation(body), anchor), w, h);
 }
 
 // The point rows' drift velocity (Delta_b - Delta_a) / h at the start-of-phase velocities,
