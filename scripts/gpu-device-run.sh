@@ -8,8 +8,8 @@
 # MODE: full (bench all, 1M particles, Jacobi rigid, then every gtest case), final (particles up
 # to 1M, the rigid workloads, cloth_hang with and without tethers, the drape at 64² to 256² by every
 # method and at 512² compliant, then every case, those named
-# in $first first), speed (100k and 1M particles and the rigid workloads: the floors) or
-# bench (the benches only). Every case runs in its own process with the validation layer on in
+# in $first first), speed (100k and 1M particles and the rigid workloads: the floors), check
+# (speed's benches, then every case) or bench (the benches only). Every case runs in its own process with the validation layer on in
 # the tests' shared contexts. Results under $OUT: summary.txt, the bench logs, results.tsv and
 # failed.tar.gz (the logs of the cases that did not pass).
 set -u -o pipefail
@@ -103,7 +103,7 @@ if [ "$MODE" = final ]; then
   bench cloth-hang-tethers 40 cloth_hang --backend gpu --tethers euclidean
   bench cloth 60 cloth --sizes 64,128,256 --method all --backend gpu
   bench cloth512 40 cloth --sizes 512 --method compliant --backend gpu
-elif [ "$MODE" = speed ]; then
+elif [ "$MODE" = speed ] || [ "$MODE" = check ]; then
   bench particles 45 particles --sizes 100000,1000000 --backend gpu
   bench rigid 60 rigid --backend gpu
 else
