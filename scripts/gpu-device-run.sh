@@ -9,9 +9,13 @@
 # to 1M, the rigid workloads, cloth_hang with and without tethers, the drape at 64² to 256² by every
 # method and at 512² compliant, then every case, those named
 # in $first first), speed (100k and 1M particles and the rigid workloads: the floors), check
-# (speed's benches, then every case) or bench (the benches only). Every case runs in its own process with the validation layer on in
-# the tests' shared contexts. Results under $OUT: summary.txt, the bench logs, results.tsv and
-# failed.tar.gz (the logs of the cases that did not pass).
+# (speed's benches, then every case), jacobi (particles and the rigid workloads under the Jacobi
+# scheme, cloth_hang and the compliant drape at 64² to 256², then the cases) or bench (the
+# benches only). ONLY (an extended regular expression) runs only the cases it matches; KEEP keeps
+# the logs of the passing cases it matches too. Every case runs in its own process with the
+# validation layer on in the tests' shared contexts. Results under $OUT: summary.txt, the bench
+# logs, results.tsv and logs.tar.gz (the logs of the cases that did not pass, and of those KEEP
+# matches).
 set -u -o pipefail
 START=$(date +%s)
 BUDGET=${1:-400}
@@ -103,6 +107,11 @@ if [ "$MODE" = final ]; then
   bench cloth-hang-tethers 40 cloth_hang --backend gpu --tethers euclidean
   bench cloth 60 cloth --sizes 64,128,256 --method all --backend gpu
   bench cloth512 40 cloth --sizes 512 --method compliant --backend gpu
+elif [ "$MODE" = jacobi ]; then
+  bench particles-jacobi 40 particles --sizes 100000,1000000 --scheme jacobi --backend gpu
+  bench rigid-jacobi 45 rigid --scheme jacobi --backend gpu
+  bench cloth-hang 30 cloth_hang --backend gpu
+  bench cloth 40 cloth --sizes 64,128,256 --backend gpu
 elif [ "$MODE" = speed ] || [ "$MODE" = check ]; then
   bench particles 45 particles --sizes 100000,1000000 --backend gpu
   bench rigid 60 rigid --backend gpu
@@ -119,7 +128,8 @@ if [ "$MODE" != bench ] && [ "$MODE" != speed ]; then
   # The tests this session changed or that failed on the card come first, then the rest.
   first='GpuVsCpu|GpuSyncValidation|FusedSolve|OverflowColor|StepTraffic|RecordCounts|DeviceSpeed|ShippedScene|Tether|PipelineCache|ImplicitOnGpu|ApiShared|Particle|Api|Compare'
   awk '/^[^ ]/ {s=$1; next} /^  / {print s $1}' "$O/tests/all.txt" >"$O/tests/list.txt"
-  { grep -E "$first" "$O/tests/list.txt"; grep -vE "$first" "$O/tests/list.txt"; } >"$O/tests/names.txt"
+  { grep -E "$first" "$O/tests/list.txt"; grep -vE "$first" "$O/tests/list.txt"; } |
+    grep -E "${ONLY:-.}" >"$O/tests/names.txt"
   run_one() {
     local n=$1 log t0 rc st
     log="$O/tests/$(printf '%s' "$n" | tr '/:' '__').log"
@@ -129,11 +139,11 @@ if [ "$MODE" != bench ] && [ "$MODE" != speed ]; then
     st=PASS
     if ((rc == 124 || rc == 137)); then st=TIMEOUT; elif ((rc != 0)); then st=FAIL; elif grep -q '^\[  SKIPPED \]' "$log"; then st=SKIP; fi
     printf '%s\t%s\t%s\t%s\n' "$st" $(($(date +%s) - t0)) "$(grep -c 'VALIDATION' "$log")" "$n" >>"$O/tests/results.tsv"
-    [ "$st" = PASS ] && rm -f "$log"
+    [ "$st" = PASS ] && ! printf '%s' "$n" | grep -qE "${KEEP:-^$}" && rm -f "$log"
     return 0
   }
   export -f run_one
-  export O T VKPHYS_REQUIRE_GPU=1 VKPHYS_TEST_DEVICE=nvidia
+  export O T KEEP VKPHYS_REQUIRE_GPU=1 VKPHYS_TEST_DEVICE=nvidia
   cap=$(($(left) - 15))
   note "tests: $(wc -l <"$O/tests/names.txt") cases, cap ${cap}s"
   : >"$O/tests/results.tsv"
@@ -157,5 +167,5 @@ fi
 } >"$OUT/summary.txt" 2>&1
 cp "$O"/bench-*.log "$OUT/" 2>/dev/null
 [ -s "$O/tests/results.tsv" ] && cp "$O/tests/results.tsv" "$OUT/"
-(cd "$O/tests" && ls ./*.log >/dev/null 2>&1 && tar czf "$OUT/failed.tar.gz" ./*.log)
+(cd "$O/tests" && ls ./*.log >/dev/null 2>&1 && tar czf "$OUT/logs.tar.gz" ./*.log)
 tail -n 80 "$OUT/summary.txt"
