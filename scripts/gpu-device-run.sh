@@ -5,17 +5,21 @@
 # Usage, after scripts/gpu-device-prepare.sh here: on the lent machine, carrying .devrun,
 # build/ci/tools/vkphys and build/ci/tests/vkphys_tests,
 #   bash scripts/gpu-device-run.sh [BUDGET_S] [MODE]
-# MODE: full (bench all, 1M particles, Jacobi rigid, then every gtest case), final (particles up
-# to 1M, the rigid workloads, cloth_hang with and without tethers, the drape at 64² to 256² by every
-# method and at 512² compliant, then every case, those named
-# in $first first), speed (100k and 1M particles and the rigid workloads: the floors), check
-# (speed's benches, then every case), jacobi (particles and the rigid workloads under the Jacobi
-# scheme, cloth_hang and the compliant drape at 64² to 256², then the cases) or bench (the
-# benches only). ONLY (an extended regular expression) runs only the cases it matches; KEEP keeps
-# the logs of the passing cases it matches too. Every case runs in its own process with the
-# validation layer on in the tests' shared contexts. Results under $OUT: summary.txt, the bench
-# logs, results.tsv and logs.tar.gz (the logs of the cases that did not pass, and of those KEEP
-# matches).
+# MODE:
+#   full    bench all, 1M particles, Jacobi rigid, then every gtest case
+#   final   particles up to 1M, the rigid workloads, cloth_hang with and without tethers, the
+#           drape at 64² to 256² by every method and at 512² compliant, then every case (those
+#           named in $first first)
+#   speed   100k and 1M particles and the rigid workloads (the floors)
+#   check   speed's benches, then every case
+#   jacobi  particles and the rigid workloads under the Jacobi scheme, cloth_hang and the
+#           compliant drape at 64² to 256², then the cases
+#   soak    the 1M-particle Jacobi bench, the cases, then issue 13's GPU soak (below)
+#   bench   the benches only
+# ONLY (an extended regular expression) runs only the cases it matches; KEEP keeps the logs of
+# the passing cases it matches too. Every case runs in its own process with the validation layer
+# on in the tests' shared contexts. Results under $OUT: summary.txt, the bench logs, results.tsv
+# and logs.tar.gz (the logs of the cases that did not pass, and of those KEEP matches).
 set -u -o pipefail
 START=$(date +%s)
 BUDGET=${1:-400}
@@ -107,6 +111,8 @@ if [ "$MODE" = final ]; then
   bench cloth-hang-tethers 40 cloth_hang --backend gpu --tethers euclidean
   bench cloth 60 cloth --sizes 64,128,256 --method all --backend gpu
   bench cloth512 40 cloth --sizes 512 --method compliant --backend gpu
+elif [ "$MODE" = soak ]; then
+  bench particles-jacobi 40 particles --sizes 1000000 --scheme jacobi --backend gpu
 elif [ "$MODE" = jacobi ]; then
   bench particles-jacobi 40 particles --sizes 100000,1000000 --scheme jacobi --backend gpu
   bench rigid-jacobi 45 rigid --scheme jacobi --backend gpu
@@ -152,10 +158,34 @@ if [ "$MODE" != bench ] && [ "$MODE" != speed ]; then
   note "tests: $(awk -F'\t' '{n[$1]++} END {for (s in n) printf "%s %d  ", s, n[s]}' "$O/tests/results.tsv") of $(wc -l <"$O/tests/names.txt") (the rest not run: time)"
 fi
 
+# Issue 13's GPU soak (docs/soak.md): the 10,000-box pile for SOAK_STEPS (100,000) steps, then
+# the 100,000-particle box for SOAK_PARTICLE_STEPS (20,000) or what the budget leaves, a sample
+# every 1,000 steps; each soak's csv and output come back as soak-NAME.csv and soak-NAME.log.
+soak() { # name steps
+  local name=$1 steps=$2 l
+  l=$(($(left) - 10))
+  ((l < 20)) && { note "soak $name: skipped"; return; }
+  note "soak $name: $steps steps (cap ${l}s)"
+  timeout -k 5 "$l" "$VK" soak "/tmp/$name.json" --backend gpu --steps "$steps" \
+    --sample-every 1000 --out "/tmp/soak-$name" >"$OUT/soak-$name.log" 2>&1
+  note "soak $name: status $?"
+  cp "/tmp/soak-$name/soak.csv" "$OUT/soak-$name.csv" 2>/dev/null
+}
+if [ "$MODE" = soak ]; then
+  "$VK" export-scene box-rain --size 10000 --out /tmp/pile.json >/dev/null
+  "$VK" export-scene particle-box --size 100000 --out /tmp/particles.json >/dev/null
+  soak pile "${SOAK_STEPS:-100000}"
+  soak particles "${SOAK_PARTICLE_STEPS:-20000}"
+fi
+
 {
   cat "$O/env.log"
   echo "--- progress"; cat "$O/progress.log"
   for f in "$O"/bench-*.log; do echo "--- $f"; grep -E '^device|^\||rror' "$f" | cut -c1-400; done
+  for f in "$OUT"/soak-*.log; do
+    [ -f "$f" ] || continue
+    echo "--- $f"; tail -n 6 "$f"; echo "last sample: $(tail -n 1 "${f%.log}.csv" 2>/dev/null)"
+  done
   if [ -s "$O/tests/results.tsv" ]; then
     echo "--- tests not passing"
     grep -v '^PASS' "$O/tests/results.tsv" | sort
