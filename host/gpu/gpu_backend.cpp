@@ -17,6 +17,7 @@
 // fewer colours were recorded than the colouring needed, or fewer CG iterations than a solve
 // needed (host/sim/ode_control.h, R).
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <memory>
@@ -24,6 +25,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/gpu/step_recording.h"
@@ -69,6 +71,8 @@ class GpuBackend final : public Backend {
     if (contact_capacity) cap_.contacts = contact_capacity;
     const kern::WorldParams params = make_world_params(scene_, world_, cap_);  // validates first
     gpu_.size_world(ctx_, scene_, world_, params);
+    state_transfer_ =
+        vk::Buffer(ctx_, (2u * std::uint64_t(n_) + 2u * r_) * sizeof(glm::vec4), 0, true);
     ode_ = {};
     recorded_.colors = scene_.settings.solver.max_colors;
     recorded_.fuse_coloring = recorded_.fuse_sweeps = fused_ == FusedPolicy::always;
@@ -151,23 +155,18 @@ class GpuBackend final : public Backend {
   }
 
   void read(WorldState& out) const override {
-    world_state(scene_, r_, gpu_.buf[b_body_pos].download<glm::vec4>(n_),
-                gpu_.buf[b_body_vel].download<glm::vec4>(n_),
-                gpu_.buf[b_rigid_rot].download<glm::vec4>(r_),
-                gpu_.buf[b_rigid_omega].download<glm::vec4>(r_), out);
+    std::vector<glm::vec4> pos, vel, rot, omega;
+    download_state(pos, vel, rot, omega);
+    world_state(scene_, r_, pos, vel, std::move(rot), std::move(omega), out);
   }
 
   const StepStats& stats() const override { return stats_; }
 
   void write(const WorldState& state) override {
-    std::vector<glm::vec4> pos = gpu_.buf[b_body_pos].download<glm::vec4>(n_);
-    std::vector<glm::vec4> vel = gpu_.buf[b_body_vel].download<glm::vec4>(n_);
-    std::vector<glm::vec4> rot(r_), omega(r_);
+    std::vector<glm::vec4> pos, vel, rot, omega;
+    download_state(pos, vel, rot, omega);  // the w components (radii, 1/m) stay
     write_world_state(state, r_, pos, vel, rot, omega);
-    gpu_.buf[b_body_pos].upload(std::span<const glm::vec4>(pos));
-    gpu_.buf[b_body_vel].upload(std::span<const glm::vec4>(vel));
-    gpu_.buf[b_rigid_rot].upload(std::span<const glm::vec4>(rot));
-    gpu_.buf[b_rigid_omega].upload(std::span<const glm::vec4>(omega));
+    upload_state(pos, vel, rot, omega);
   }
 
   CarriedState save() const override {
@@ -273,6 +272,53 @@ class GpuBackend final : public Backend {
     t.split_range = gpu_.buf[b_body_range].download<glm::uvec2>(n_);
   }
 
+  // The state arrays (pos, vel: n_ each; rot, omega: r_ each) through state_transfer_, a
+  // host-visible buffer kept from load: one submit and wait each way. Before, each array was
+  // its own download or upload, making and freeing a staging buffer and submitting and waiting
+  // alone. A World reads the state after every step by default, and on an H200 `vkphys soak`
+  // of the 10,000-box pile ran at 10.5 ms a step against the bench's 1.5 for the same step
+  // (docs/benchmarks.md, stop 44).
+  struct StatePart {
+    Binding buf;
+    VkDeviceSize at, bytes;
+  };
+  std::array<StatePart, 4> state_parts() const {
+    const VkDeviceSize body = n_ * sizeof(glm::vec4), rigid = r_ * sizeof(glm::vec4);
+    return {{{b_body_pos, 0, body},
+             {b_body_vel, body, body},
+             {b_rigid_rot, 2 * body, rigid},
+             {b_rigid_omega, 2 * body + rigid, rigid}}};
+  }
+
+  void download_state(std::vector<glm::vec4>& pos, std::vector<glm::vec4>& vel,
+                      std::vector<glm::vec4>& rot, std::vector<glm::vec4>& omega) const {
+    ctx_.run_once([&](VkCommandBuffer cb) {
+      for (const StatePart& p : state_parts()) {
+        copy_region(cb, gpu_.buf[p.buf], state_transfer_, 0, p.at, p.bytes);
+      }
+      vk::barrier_to_host(cb);
+    });
+    const auto* base = static_cast<const glm::vec4*>(state_transfer_.mapped());
+    pos.assign(base, base + n_);
+    vel.assign(base + n_, base + 2u * n_);
+    rot.assign(base + 2u * n_, base + 2u * n_ + r_);
+    omega.assign(base + 2u * n_ + r_, base + 2u * n_ + 2u * r_);
+  }
+
+  void upload_state(const std::vector<glm::vec4>& pos, const std::vector<glm::vec4>& vel,
+                    const std::vector<glm::vec4>& rot, const std::vector<glm::vec4>& omega) {
+    auto* base = static_cast<glm::vec4*>(state_transfer_.mapped());
+    std::copy(pos.begin(), pos.end(), base);
+    std::copy(vel.begin(), vel.end(), base + n_);
+    std::copy(rot.begin(), rot.end(), base + 2u * n_);
+    std::copy(omega.begin(), omega.end(), base + 2u * n_ + r_);
+    ctx_.run_once([&](VkCommandBuffer cb) {
+      for (const StatePart& p : state_parts()) {
+        copy_region(cb, state_transfer_, gpu_.buf[p.buf], p.at, 0, p.bytes);
+      }
+    });
+  }
+
   vk::Context& ctx_;
   FusedPolicy fused_;  // automatic resolved to never on a CPU Vulkan driver
   CgRecording cg_recording_;
@@ -290,6 +336,7 @@ class GpuBackend final : public Backend {
   std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
   std::vector<glm::vec4> drive_paths_, drive_impulses_;
   WorldBuffers gpu_;
+  vk::Buffer state_transfer_;  // host-visible: pos, vel (n_ each), rot, omega (r_ each)
   VkCommandBuffer cb_ = VK_NULL_HANDLE;
 };
 
