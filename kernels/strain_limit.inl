@@ -38,11 +38,12 @@
 // A limited spring's velocity change is what a row would give: the next substep's rows and
 // forces start from it, and the positions follow from it at body_integrate.
 // Measured (CPU; the bench's drape with force springs, implicit, lines, 4 x 2, cap 100; the worst
-// L / rest - 1 at a step's end, docs/benchmarks.md, stop 40):
-//   256 x 256, steps 15-32   no limit 0.052-0.259           limit 0.1, 4 passes 0.100-0.137
-//                                                           16 passes 0.052-0.100
-//   512 x 512, steps 15-33   no limit up to 12.7 (stop 39)  4 passes 0.100-0.892
-//                                                           16 passes 0.100-0.116
+// L / rest - 1 at a step's end; docs/benchmarks.md, stops 40 and 44):
+//   256 x 256, steps 15-32   no limit 0.052-0.259   limit 0.1, 4 passes: 0.052-0.102 weighted by
+//                                                   the excess, 0.052-0.137 by the count
+//                                                   16 passes: 0.052-0.100 either way
+//   512 x 512, steps 15-33   no limit up to 12.7 (stop 39); by the count (not re-measured):
+//                            4 passes 0.100-0.892, 16 passes 0.100-0.116
 // so the default is 16 passes. A pass is a gather over each particle's springs that moves both
 // ends of every spring on to the substep's end: on the 128 x 128 drape (CPU, 20 steps, 121 CG
 // iterations a step) 64 passes a step took the step from 567 to 659 ms (+16%), a pass about a
