@@ -113,7 +113,6 @@ TEST_F(JacobiGather, SameBitsAsTheTwoPassSweep) {
     if (on_lavapipe()) {
       EXPECT_TRUE(same_state(gather.state, passes.state));
       EXPECT_TRUE(same_bits(gather.last.pcontact_lambda, passes.last.pcontact_lambda));
-      EXPECT_EQ(gather.stats.solver_residual, passes.stats.solver_residual);
     } else {
       const GatherGap gap = gather_gap(gather, passes);
       std::printf(
@@ -125,6 +124,7 @@ TEST_F(JacobiGather, SameBitsAsTheTwoPassSweep) {
       EXPECT_LT(gap.lambda, 1e-4);
     }
     EXPECT_GT(gather.stats.solver_residual, 0.0f);
+    EXPECT_EQ(gather.stats.solver_residual, passes.stats.solver_residual);  // on the H200 too
     std::printf("iterations %u: %zu contacts, residual %.3g m/s, %u dispatches gathered\n",
                 solver.iterations, gather.last.pcontact_bodies.size(),
                 double(gather.stats.solver_residual), gather.stats.dispatches);
