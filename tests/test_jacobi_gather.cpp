@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "host/sim/backend.h"
+#include "host/sim/compare.h"
 #include "host/sim/scene_builders.h"
 #include "host/sim/world_setup.h"
 #include "tests/backends.h"
@@ -65,16 +66,12 @@ struct GatherGap {
 
 GatherGap gather_gap(const GatherRun& a, const GatherRun& b) {
   GatherGap g;
-  const auto& pa = a.state.particles;
-  const auto& pb = b.state.particles;
-  if (pa.pos_radius.size() != pb.pos_radius.size() ||
-      a.last.pcontact_lambda.size() != b.last.pcontact_lambda.size()) {
-    g.pos = g.vel = g.lambda = std::numeric_limits<double>::infinity();
+  const StepError particles = state_error_by_kind(a.state, b.state).particles;
+  g.pos = particles.max_pos;
+  g.vel = particles.max_vel;
+  if (a.last.pcontact_lambda.size() != b.last.pcontact_lambda.size()) {
+    g.lambda = std::numeric_limits<double>::infinity();
     return g;
-  }
-  for (std::size_t i = 0; i < pa.pos_radius.size(); ++i) {
-    g.pos = std::max(g.pos, double(glm::length(glm::vec3(pa.pos_radius[i] - pb.pos_radius[i]))));
-    g.vel = std::max(g.vel, double(glm::length(glm::vec3(pa.vel_invmass[i] - pb.vel_invmass[i]))));
   }
   double largest = 0.0;
   for (std::size_t c = 0; c < a.last.pcontact_lambda.size(); ++c) {
