@@ -183,7 +183,8 @@ py::dict to_dict(const vkphys::StepStatistics& st) {
                          {"ode_redos", &S::ode_redos},
                          {"cg_iterations", &S::cg_iterations},
                          {"cg_unmet", &S::cg_unmet},
-                         {"cg_redos", &S::cg_redos}});
+                         {"cg_redos", &S::cg_redos},
+                         {"color_redos", &S::color_redos}});
   put<S, float>(d, st,
                 {{"ode_error", &S::ode_error},
                  {"cg_residual", &S::cg_residual},
@@ -448,7 +449,8 @@ step's contact lists (constraint_errors needs them for a scene with rigid bodies
           "The last step's statistics (all zero before the first step): colors, "
           "overflow_units, pair_capacity, contact_capacity, regrows, dispatches, barriers, "
           "ode_steps, ode_redos, ode_error, cg_iterations, cg_residual, cg_unmet, cg_redos, "
-          "solver_residual, solver_residual_angular, device_bytes, stages: each stage's name to "
+          "color_redos, solver_residual, solver_residual_angular, device_bytes, stages: each "
+          "stage's name to "
           "its time [ms] in the last step, in step order, and stage_model_bytes: each stage's "
           "name to the bytes its kernels read and write by the traffic model.")
       .def(

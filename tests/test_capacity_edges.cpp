@@ -108,7 +108,7 @@ TEST_P(CapacityEdges, PairsExactlyAtCapacityLoseNoWarmStart) {
 VKPHYS_ON_ALL_CASES(CapacityEdges);
 
 // A 6 x 6 x 6 lattice of touching particles without gravity or planes, first taken apart (no
-// contacts: the GPU then records 0 + 2 colours) and then put together again (each particle
+// contacts: the GPU then records no colour) and then put together again (each particle
 // touches up to six others: six or more colours). The step must be redone with every colour; the
 // GPU's particles, which follow the CPU's bit for bit, show that no unit was dropped.
 TEST(CapacityEdgesGpu, MoreColoursThanRecordedRedoTheStep) {

@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "host/gpu/device_speed.h"
 #include "host/gpu/primitives.h"
+#include "host/gpu/step_recording.h"
 #include "host/sim/rigid_scenes.h"
 #include "host/sim/scene_builders.h"
 #include "host/sim/traffic_model.h"
@@ -85,6 +87,70 @@ TEST(RecordCounts, TheWorldStepReportsItsDispatchesAndBarriers) {
     const StepStats& st = gpu->stats();
     EXPECT_GT(st.dispatches, 2u * s.settings.solver.iterations) << scheme_name(scheme);
     EXPECT_GE(st.barriers, st.dispatches) << scheme_name(scheme);
+  }
+}
+
+// choose_colors (host/gpu/step_recording.h): from a recording of every colour (at load, after a
+// redo) straight to the colours the step used; then down only to the most a whole window used.
+TEST(ColorRecording, EveryColourToThoseUsedThenDownAfterAWindow) {
+  constexpr std::uint32_t kMax = 24;
+  RecordChoices choices{.colors = kMax};
+  ColorWindow window;
+  EXPECT_TRUE(choose_colors(3, kMax, window, choices));
+  EXPECT_EQ(choices.colors, 3u);
+  // Two colours, but one step of the window used three: none recorded ahead, none dropped early.
+  for (std::uint32_t k = 1; k < ColorWindow::kSteps; ++k) {
+    EXPECT_FALSE(choose_colors(k == 30 ? 3u : 2u, kMax, window, choices)) << k;
+  }
+  EXPECT_FALSE(choose_colors(2, kMax, window, choices));  // the window ends at three
+  EXPECT_EQ(choices.colors, 3u);
+  for (std::uint32_t k = 1; k < ColorWindow::kSteps; ++k) {
+    EXPECT_FALSE(choose_colors(2, kMax, window, choices)) << k;
+  }
+  EXPECT_TRUE(choose_colors(1, kMax, window, choices));  // a window of at most two
+  EXPECT_EQ(choices.colors, 2u);
+  // A step that needs more is redone with every colour; the next records what it used.
+  choices.colors = kMax;
+  EXPECT_TRUE(choose_colors(5, kMax, window, choices));
+  EXPECT_EQ(choices.colors, 5u);
+  // A scene that uses every colour keeps them all.
+  choices.colors = kMax;
+  EXPECT_FALSE(choose_colors(kMax, kMax, window, choices));
+  EXPECT_EQ(choices.colors, kMax);
+}
+
+// Issue 11's budget for the rigid step: 2 x (colours x iterations) + 30 dispatches, here at the
+// peers' 10 iterations, unfused. 37 boxes apart on the ground (one colour: every manifold
+// touches one dynamic body) and 37 stacks of two (two colours): 39 and 54 dispatches. Recording
+// two spare colours, as the GPU did before choose_colors, cost 2 x 11 sweep dispatches and 2 x 4
+// colouring passes a step and broke it (69 against 50 and 84 against 70).
+TEST(RecordCounts, RigidStepWithinTheDispatchBudget) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  for (std::uint32_t levels : {1u, 2u}) {
+    Scene s;
+    s.settings.gravity = {0.0f, -10.0f, 0.0f};
+    s.settings.solver.iterations = 10;
+    s.settings.solver.scheme = SolverScheme::colored;
+    s.planes.push_back(Plane{});
+    for (std::uint32_t i = 0; i < 37; ++i) {
+      for (std::uint32_t k = 0; k < levels; ++k) {
+        Body box;
+        box.shape = Shape::box;
+        box.half_extents = glm::vec3(0.25f);
+        box.position = {1.0f * static_cast<float>(i % 7), 0.25f + 0.5f * static_cast<float>(k),
+                        1.0f * static_cast<float>(i / 7)};
+        s.bodies.push_back(box);
+      }
+    }
+    std::unique_ptr<Backend> gpu = make_gpu_backend(ctx, std::nullopt, FusedPolicy::never);
+    gpu->load(s);
+    for (int k = 0; k < 3; ++k) gpu->step();
+    const StepStats& st = gpu->stats();
+    EXPECT_EQ(st.colors, levels);
+    EXPECT_EQ(st.manifolds, 37u * levels);
+    const std::uint32_t budget = 2 * st.colors * s.settings.solver.iterations + 30;
+    std::printf("%u colours: %u dispatches a step (budget %u)\n", st.colors, st.dispatches, budget);
+    EXPECT_LE(st.dispatches, budget) << levels;
   }
 }
 

@@ -360,12 +360,15 @@ int cmd_bench(const Options& opt) {
               warn_stability(solved);  // a force row past its bound is expected to diverge
               World world(solved, options);
               Progress progress(std::uint64_t{warmup} + opt.steps);
-              // Implicit, GPU: steps redone because a solve ran out of its recorded CG iterations
-              // (stderr, warm-up and timed steps apart).
+              // GPU: steps redone because a solve ran out of its recorded CG iterations
+              // (implicit) or the colouring out of its recorded colours (coloured scheme); on
+              // stderr, warm-up and timed steps apart.
               std::uint32_t cg_redos_warmup = 0, cg_redos = 0;
+              std::uint32_t color_redos_warmup = 0, color_redos = 0;
               for (std::uint32_t k = 0; k < warmup; ++k) {
                 world.step();
                 cg_redos_warmup += world.statistics().cg_redos;
+                color_redos_warmup += world.statistics().color_redos;
                 progress.update(k + 1u);
               }
               std::vector<double> stage_sum(stages.size());
@@ -389,6 +392,7 @@ int cmd_bench(const Options& opt) {
                 regrows += st.regrows;
                 cg_iterations += st.cg_iterations;
                 cg_redos += st.cg_redos;
+                color_redos += st.color_redos;
                 if (!scene.springs.empty() && (k + 1) % kStrainEvery == 0) {
                   strain_sum += world.spring_strain().mean;
                   ++strain_samples;
@@ -399,6 +403,10 @@ int cmd_bench(const Options& opt) {
               if (solved.settings.solver.integrator == Integrator::implicit && which == "gpu") {
                 std::fprintf(stderr, "CG redos: %u in %u warm-up steps, %u in %u timed steps\n",
                              cg_redos_warmup, warmup, cg_redos, opt.steps);
+              }
+              if (solved.settings.solver.scheme == SolverScheme::colored && which == "gpu") {
+                std::fprintf(stderr, "colour redos: %u in %u warm-up steps, %u in %u timed steps\n",
+                             color_redos_warmup, warmup, color_redos, opt.steps);
               }
               const StepStatistics st = world.statistics();
               const Contacts ct = world.contacts();

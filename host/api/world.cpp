@@ -444,6 +444,7 @@ StepStatistics World::statistics() const {
                      .cg_residual = s.cg_residual,
                      .cg_unmet = s.cg_unmet,
                      .cg_redos = s.cg_redos,
+                     .color_redos = s.color_redos,
                      .solver_residual = s.solver_residual,
                      .solver_residual_angular = s.solver_residual_angular,
                      .device_bytes = s.device_bytes,

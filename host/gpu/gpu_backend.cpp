@@ -75,6 +75,7 @@ class GpuBackend final : public Backend {
         vk::Buffer(ctx_, (2u * std::uint64_t(n_) + 2u * r_) * sizeof(glm::vec4), 0, true);
     ode_ = {};
     recorded_.colors = scene_.settings.solver.max_colors;
+    color_window_ = {};
     recorded_.fuse_coloring = recorded_.fuse_sweeps = fused_ == FusedPolicy::always;
     stats_ = {};
     step_index_ = 0;
@@ -85,6 +86,7 @@ class GpuBackend final : public Backend {
     stats_.regrows = 0;
     stats_.ode_redos = 0;
     stats_.cg_redos = 0;
+    stats_.color_redos = 0;
     world_.drive.step(step_index_, drive_paths_, drive_impulses_);
     kern::WorldCounters counters;
     const SolverSettings& sv = scene_.settings.solver;
@@ -103,6 +105,7 @@ class GpuBackend final : public Backend {
       if (counters.redo) {
         // Fewer colours were recorded than the colouring needed: redo with all of them.
         restore_step_start();
+        ++stats_.color_redos;
         recorded_.colors = scene_.settings.solver.max_colors;
         rerecord();
         continue;
@@ -131,17 +134,14 @@ class GpuBackend final : public Backend {
     const float error = std::bit_cast<float>(counters.ode_error);
     stats_.ode_steps = sv.integrator == Integrator::symplectic ? 0u : ode_.steps;
     stats_.ode_error = error;
-    // Record only the colours in use, plus headroom: a colour with no units still costs a
-    // dispatch and a barrier per sweep. The colouring passes stop there too; if units are left
-    // over, the step above is redone with every colour, so the result never depends on this.
     bool changed = choose_fusion(fused_, counters, scene_, world_, cap_, recorded_);
     changed = ode_.relax(sv, error) || changed;
     if (cg_recording_ == CgRecording::to_need)
       changed = ode_.cg_relax(sv, counters.cg_most) || changed;
-    if (scene_.settings.solver.scheme == SolverScheme::colored &&
-        stats_.colors + 2 < recorded_.colors) {
-      recorded_.colors = stats_.colors + 2;
-      changed = true;
+    // The colouring passes stop at the recorded colours too; if units are left over, the step
+    // above is redone with every colour.
+    if (sv.scheme == SolverScheme::colored) {
+      changed = choose_colors(stats_.colors, sv.max_colors, color_window_, recorded_) || changed;
     }
     if (changed) rerecord();
     stats_.device_bytes = ctx_.allocated_bytes();
@@ -330,7 +330,8 @@ class GpuBackend final : public Backend {
   Capacities cap_;
   kern::WorldParams params_{};  // the step constants as allocate_lists last made them
   std::uint32_t n_ = 0, r_ = 0, j_ = 0;
-  RecordChoices recorded_;  // what the recorded step colours, sweeps and fuses
+  RecordChoices recorded_;    // what the recorded step colours, sweeps and fuses
+  ColorWindow color_window_;  // the colours recorded (choose_colors)
   OdeControl ode_;  // the explicit integrators' n, the implicit one's R (host/sim/ode_control.h)
   StepStats stats_;
   std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)

@@ -26,6 +26,23 @@ struct RecordChoices {
 bool choose_fusion(FusedPolicy policy, const kern::WorldCounters& counters, const Scene& scene,
                    const WorldArrays& world, const Capacities& cap, RecordChoices& choices);
 
+// The colours a step records (RecordChoices::colors), from the colours the step just taken
+// used: exactly those, none ahead. A recorded colour with no units still costs a dispatch and
+// a barrier in every sweep (52 a step for two spare colours at the 100,000 boxes' 25
+// iterations), while a step that needs more than were recorded is redone with every colour
+// (the colouring's redo flag; the result never depends on the count recorded), which costs a
+// step. So the count grows at once, from a recording of every colour (at load and after a
+// redo) to what the step used, and shrinks only to the most any step of the last
+// kColorWindow used: a count that moves between two values costs one redo a window at most.
+// Returns whether `choices` changed (the step must be re-recorded).
+struct ColorWindow {
+  static constexpr std::uint32_t kSteps = 60;
+  std::uint32_t peak = 0;   // the most colours a step of this window used
+  std::uint32_t steps = 0;  // steps taken in this window
+};
+bool choose_colors(std::uint32_t used, std::uint32_t max_colors, ColorWindow& window,
+                   RecordChoices& choices);
+
 // What a step's recording reads, borrowed from the backend for the call.
 struct StepRecordingInputs {
   vk::Context& ctx;

@@ -81,6 +81,9 @@ struct StepStats {
   // GPU: times the step was redone because a solve needed more CG iterations than were recorded
   // (host/sim/ode_control.h, R); 0 on the CPU backend, which runs the cap.
   std::uint32_t cg_redos = 0;
+  // GPU: times the step was redone because it needed more colours than were recorded
+  // (choose_colors, host/gpu/step_recording.h); 0 on the CPU backend.
+  std::uint32_t color_redos = 0;
   // The solver residual: the largest change of a body's velocity [m/s] and of a rigid body's
   // angular velocity [rad/s] in the step's last sweep; 0 at the fixed point (kernels/
   // world_units.inl).

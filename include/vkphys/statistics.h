@@ -48,6 +48,10 @@ struct StepStatistics {
   /// iterations than its recording held (the GPU records about what the last steps needed;
   /// the result is the same either way). 0 on the CPU backend.
   std::uint32_t cg_redos = 0;
+  /// GPU, coloured scheme: times the step was redone because its colouring needed more colours
+  /// than the recording held (the GPU records the colours the last steps used; the result is the
+  /// same either way). 0 on the CPU backend.
+  std::uint32_t color_redos = 0;
   /// The solver residual: the largest change of a body's velocity [m/s] and of a rigid body's
   /// angular velocity [rad/s] in the step's last sweep; 0 where a further sweep would change
   /// nothing (ARCHITECTURE.md, "The solver residual").
