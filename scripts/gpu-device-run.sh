@@ -14,8 +14,8 @@
 #   check   speed's benches, then every case
 #   jacobi  particles and the rigid workloads under the Jacobi scheme, cloth_hang and the
 #           compliant drape at 64² to 256², then the cases
-#   soak    the cases (name a few with ONLY: every case would leave the soak no time), then
-#           issue 13's GPU soak (below)
+#   soak    the 100,000-box bench, the cases (name a few with ONLY: every case would leave the
+#           soak no time), then issue 13's GPU soak (below)
 #   bench   the benches only
 # ONLY (an extended regular expression) runs only the cases it matches; KEEP keeps the logs of
 # the passing cases it matches too. Every case runs in its own process with the validation layer
@@ -112,6 +112,8 @@ if [ "$MODE" = final ]; then
   bench cloth-hang-tethers 40 cloth_hang --backend gpu --tethers euclidean
   bench cloth 60 cloth --sizes 64,128,256 --method all --backend gpu
   bench cloth512 40 cloth --sizes 512 --method compliant --backend gpu
+elif [ "$MODE" = soak ]; then
+  bench boxes 30 boxes --sizes 100000 --backend gpu
 elif [ "$MODE" = jacobi ]; then
   bench particles-jacobi 40 particles --sizes 100000,1000000 --scheme jacobi --backend gpu
   bench rigid-jacobi 45 rigid --scheme jacobi --backend gpu
