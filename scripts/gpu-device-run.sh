@@ -188,7 +188,7 @@ fi
 {
   cat "$O/env.log"
   echo "--- progress"; cat "$O/progress.log"
-  for f in "$O"/bench-*.log; do echo "--- $f"; grep -E '^device|^\||rror' "$f" | cut -c1-400; done
+  for f in "$O"/bench-*.log; do echo "--- $f"; grep -E '^device|^\||rror|redos' "$f" | cut -c1-400; done
   for f in "$OUT"/soak-*.log; do
     [ -f "$f" ] || continue
     # The soak's progress line is rewritten in place (carriage returns): its other lines only.
