@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -197,6 +199,40 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuScan,
                                            100000u, 1234567u, kLarge));
 
 // One Scan reused for several counts below its capacity: elements past count stay untouched.
+// Host-visible buffers (the state's and the counters' readback, staging) get a cached memory
+// type wherever the device has one for them: on a discrete NVIDIA GPU the first host-visible,
+// coherent type is write-combined, and the host's reads of it are uncached (host/vk/buffer.cpp).
+// Device-local buffers stay device-local.
+TEST(HostVisibleBuffer, CachedWhereTheDeviceHasIt) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  constexpr VkMemoryPropertyFlags kVisible =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  vk::Buffer host(ctx, 4096, 0, true), device(ctx, 4096);
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(ctx.device(), host.handle(), &req);
+  VkPhysicalDeviceMemoryProperties mem;
+  vkGetPhysicalDeviceMemoryProperties(ctx.physical(), &mem);
+  bool cached_exists = false;
+  for (std::uint32_t i = 0; i < mem.memoryTypeCount; ++i) {
+    const VkMemoryPropertyFlags f = mem.memoryTypes[i].propertyFlags;
+    cached_exists =
+        cached_exists || ((req.memoryTypeBits & (1u << i)) && (f & kVisible) == kVisible &&
+                          (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0);
+  }
+  EXPECT_EQ(host.memory_flags() & kVisible, kVisible);
+  EXPECT_EQ((host.memory_flags() & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0, cached_exists);
+  EXPECT_NE(device.memory_flags() & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0u);
+  // The mapped memory holds what the device copies into it.
+  std::vector<std::uint32_t> data(1024);
+  std::iota(data.begin(), data.end(), 7u);
+  device.upload(std::span<const std::uint32_t>(data));
+  ctx.run_once([&](VkCommandBuffer cb) {
+    vk::copy(cb, device, host, 4096);
+    vk::barrier_to_host(cb);
+  });
+  EXPECT_EQ(std::memcmp(host.mapped(), data.data(), 4096), 0);
+}
+
 TEST(GpuScanReuse, PartialCountsLeaveTheTailAlone) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   constexpr u32 kCapacity = 70000;

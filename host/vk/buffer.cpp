@@ -13,8 +13,19 @@ namespace {
 struct Raw {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
-  VkDeviceSize bytes = 0;  // the allocation's size
+  VkDeviceSize bytes = 0;           // the allocation's size
+  VkMemoryPropertyFlags flags = 0;  // its memory type's
 };
+
+// Host-visible memory is where the host reads what the device wrote (the state, the step's
+// counters, downloads) and writes what it reads (the step constants, uploads): cached memory
+// where the device has a host-visible, coherent type that is. On a discrete NVIDIA GPU the
+// first such type is not: it is write-combined, which suits the host's writes but makes its
+// reads uncached. (On an H200 the soak of 100,000 particles, which reads their 3.2 MB of state
+// back every step, took 5.3 ms a step against the bench's 3.0 without the reads; docs/soak.md.)
+constexpr VkMemoryPropertyFlags kHostVisible =
+    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+constexpr VkMemoryPropertyFlags kHostPreferred = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
 
 Raw make(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
          VkMemoryPropertyFlags props) {
@@ -28,7 +39,11 @@ Raw make(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
   vkGetBufferMemoryRequirements(ctx.device(), raw.buffer, &req);
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = ctx.find_memory_type(req.memoryTypeBits, props);
+  alloc.memoryTypeIndex =
+      ctx.find_memory_type(req.memoryTypeBits, props, props == kHostVisible ? kHostPreferred : 0u);
+  VkPhysicalDeviceMemoryProperties mem;
+  vkGetPhysicalDeviceMemoryProperties(ctx.physical(), &mem);
+  raw.flags = mem.memoryTypes[alloc.memoryTypeIndex].propertyFlags;
   VkResult r = ctx.injected_allocation_result(size);
   if (r == VK_SUCCESS) r = vkAllocateMemory(ctx.device(), &alloc, nullptr, &raw.memory);
   if (r != VK_SUCCESS) {
@@ -49,7 +64,7 @@ struct Staging {
   void* ptr = nullptr;
   Staging(const Context& c, VkDeviceSize size) : ctx(c) {
     raw = make(c, size, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-               VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+               kHostVisible);
     check(vkMapMemory(c.device(), raw.memory, 0, VK_WHOLE_SIZE, 0, &ptr), "vkMapMemory");
   }
   ~Staging() {
@@ -67,13 +82,13 @@ Buffer::Buffer(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags extra_u
   VkDeviceSize alloc_size = size < 16 ? 16 : (size + 15) / 16 * 16;
   VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                              VK_BUFFER_USAGE_TRANSFER_DST_BIT | extra_usage;
-  VkMemoryPropertyFlags props =
-      host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
-                   : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-  Raw raw = make(ctx, alloc_size, usage, props);
+  Raw raw = make(
+      ctx, alloc_size, usage,
+      host_visible ? kHostVisible : VkMemoryPropertyFlags{VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT});
   buffer_ = raw.buffer;
   memory_ = raw.memory;
   allocated_ = raw.bytes;
+  memory_flags_ = raw.flags;
   ctx.count_allocation(static_cast<std::int64_t>(allocated_));
   if (host_visible)
     check(vkMapMemory(ctx.device(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "vkMapMemory");
@@ -93,6 +108,7 @@ void Buffer::release() {
   buffer_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;
   mapped_ = nullptr;
+  memory_flags_ = 0;
 }
 
 Buffer::Buffer(Buffer&& other) noexcept {
@@ -107,6 +123,7 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
     memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
     size_ = std::exchange(other.size_, 0);
     allocated_ = std::exchange(other.allocated_, 0);
+    memory_flags_ = std::exchange(other.memory_flags_, 0);
     mapped_ = std::exchange(other.mapped_, nullptr);
   }
   return *this;

@@ -27,6 +27,8 @@ class Buffer {
   VkBuffer handle() const { return buffer_; }
   VkDeviceSize size() const { return size_; }
   void* mapped() const { return mapped_; }  // only for host_visible buffers
+  // The properties of the memory type it was given (buffer.cpp says which it asks for).
+  VkMemoryPropertyFlags memory_flags() const { return memory_flags_; }
 
   void upload(const void* data, VkDeviceSize bytes, VkDeviceSize offset = 0);
   void download(void* data, VkDeviceSize bytes, VkDeviceSize offset = 0) const;
@@ -55,6 +57,7 @@ class Buffer {
   VkDeviceSize size_ = 0;
   VkDeviceSize allocated_ = 0;  // device memory held (counted in Context::allocated_bytes)
   void* mapped_ = nullptr;
+  VkMemoryPropertyFlags memory_flags_ = 0;
 };
 
 // A device-local storage buffer of `bytes`, after checking them against the device's
