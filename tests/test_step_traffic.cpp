@@ -91,31 +91,27 @@ TEST(RecordCounts, TheWorldStepReportsItsDispatchesAndBarriers) {
 }
 
 // choose_colors (host/gpu/step_recording.h): from a recording of every colour (at load, after a
-// redo) straight to the colours the step used; then down only to the most a whole window used.
-TEST(ColorRecording, EveryColourToThoseUsedThenDownAfterAWindow) {
+// redo) straight to the colours the step used; down only once no step of the last 60 used more.
+TEST(ColorRecording, EveryColourToThoseUsedThenTheMostOfTheLastSixtySteps) {
   constexpr std::uint32_t kMax = 24;
   RecordChoices choices{.colors = kMax};
   ColorWindow window;
-  EXPECT_TRUE(choose_colors(3, kMax, window, choices));
+  EXPECT_TRUE(choose_colors(3, window, choices));
   EXPECT_EQ(choices.colors, 3u);
-  // Two colours, but one step of the window used three: none recorded ahead, none dropped early.
-  for (std::uint32_t k = 1; k < ColorWindow::kSteps; ++k) {
-    EXPECT_FALSE(choose_colors(k == 30 ? 3u : 2u, kMax, window, choices)) << k;
+  // Two colours, but step 30 used three: none dropped while it is one of the last 60.
+  for (std::uint32_t k = 1; k < 30 + ColorWindow::kSteps; ++k) {
+    EXPECT_FALSE(choose_colors(k == 30 ? 3u : 2u, window, choices)) << k;
+    EXPECT_EQ(choices.colors, 3u) << k;
   }
-  EXPECT_FALSE(choose_colors(2, kMax, window, choices));  // the window ends at three
-  EXPECT_EQ(choices.colors, 3u);
-  for (std::uint32_t k = 1; k < ColorWindow::kSteps; ++k) {
-    EXPECT_FALSE(choose_colors(2, kMax, window, choices)) << k;
-  }
-  EXPECT_TRUE(choose_colors(1, kMax, window, choices));  // a window of at most two
+  EXPECT_TRUE(choose_colors(2, window, choices));  // steps 31..90 used two
   EXPECT_EQ(choices.colors, 2u);
   // A step that needs more is redone with every colour; the next records what it used.
   choices.colors = kMax;
-  EXPECT_TRUE(choose_colors(5, kMax, window, choices));
+  EXPECT_TRUE(choose_colors(5, window, choices));
   EXPECT_EQ(choices.colors, 5u);
   // A scene that uses every colour keeps them all.
   choices.colors = kMax;
-  EXPECT_FALSE(choose_colors(kMax, kMax, window, choices));
+  EXPECT_FALSE(choose_colors(kMax, window, choices));
   EXPECT_EQ(choices.colors, kMax);
 }
 

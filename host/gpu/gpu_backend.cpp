@@ -141,7 +141,7 @@ class GpuBackend final : public Backend {
     // The colouring passes stop at the recorded colours too; if units are left over, the step
     // above is redone with every colour.
     if (sv.scheme == SolverScheme::colored) {
-      changed = choose_colors(stats_.colors, sv.max_colors, color_window_, recorded_) || changed;
+      changed = choose_colors(stats_.colors, color_window_, recorded_) || changed;
     }
     if (changed) rerecord();
     stats_.device_bytes = ctx_.allocated_bytes();

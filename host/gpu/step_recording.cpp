@@ -71,19 +71,11 @@ bool choose_fusion(FusedPolicy policy, const kern::WorldCounters& c, const Scene
   return changed;
 }
 
-bool choose_colors(std::uint32_t used, std::uint32_t max_colors, ColorWindow& window,
-                   RecordChoices& choices) {
-  std::uint32_t want = choices.colors;
-  if (choices.colors >= max_colors) {
-    want = used;  // every colour was recorded: from now on, what this step used
-    window = {used, 0};
-  } else {
-    window.peak = std::max(window.peak, used);
-    if (++window.steps >= ColorWindow::kSteps) {
-      want = window.peak;  // no step of the window used more (it would have been redone)
-      window = {};
-    }
-  }
+bool choose_colors(std::uint32_t used, ColorWindow& window, RecordChoices& choices) {
+  window.used[window.next] = used;
+  window.next = (window.next + 1) % ColorWindow::kSteps;
+  // At most the colours recorded, unless every colour was (a step that needed more was redone).
+  const std::uint32_t want = *std::max_element(window.used.begin(), window.used.end());
   const bool changed = want != choices.colors;
   choices.colors = want;
   return changed;

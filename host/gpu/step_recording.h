@@ -4,6 +4,7 @@
 // explicit integrators' n). host/gpu/step_recording.cpp says what the step runs, in order.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "host/gpu/world_buffers.h"
@@ -26,22 +27,21 @@ struct RecordChoices {
 bool choose_fusion(FusedPolicy policy, const kern::WorldCounters& counters, const Scene& scene,
                    const WorldArrays& world, const Capacities& cap, RecordChoices& choices);
 
-// The colours a step records (RecordChoices::colors), from the colours the step just taken
-// used: exactly those, none ahead. A recorded colour with no units still costs a dispatch and
-// a barrier in every sweep (52 a step for two spare colours at the 100,000 boxes' 25
-// iterations), while a step that needs more than were recorded is redone with every colour
-// (the colouring's redo flag; the result never depends on the count recorded), which costs a
-// step. So the count grows at once, from a recording of every colour (at load and after a
-// redo) to what the step used, and shrinks only to the most any step of the last
-// kColorWindow used: a count that moves between two values costs one redo a window at most.
+// The colours the next step records (RecordChoices::colors), after a step that used `used`:
+// the most that any of the last kSteps steps used, none ahead. A recorded colour with no units
+// still costs a dispatch and a barrier in every sweep (52 a step for two spare colours at the
+// 100,000 boxes' 25 iterations), while a step that needs more than were recorded is redone
+// with every colour (the colouring's redo flag; the result never depends on the count
+// recorded), which costs a step. So the count grows at once, from a recording of every colour
+// (at load and after a redo) to what the step used, and shrinks once no step of the last
+// kSteps used more: a count that moves between two values is not redone every other step.
 // Returns whether `choices` changed (the step must be re-recorded).
 struct ColorWindow {
   static constexpr std::uint32_t kSteps = 60;
-  std::uint32_t peak = 0;   // the most colours a step of this window used
-  std::uint32_t steps = 0;  // steps taken in this window
+  std::array<std::uint32_t, kSteps> used{};  // the colours of the last kSteps steps, a ring
+  std::uint32_t next = 0;                    // where the next step's count goes
 };
-bool choose_colors(std::uint32_t used, std::uint32_t max_colors, ColorWindow& window,
-                   RecordChoices& choices);
+bool choose_colors(std::uint32_t used, ColorWindow& window, RecordChoices& choices);
 
 // What a step's recording reads, borrowed from the backend for the call.
 struct StepRecordingInputs {
