@@ -20,6 +20,7 @@
 #include "host/vk/buffer.h"
 #include "host/vk/record_counts.h"
 #include "tests/backends.h"
+#include "tests/rigid_scene_helpers.h"
 
 namespace vkphys {
 namespace {
@@ -123,19 +124,14 @@ TEST(ColorRecording, EveryColourToThoseUsedThenTheMostOfTheLastSixtySteps) {
 TEST(RecordCounts, RigidStepWithinTheDispatchBudget) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   for (std::uint32_t levels : {1u, 2u}) {
-    Scene s;
-    s.settings.gravity = {0.0f, -10.0f, 0.0f};
-    s.settings.solver.iterations = 10;
+    Scene s = test::empty_rigid_scene(-10.0f);  // 60 Hz, 10 iterations
     s.settings.solver.scheme = SolverScheme::colored;
     s.planes.push_back(Plane{});
     for (std::uint32_t i = 0; i < 37; ++i) {
       for (std::uint32_t k = 0; k < levels; ++k) {
-        Body box;
-        box.shape = Shape::box;
-        box.half_extents = glm::vec3(0.25f);
-        box.position = {1.0f * static_cast<float>(i % 7), 0.25f + 0.5f * static_cast<float>(k),
-                        1.0f * static_cast<float>(i / 7)};
-        s.bodies.push_back(box);
+        const glm::vec3 at(static_cast<float>(i % 7), 0.25f + 0.5f * static_cast<float>(k),
+                           static_cast<float>(i / 7));
+        s.bodies.push_back(test::make_box(at, glm::vec3(0.25f), 1.0f));
       }
     }
     std::unique_ptr<Backend> gpu = make_gpu_backend(ctx, std::nullopt, FusedPolicy::never);

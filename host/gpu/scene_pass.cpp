@@ -142,7 +142,7 @@ Attachment::Attachment(const vk::Context& c, std::uint32_t w, std::uint32_t h, V
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex =
-      ctx.find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+      ctx.find_memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT).index;
   vk::check(vkAllocateMemory(ctx.device(), &alloc, nullptr, &memory), "vkAllocateMemory");
   vk::check(vkBindImageMemory(ctx.device(), image, memory, 0), "vkBindImageMemory");
   VkImageViewCreateInfo vinfo{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};

@@ -39,11 +39,10 @@ Raw make(const Context& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
   vkGetBufferMemoryRequirements(ctx.device(), raw.buffer, &req);
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex =
+  const Context::MemoryType type =
       ctx.find_memory_type(req.memoryTypeBits, props, props == kHostVisible ? kHostPreferred : 0u);
-  VkPhysicalDeviceMemoryProperties mem;
-  vkGetPhysicalDeviceMemoryProperties(ctx.physical(), &mem);
-  raw.flags = mem.memoryTypes[alloc.memoryTypeIndex].propertyFlags;
+  alloc.memoryTypeIndex = type.index;
+  raw.flags = type.flags;
   VkResult r = ctx.injected_allocation_result(size);
   if (r == VK_SUCCESS) r = vkAllocateMemory(ctx.device(), &alloc, nullptr, &raw.memory);
   if (r != VK_SUCCESS) {

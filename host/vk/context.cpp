@@ -504,13 +504,14 @@ void Context::run_once(const std::function<void(VkCommandBuffer)>& record) const
   free_command_buffer(cb);
 }
 
-std::uint32_t Context::find_memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags flags,
-                                        VkMemoryPropertyFlags preferred) const {
+Context::MemoryType Context::find_memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags flags,
+                                              VkMemoryPropertyFlags preferred) const {
   VkPhysicalDeviceMemoryProperties mem;
   vkGetPhysicalDeviceMemoryProperties(physical_, &mem);
   for (VkMemoryPropertyFlags want : {flags | preferred, flags}) {
     for (std::uint32_t i = 0; i < mem.memoryTypeCount; ++i) {
-      if ((type_bits & (1u << i)) && (mem.memoryTypes[i].propertyFlags & want) == want) return i;
+      const VkMemoryPropertyFlags has = mem.memoryTypes[i].propertyFlags;
+      if ((type_bits & (1u << i)) && (has & want) == want) return {i, has};
     }
   }
   throw Error("Vulkan: no memory type with the requested properties");

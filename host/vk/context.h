@@ -122,9 +122,13 @@ class Context {
   // Records with `record` into a temporary command buffer, submits and waits.
   void run_once(const std::function<void(VkCommandBuffer)>& record) const;
   // The first memory type of `type_bits` with every one of `flags`; the first that also has
-  // every one of `preferred`, if there is one.
-  std::uint32_t find_memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags flags,
-                                 VkMemoryPropertyFlags preferred = 0) const;
+  // every one of `preferred`, if there is one. `index` is the type's, `flags` all its properties.
+  struct MemoryType {
+    std::uint32_t index = 0;
+    VkMemoryPropertyFlags flags = 0;
+  };
+  MemoryType find_memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags flags,
+                              VkMemoryPropertyFlags preferred = 0) const;
 
   // Fault injection, for the tests of what a failing device leaves behind. Set by inject_faults,
   // or for a whole process (the command line) by VKPHYS_INJECT_FAULT: "oom:BYTES" (every
