@@ -32,6 +32,8 @@ struct World::Impl {
   std::unique_ptr<Backend> backend;
   MassTable masses;
   WorldState state;  // the host copy state() views: sizes, and so addresses, never change
+  WorldState
+      fresh;  // what refresh() reads into before checking it; kept, so a read allocates nothing
   std::uint64_t steps = 0;
   // Set when the GPU failed under a step (device lost, out of device memory): the backend's
   // buffers are then no longer trusted, so only state() (the last good step) stays usable.
@@ -156,7 +158,6 @@ struct World::Impl {
   // Reads the backend's state into the host copy, unless it is not finite: then the copy keeps
   // the last finite state and NonFiniteError names the body.
   void refresh() {
-    WorldState fresh;
     try {
       backend->read(fresh);
     } catch (const vk::Error& e) {
@@ -316,8 +317,12 @@ void World::step(std::uint32_t n) {
   Impl& w = need(impl_, "step");
   w.usable("step");
   guarded([&] {
-    for (std::uint32_t k = 0; k < n; ++k) w.step_once(k + 1 == n && w.options.record_contacts);
-    if (w.options.read_back == ReadBack::every_step) {
+    const bool read = w.options.read_back == ReadBack::every_step;
+    for (std::uint32_t k = 0; k < n; ++k) {
+      if (read && k + 1 == n) w.backend->read_after_next_step();
+      w.step_once(k + 1 == n && w.options.record_contacts);
+    }
+    if (read) {
       w.read_tried = w.steps;
       w.refresh();
     }

@@ -50,7 +50,10 @@ class GpuBackend final : public Backend {
         kernels_(ctx, constants_.values),
         timestamps_(ctx, kStageCount + 1) {}
 
-  ~GpuBackend() override { free_command_buffer(); }
+  ~GpuBackend() override {
+    free_command_buffer();
+    free_state_copy();
+  }
 
   std::string name() const override { return "gpu (" + ctx_.info().name + ")"; }
 
@@ -71,8 +74,11 @@ class GpuBackend final : public Backend {
     if (contact_capacity) cap_.contacts = contact_capacity;
     const kern::WorldParams params = make_world_params(scene_, world_, cap_);  // validates first
     gpu_.size_world(ctx_, scene_, world_, params);
+    free_state_copy();
     state_transfer_ =
         vk::Buffer(ctx_, (2u * std::uint64_t(n_) + 2u * r_) * sizeof(glm::vec4), 0, true);
+    state_copy_cb_ = record_state_copy();
+    state_copied_ = false;
     ode_ = {};
     recorded_.colors = scene_.settings.solver.max_colors;
     color_window_ = {};
@@ -82,7 +88,13 @@ class GpuBackend final : public Backend {
     allocate_lists();
   }
 
+  void read_after_next_step() override { copy_state_next_ = true; }
+
   void step(StepTrace* trace) override {
+    const bool copy_state = std::exchange(copy_state_next_, false);
+    state_copied_ = false;
+    // The step, and with a read to follow the copy of the state out (record_state_copy).
+    std::array<VkCommandBuffer, 2> submission{VK_NULL_HANDLE, state_copy_cb_};
     stats_.regrows = 0;
     stats_.ode_redos = 0;
     stats_.cg_redos = 0;
@@ -91,8 +103,9 @@ class GpuBackend final : public Backend {
     kern::WorldCounters counters;
     const SolverSettings& sv = scene_.settings.solver;
     for (;;) {
-      upload_drive();  // again after a regrow, which rewrites the step constants
-      ctx_.submit_and_wait(cb_);
+      upload_drive();       // again after a regrow, which rewrites the step constants
+      submission[0] = cb_;  // a redo below may have re-recorded the step
+      ctx_.submit_and_wait(std::span(submission.data(), copy_state ? 2u : 1u));
       std::memcpy(&counters, gpu_.counters_host.mapped(), sizeof counters);
       if (counters.overflow) {
         restore_step_start();
@@ -131,6 +144,7 @@ class GpuBackend final : public Backend {
       }
       break;
     }
+    state_copied_ = copy_state;
     const float error = std::bit_cast<float>(counters.ode_error);
     stats_.ode_steps = sv.integrator == Integrator::symplectic ? 0u : ode_.steps;
     stats_.ode_error = error;
@@ -155,9 +169,10 @@ class GpuBackend final : public Backend {
   }
 
   void read(WorldState& out) const override {
-    std::vector<glm::vec4> pos, vel, rot, omega;
-    download_state(pos, vel, rot, omega);
-    world_state(scene_, r_, pos, vel, std::move(rot), std::move(omega), out);
+    if (!state_copied_) copy_state_out();
+    const auto* base = static_cast<const glm::vec4*>(state_transfer_.mapped());
+    world_state(scene_, r_, {base, n_}, {base + n_, n_}, {base + 2u * n_, r_},
+                {base + 2u * n_ + r_, r_}, out);
   }
 
   const StepStats& stats() const override { return stats_; }
@@ -273,11 +288,14 @@ class GpuBackend final : public Backend {
   }
 
   // The state arrays (pos, vel: n_ each; rot, omega: r_ each) through state_transfer_, a
-  // host-visible buffer kept from load: one submit and wait each way. Before, each array was
-  // its own download or upload, making and freeing a staging buffer and submitting and waiting
-  // alone. A World reads the state after every step by default, and on an H200 `vkphys soak`
-  // of the 10,000-box pile ran at 10.5 ms a step against the bench's 1.5 for the same step
-  // (docs/benchmarks.md, stop 44).
+  // host-visible buffer kept from load. Before, each array was its own download or upload,
+  // making and freeing a staging buffer and submitting and waiting alone. A World reads the
+  // state after every step by default, and on an H200 `vkphys soak` of the 10,000-box pile ran
+  // at 10.5 ms a step against the bench's 1.5 for the same step (docs/benchmarks.md, stop 44).
+  // Now the copy out rides in the step's own submission when a read follows it
+  // (read_after_next_step), and a read copies the arrays straight from the mapped buffer into
+  // the caller's: no submit, no wait and no allocation beyond the step's. Otherwise one submit
+  // and wait each way.
   struct StatePart {
     Binding buf;
     VkDeviceSize at, bytes;
@@ -290,19 +308,52 @@ class GpuBackend final : public Backend {
              {b_rigid_omega, 2 * body + rigid, rigid}}};
   }
 
+  // The state into state_transfer_ in a submission of its own.
+  void copy_state_out() const {
+    ctx_.run_once([&](VkCommandBuffer cb) { record_state_parts(cb, true); });
+    state_copied_ = true;
+  }
+
   void download_state(std::vector<glm::vec4>& pos, std::vector<glm::vec4>& vel,
                       std::vector<glm::vec4>& rot, std::vector<glm::vec4>& omega) const {
-    ctx_.run_once([&](VkCommandBuffer cb) {
-      for (const StatePart& p : state_parts()) {
-        copy_region(cb, gpu_.buf[p.buf], state_transfer_, 0, p.at, p.bytes);
-      }
-      vk::barrier_to_host(cb);
-    });
+    if (!state_copied_) copy_state_out();
     const auto* base = static_cast<const glm::vec4*>(state_transfer_.mapped());
     pos.assign(base, base + n_);
     vel.assign(base + n_, base + 2u * n_);
     rot.assign(base + 2u * n_, base + 2u * n_ + r_);
     omega.assign(base + 2u * n_ + r_, base + 2u * n_ + 2u * r_);
+  }
+
+  // The copies of the state parts into state_transfer_ (`out`) or back, with the barrier that
+  // makes them visible to the host after an outward copy.
+  void record_state_parts(VkCommandBuffer cb, bool out) const {
+    for (const StatePart& p : state_parts()) {
+      if (out) {
+        copy_region(cb, gpu_.buf[p.buf], state_transfer_, 0, p.at, p.bytes);
+      } else {
+        copy_region(cb, state_transfer_, gpu_.buf[p.buf], p.at, 0, p.bytes);
+      }
+    }
+    if (out) vk::barrier_to_host(cb);
+  }
+
+  // The copy out as a command buffer of its own, recorded once at load and submitted behind a
+  // step that a read follows (read_after_next_step). Its first barrier orders it after the
+  // step's last writes to the state: a barrier's first scope is every command submitted before
+  // it on the queue, the other command buffers of the same submission included.
+  VkCommandBuffer record_state_copy() {
+    VkCommandBuffer cb = ctx_.allocate_command_buffer();
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vk::check(vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
+    vk::barrier(cb);
+    record_state_parts(cb, true);
+    vk::check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+    return cb;
+  }
+
+  void free_state_copy() {
+    if (state_copy_cb_) ctx_.free_command_buffer(state_copy_cb_);
+    state_copy_cb_ = VK_NULL_HANDLE;
   }
 
   void upload_state(const std::vector<glm::vec4>& pos, const std::vector<glm::vec4>& vel,
@@ -312,11 +363,8 @@ class GpuBackend final : public Backend {
     std::copy(vel.begin(), vel.end(), base + n_);
     std::copy(rot.begin(), rot.end(), base + 2u * n_);
     std::copy(omega.begin(), omega.end(), base + 2u * n_ + r_);
-    ctx_.run_once([&](VkCommandBuffer cb) {
-      for (const StatePart& p : state_parts()) {
-        copy_region(cb, state_transfer_, gpu_.buf[p.buf], p.at, 0, p.bytes);
-      }
-    });
+    ctx_.run_once([&](VkCommandBuffer cb) { record_state_parts(cb, false); });
+    state_copied_ = true;  // state_transfer_ holds what the device now has
   }
 
   vk::Context& ctx_;
@@ -338,6 +386,11 @@ class GpuBackend final : public Backend {
   std::vector<glm::vec4> drive_paths_, drive_impulses_;
   WorldBuffers gpu_;
   vk::Buffer state_transfer_;  // host-visible: pos, vel (n_ each), rot, omega (r_ each)
+  VkCommandBuffer state_copy_cb_ = VK_NULL_HANDLE;  // record_state_copy
+  bool copy_state_next_ = false;  // read_after_next_step: the next step copies the state out
+  // state_transfer_ holds the device's state as it is now (the last step copied it out, or a
+  // read or write since went through it).
+  mutable bool state_copied_ = false;
   VkCommandBuffer cb_ = VK_NULL_HANDLE;
 };
 

@@ -167,6 +167,10 @@ class Backend {
                     std::uint32_t contact_capacity = 0) = 0;
   virtual void step(StepTrace* trace = nullptr) = 0;
   virtual void read(WorldState& out) const = 0;
+  // A hint that read() follows the next step (a World that reads after every step): the GPU
+  // backend then copies the state out within that step's own submission, so the read neither
+  // submits nor waits. read() is right with or without it.
+  virtual void read_after_next_step() {}
   virtual const StepStats& stats() const = 0;
   // Replaces the positions, orientations and velocities with `state`'s (same sizes as read()
   // gives); the w components that hold 1/m and radii are kept, warm-start data too.

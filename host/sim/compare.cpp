@@ -543,6 +543,8 @@ CompareResult compare_backends(Backend& a, Backend& b, const Scene& scene, std::
   r.metrics_a.push_back(measure(masses, scene, sa));
   r.metrics_b.push_back(measure(masses, scene, sb));
   for (std::uint32_t k = 1; k <= steps; ++k) {
+    a.read_after_next_step();
+    b.read_after_next_step();
     a.step();
     b.step();
     a.read(sa);
@@ -561,6 +563,7 @@ CompareResult compare_backends(Backend& a, Backend& b, const Scene& scene, std::
       StepError env;
       KindErrors env_kinds;
       for (auto& n : nudged) {
+        n->read_after_next_step();
         n->step();
         n->read(sn);
         max_into(env, state_error(sn, sb, bodies));

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <glm/glm.hpp>
+#include <span>
 #include <vector>
 
 #include "host/sim/backend.h"
@@ -125,10 +126,11 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
 float sweep_slab_width(const Settings& settings, const WorldArrays& world);
 
 // The state both backends report: `pos` and `vel` of every body in the step's layout
-// ((x, radius), (v, 1/m)), `rot` and `omega` of the rigid bodies.
-void world_state(const Scene& scene, std::uint32_t rigid, const std::vector<glm::vec4>& pos,
-                 const std::vector<glm::vec4>& vel, std::vector<glm::vec4> rot,
-                 std::vector<glm::vec4> omega, WorldState& out);
+// ((x, radius), (v, 1/m)), `rot` and `omega` of the rigid bodies. `out`'s arrays keep their
+// storage when their sizes do not change (a World reads into the same one every step).
+void world_state(const Scene& scene, std::uint32_t rigid, std::span<const glm::vec4> pos,
+                 std::span<const glm::vec4> vel, std::span<const glm::vec4> rot,
+                 std::span<const glm::vec4> omega, WorldState& out);
 
 // Backend::write: `state`'s positions, orientations and velocities into the step's layout
 // arrays, keeping their w components (1/m, radii). Throws std::invalid_argument when a size

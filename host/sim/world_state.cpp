@@ -7,27 +7,25 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
-#include <utility>
 
 #include "host/sim/traffic_model.h"
 #include "host/sim/world_setup.h"
 
 namespace vkphys {
 
-void world_state(const Scene& scene, std::uint32_t rigid, const std::vector<glm::vec4>& pos,
-                 const std::vector<glm::vec4>& vel, std::vector<glm::vec4> rot,
-                 std::vector<glm::vec4> omega, WorldState& out) {
+void world_state(const Scene& scene, std::uint32_t rigid, std::span<const glm::vec4> pos,
+                 std::span<const glm::vec4> vel, std::span<const glm::vec4> rot,
+                 std::span<const glm::vec4> omega, WorldState& out) {
   out.pos.resize(rigid);
   out.vel.resize(rigid);
   for (std::size_t i = 0; i < rigid; ++i) {
     out.pos[i] = glm::vec4(glm::vec3(pos[i]), vel[i].w);
     out.vel[i] = glm::vec4(glm::vec3(vel[i]), 0.0f);
   }
-  out.rot = std::move(rot);
-  out.omega = std::move(omega);
-  const auto first = static_cast<std::ptrdiff_t>(rigid);
-  out.particles.pos_radius.assign(pos.begin() + first, pos.end());
-  out.particles.vel_invmass.assign(vel.begin() + first, vel.end());
+  out.rot.assign(rot.begin(), rot.end());
+  out.omega.assign(omega.begin(), omega.end());
+  out.particles.pos_radius.assign(pos.begin() + rigid, pos.end());
+  out.particles.vel_invmass.assign(vel.begin() + rigid, vel.end());
   out.particles.material = scene.particles.material;
 }
 

@@ -464,7 +464,7 @@ VkResult Context::injected_allocation_result(VkDeviceSize bytes) const {
   return fails ? VK_ERROR_OUT_OF_DEVICE_MEMORY : VK_SUCCESS;
 }
 
-void Context::submit_and_wait(VkCommandBuffer cb) const {
+void Context::submit_and_wait(std::span<const VkCommandBuffer> cbs) const {
   // A simulated loss: this submit and every later one fail before reaching the queue.
   ++submits_;
   if (lost_ || (faults_.lose_device_at_submit && submits_ >= faults_.lose_device_at_submit)) {
@@ -473,8 +473,8 @@ void Context::submit_and_wait(VkCommandBuffer cb) const {
   }
   if (submits_ == faults_.validation_error_at_submit && messenger_) report_injected_error();
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cb;
+  submit.commandBufferCount = static_cast<std::uint32_t>(cbs.size());
+  submit.pCommandBuffers = cbs.data();
   check(vkQueueSubmit(queue_, 1, &submit, fence_), "vkQueueSubmit");
   check(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
   check(vkResetFences(device_, 1, &fence_), "vkResetFences");

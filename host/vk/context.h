@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -117,8 +118,11 @@ class Context {
 
   VkCommandBuffer allocate_command_buffer() const;
   void free_command_buffer(VkCommandBuffer cb) const;
-  // Submits a recorded command buffer and waits for it to finish.
-  void submit_and_wait(VkCommandBuffer cb) const;
+  // Submits recorded command buffers, in order, in one submission and waits for them to finish.
+  void submit_and_wait(std::span<const VkCommandBuffer> cbs) const;
+  void submit_and_wait(VkCommandBuffer cb) const { submit_and_wait(std::span(&cb, 1)); }
+  // Submissions since the context was made or its faults last set (inject_faults).
+  std::uint64_t submits() const { return submits_; }
   // Records with `record` into a temporary command buffer, submits and waits.
   void run_once(const std::function<void(VkCommandBuffer)>& record) const;
   // The first memory type of `type_bits` with every one of `flags`; the first that also has
@@ -175,7 +179,7 @@ class Context {
   std::unique_ptr<PipelineCache> pipeline_cache_;
   mutable std::uint64_t allocated_bytes_ = 0;
   mutable Faults faults_;
-  mutable std::uint64_t submits_ = 0;  // since the faults were set
+  mutable std::uint64_t submits_ = 0;  // since the context was made or the faults set
   mutable bool lost_ = false;          // a simulated device loss happened
   bool validation_ = false;
   bool sync_validation_ = false;
