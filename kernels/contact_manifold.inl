@@ -290,17 +290,71 @@ void prepare_contact(uint p) {
 // impulses (static friction needs the memory). The coloured scheme's overflow colour is left as
 // it was (8 passes a sweep). Measured (CPU, 5 x 2, 35 Hz): the 210-box pyramid's top moves
 // 0.0078 m in 5 s (1.14 m before); the 10-cube stack no longer bounces (it sinks 5.2 mm) but
-// wanders sideways (up to 1.7 cm at 0.07 m/s) where the Gauss-Seidel schemes stand still: not
-// found yet. The spring start is an explicit spring force, so it is also held to springs the
+// wandered sideways (up to 1.7 cm at 0.07 m/s) where the Gauss-Seidel schemes stand still, until
+// the weighted sweep below. The spring start is an explicit spring force, so it is also held to springs the
 // substep resolves: (a / eps) h (1/m_a + 1/m_b) = (w h)^2 < 1, w the row's linear frequency
 // (5 x 2 at 35 Hz: 0.54). Seed 004's rag-doll at 30 Hz, one substep (w h = pi at its 15 Hz cap)
 // blew apart with the spring start (pins 2.2-3.1 m open); with the stored impulse it keeps them
 // within 1.0-2.6 cm (RigidRagdoll.PinsAtSeed004Settings, measured, Jacobi skipped there).
-// Per pair (bodies a, b): a Jacobi unit with a dynamic body it shares with other units.
+//
+// ---- Weighted Jacobi for the manifolds ---------------------------------------------------------
+// What was left: two 1 kg cubes stacked on the ground (friction 0.5, 5 x 2, 35 Hz) walked 0.78 m
+// in 10 s, turning about the vertical; a 100 kg box on a 1 kg one was thrown 2.9 m and a 1 kg box
+// slid 0.34 m off a 100 kg one; the 10-cube stack wandered. Each needs friction, two split box
+// manifolds and too few sweeps a substep (5 x 4 and 8 x 2 stood), and no start of the impulses
+// cured it (docs/benchmarks.md, stop 45): it is the sweep. Every unit of a Jacobi sweep answers
+// the same residual at once, so a mode in which two manifolds on one body push it opposite ways
+// (the body rocking between its ground and its top contact) is overshot by both, and the average
+// of the copies swings back as far: an error mode of the sweep's iteration matrix with eigenvalue
+// near -1, undamped from sweep to sweep. Weighted Jacobi damps it: with each impulse increment
+// scaled by w, an eigenvalue mu of the sweep goes to 1 - w (1 - mu), so -1 goes to 1 - 2w (-0.5
+// at w = 0.75) while the slow modes (mu near 1, the load carried down a column) lose a quarter of
+// their speed. Which pairs: those split exactly two ways (a dynamic body in two units, none in
+// more). Mass splitting itself damps the more, the more ways a body is split (each unit answers
+// as if the body were n times lighter, n its unit count): the pyramid's boxes, in four to six
+// units each, do not rock, and weighted they only settle slower (the 820-box pyramid kept moving
+// at 2.6 cm/s after 10 s, its farthest box 3.8 cm off, against 0.8 cm/s and 3.3 cm unweighted);
+// a cube in a column is split two ways, the least damped. A body in one unit alone is solved
+// exactly in it. So under Jacobi a two-way pair's rows, friction and normal, take
+// solver.relaxation x solver.jacobi_contact_relaxation (default 0.75; params.manifold.x, host/sim/
+// world_params.cpp); every other row keeps solver.relaxation. The normal rows alone stop the
+// wander but leave the 10-cube stack at 1.3e-3 m/s after 20 s (4e-4 with both); the friction
+// rows alone do not stop it. Measured (CPU, 5 x 2, 35 Hz, 10 s unless said), w on every split
+// pair at 1 / 0.8 / 0.75 / 0.7 / 0.667:
+//   2 cubes, top's drift            0.78 m / 0.3 mm / 0.3 / 0.2 / 0.2 mm
+//   10 cubes, 20 s: top's drift     4.1 cm, 0.05 m/s / 6.0 mm / 5.5 mm, 4e-4 m/s / 5.3 / 5.2 mm
+//   100 kg on 1 kg: top sideways    2.85 m / 9.5 cm, 0.16 m/s / 1.4 cm, 0.01 m/s / 1.2 / 1.4 cm
+//   1 kg on 100 kg: top sideways    0.34 m / 0.1 mm / 0.1 / 0.1 / 0.1 mm
+//   pyramid of 20, top at 5 s       7.8 mm / 7.6 / 7.7 / 20.0 / 25.3 mm
+//   24 cubes, 60 s: farthest        18.0 cm / 4.8 / 4.9 / 5.0 / 5.0 cm
+// and on the two-way pairs only at 0.75: the stacks and the mass ratios as in the 0.75 column,
+// both pyramids as unweighted (their tops 7.8 mm at 5 s and 3.3 cm at 10 s). 0.75 is the least
+// weight that kept the 20-box pyramid with every split pair weighted. The heavy box on the light
+// one stands but keeps jittering at about 0.01 m/s: mass splitting gives the 1 kg box's copies
+// 0.5 kg each against 100 kg, which ten sweeps do not converge. The 10-cube stack takes longer to
+// settle (its cubes move vertically at up to 0.050 m/s in the first seconds, 0.028 unweighted;
+// below 2e-3 m/s after 4 s). Only the manifolds: the same weight on the particle contacts kept a
+// 3,000-particle box moving at 0.3 m/s (1e-6 m/s without), on the springs of a 32 x 32 hanging
+// cloth (4 x 2, 3 s) raised its worst strain from 0.99 to 1.77, and left the rag-doll's joints
+// unchanged. The coloured scheme's overflow colour (a Jacobi sweep too) keeps w = 1.
+// Per pair (bodies a, b) under Jacobi: the most units any of its dynamic bodies is in (0: none
+// is dynamic; 0 in the other schemes).
+float jacobi_split_ways(uint a, uint b) {
+  if (params.modes.x != VKPHYS_SCHEME_JACOBI) return 0.0f;
+  float na = body_vel[a].w > 0.0f ? body_share(a, true) : 0.0f;
+  float nb = body_vel[b].w > 0.0f ? body_share(b, true) : 0.0f;
+  return max(na, nb);
+}
+
+// A Jacobi unit with a dynamic body it shares with other units.
 bool jacobi_split_pair(uint a, uint b) {
-  if (params.modes.x != VKPHYS_SCHEME_JACOBI) return false;
-  return (body_vel[a].w > 0.0f && body_share(a, true) > 1.0f) ||
-         (body_vel[b].w > 0.0f && body_share(b, true) > 1.0f);
+  return jacobi_split_ways(a, b) > 1.0f;
+}
+
+// The relaxation of a manifold's rows: solver.relaxation, times solver.jacobi_contact_relaxation
+// (params.manifold.x holds the product) for a Jacobi pair split exactly two ways (see above).
+float manifold_relaxation(uint a, uint b) {
+  return jacobi_split_ways(a, b) == 2.0f ? params.manifold.x : params.solver.x;
 }
 
 // Per point of such a pair: rest, the point's resting SPOOK (a, b, eps); k_split, its normal
@@ -390,7 +444,7 @@ void contact_rows(uint p, uint kind, KINOUT(BodyState) a_io, KINOUT(BodyState) b
   vec3 t1;
   vec3 t2;
   tangent_basis(n, t1, t2);
-  float relax = params.solver.x;
+  float relax = manifold_relaxation(info.x, info.y);
   bool friction = params.solver.z != 0.0f && kind != KIND_WARM;
   bool box = params.modes.z == VKPHYS_FRICTION_BOX;
   for (uint k = 0u; friction && k < info.z; ++k) {

@@ -41,6 +41,7 @@ inline void expect_same_settings(const Settings& sa, const Settings& sb) {
   const SolverSettings &a = sa.solver, &b = sb.solver;
   EXPECT_EQ(a.iterations, b.iterations);
   VKPHYS_EXPECT_SAME(a.relaxation, b.relaxation);
+  VKPHYS_EXPECT_SAME(a.jacobi_contact_relaxation, b.jacobi_contact_relaxation);
   VKPHYS_EXPECT_SAME(a.restitution_threshold, b.restitution_threshold);
   EXPECT_EQ(a.friction, b.friction);
   VKPHYS_EXPECT_SAME(a.warm_start, b.warm_start);

@@ -218,6 +218,8 @@ TEST(ApiWorld, StepSettingsOfASceneBuiltInCodeAreChecked) {
             "solver.iterations = 0: must be at least 1");
   EXPECT_EQ(refused([](Settings& t) { t.solver.relaxation = 0.0f; }),
             "solver.relaxation = 0.000000: must be in (0, 1]");
+  EXPECT_EQ(refused([](Settings& t) { t.solver.jacobi_contact_relaxation = 1.5f; }),
+            "solver.jacobi_contact_relaxation = 1.500000: must be in (0, 1]");
   EXPECT_EQ(refused([](Settings& t) { t.solver.warm_start = 1.5f; }),
             "solver.warm_start = 1.500000: must be in [0, 1]");
   // The limits themselves are allowed, and a step and iterations beyond a file's (0.1 s, 1000).

@@ -435,9 +435,10 @@ TEST(RigidSceneFile, RoundTripsEveryFieldAndParticles) {
   s.settings.solver.split_impulse = true;
   s.settings.solver.gyroscopic = false;
   s.settings.solver.max_colors = 3;
-  s.settings.solver.speculative_reach = false;  // the three version-2 switches: not the defaults
+  s.settings.solver.speculative_reach = false;  // the version-2 settings: not the defaults
   s.settings.solver.contact_cache = false;
   s.settings.solver.joint_trees = false;
+  s.settings.solver.jacobi_contact_relaxation = 0.625f;
   s.materials.push_back(vkphys::Material{"rubber \"x\"", 0.75f, 1.1f, 3e5f, 2.5f});
   s.bodies[1].material = 1;
   s.bodies[1].velocity = glm::vec3(0.1f, -0.2f, 1e-9f);
@@ -910,6 +911,7 @@ TEST(RigidSceneFile, SceneFilesMatchTheirBuilders) {
       built.settings.solver.contact_cache = false;
       built.settings.solver.joint_trees = false;
       built.settings.solver.speculative_reach = false;
+      built.settings.solver.jacobi_contact_relaxation = 1.0f;
     }
     expect_same_scene(built, loaded);
     EXPECT_EQ(loaded.name + ".json", file);

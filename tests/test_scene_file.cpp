@@ -382,6 +382,15 @@ TEST(SceneFileErrors, OtherRanges) {
   expect_error(error_of(s), {"solver.iterations = 1001", "[1, 1000]"});
   s["solver"] = {{"relaxation", 1.5}};
   expect_error(error_of(s), {"solver.relaxation = 1.5", "(0, 1]"});
+  s["solver"] = {{"jacobi_contact_relaxation", 0.5}};
+  expect_error(error_of(s), {"solver.jacobi_contact_relaxation = 0.5",
+                             "needs \"version\": 2 (this file is version 1)"});
+  s["version"] = 2;
+  s["solver"] = {{"jacobi_contact_relaxation", 0}};
+  expect_error(error_of(s), {"solver.jacobi_contact_relaxation = 0", "(0, 1]"});
+  s["solver"] = {{"jacobi_contact_relaxation", 1.25}};
+  expect_error(error_of(s), {"solver.jacobi_contact_relaxation = 1.25", "(0, 1]"});
+  s["version"] = 1;
   s["solver"] = {{"warm_start", 1.5}};
   expect_error(error_of(s), {"solver.warm_start = 1.5", "[0, 1]"});
   s["solver"] = {{"spook_k", 0}};

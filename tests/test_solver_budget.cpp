@@ -117,11 +117,14 @@ TEST_P(SolverBudget, PyramidOfFortyStandsTenSeconds) {
 // at 5 x 2 it settles 1.04 cm and moves 1.3 mm sideways, at 1.6e-5 m/s after 10 s; at 10
 // iterations without substeps it tips off; at 4 x 2 the pair rocks on the soft ground contacts
 // at 1.9 Hz, 2e-3 m/s after 10 s, because 2 iterations cannot converge the 100:1 mass ratio within
-// a substep, and the rocking decays with tau 5 s only). Jacobi's mass splitting tips the heavy top
-// off at this budget.
+// a substep, and the rocking decays with tau 5 s only). Jacobi, with its weighted manifold rows
+// (solver.jacobi_contact_relaxation, kernels/contact_manifold.inl): the light box on the heavy one
+// stands (before: it slid 0.34 m); the heavy box on the light one stands 1.4 cm off the axis but
+// keeps jittering at 0.01 m/s (before: thrown 2.9 m), outside this test's bounds, so only the
+// first case runs under Jacobi.
 TEST_P(SolverBudget, MassRatioOfAHundredStands) {
-  if (GetParam().scheme == SolverScheme::jacobi) GTEST_SKIP() << "Jacobi tips it: see above";
   for (bool heavy_on_top : {true, false}) {
+    if (GetParam().scheme == SolverScheme::jacobi && heavy_on_top) continue;
     Scene s = empty_rigid_scene(-10.0f);
     s.materials[0].friction = 0.5f;
     s.planes.push_back(Plane{});
@@ -185,8 +188,10 @@ TEST_P(SolverBudget, TwentyFourCubesStandAMinute) {
 // contact per sweep, so at this budget it needs the softer contact cap its pyramid test uses
 // (15 Hz; at 30 Hz, measured before the default became 35, the cubes keep bouncing at 0.3-0.5 m/s,
 // at 21 Hz they still move at 2e-3 m/s after 20 s). Measured at 15 Hz: the top sinks 2.8 cm, moves
-// 0.2 mm sideways and is at rest (4e-5 m/s) after 20 s. The Gauss-Seidel schemes are held to 24
-// cubes above.
+// 0.7 mm sideways and is at rest (2e-4 m/s) after 20 s (0.2 mm and 4e-5 m/s before the weighted
+// two-way manifolds of kernels/contact_manifold.inl). The Gauss-Seidel schemes are held to 24
+// cubes above. At the default 35 Hz the stack now stands too (next test), but ends at 4e-4 m/s
+// (CPU) and 1.02e-3 m/s (lavapipe) after 20 s, so the 1e-3 m/s asked here holds at 15 Hz only.
 TEST_P(SolverBudget, JacobiStandsTenCubes) {
   if (GetParam().scheme != SolverScheme::jacobi) GTEST_SKIP() << "the 24-cube test covers it";
   Scene s = cube_stack(10);
@@ -207,10 +212,13 @@ TEST_P(SolverBudget, JacobiStandsTenCubes) {
 // start (kernels/contact_manifold.inl, jacobi_spring_warm) it kept 0.3-0.9 J of kinetic energy,
 // its top rose up to 3.1 cm above its start and moved at up to 0.7 m/s. Measured from 1 s to
 // 20 s (2026-11-29): the top sinks at most 5.8 mm (SPOOK's rest, as with 8 iterations) and never
-// rises; the cubes move vertically at most 0.027 m/s (CPU), 0.028 m/s (lavapipe). Not held: a
+// rises; the cubes move vertically at most 0.027 m/s (CPU), 0.028 m/s (lavapipe). It then had a
 // sideways wander the Gauss-Seidel schemes do not have, up to 1.7 cm (CPU) / 5.6 cm (lavapipe)
-// from the axis at up to 0.07 / 0.2 m/s, so the 20 s at < 1e-3 m/s is met at the 15 Hz
-// cap only (JacobiStandsTenCubes).
+// from the axis at up to 0.07 / 0.2 m/s. The weighted two-way manifolds (solver.
+// jacobi_contact_relaxation, kernels/contact_manifold.inl) stop it: measured 1.9 mm (CPU) /
+// 1.6 mm (lavapipe) from the axis, the top 5.5 mm off its start after 20 s; the price is a slower
+// settling, the cubes moving vertically at up to 0.0496 m/s (CPU) / 0.0494 (lavapipe) in the
+// first seconds and below 2e-3 m/s from 4 s.
 TEST_P(SolverBudget, JacobiTenCubesDoNotBounceAtTheDefaultCap) {
   if (GetParam().scheme != SolverScheme::jacobi) GTEST_SKIP() << "the 24-cube test covers it";
   Scene s = cube_stack(10);
@@ -235,6 +243,33 @@ TEST_P(SolverBudget, JacobiTenCubesDoNotBounceAtTheDefaultCap) {
   EXPECT_LT(deepest, 0.04f);
   EXPECT_LT(highest, 0.001f);
   EXPECT_LT(vertical, 0.05f);
+  EXPECT_LT(sideways, 0.01f);
+}
+
+// Two 1 kg cubes stacked on the ground stand under Jacobi. Before the weighted manifold rows
+// (solver.jacobi_contact_relaxation, kernels/contact_manifold.inl) the pair walked away: 0.78 m
+// in 10 s at 0.05-0.07 m/s, turning about the vertical (a sweep mode with eigenvalue near -1:
+// both manifolds on the bottom cube overshooting each other). Measured with w = 0.75 (CPU): the
+// top moves 0.3 mm in 10 s and ends at 6e-5 m/s.
+TEST_P(SolverBudget, JacobiTwoCubesDoNotWalk) {
+  if (GetParam().scheme != SolverScheme::jacobi) GTEST_SKIP() << "a Jacobi sweep mode";
+  Scene s = cube_stack(2);
+  load(s);
+  float farthest = 0.0f;
+  WorldState st;
+  for (int second = 0; second < 10; ++second) {
+    st = run(60);
+    for (std::size_t i = 0; i < 2; ++i) {
+      farthest = std::max(farthest, glm::length(glm::vec3(st.pos[i]) - s.bodies[i].position));
+    }
+  }
+  const float speed =
+      std::max(glm::length(glm::vec3(st.vel[0])), glm::length(glm::vec3(st.vel[1])));
+  std::printf(
+      "2 cubes, Jacobi, 10 s: farthest %.5f m from its start, fastest %.2g m/s at the end\n",
+      double(farthest), double(speed));
+  EXPECT_LT(farthest, 0.002f);
+  EXPECT_LT(speed, 1e-3f);
 }
 
 // Static friction holds: a box on an incline at 0.9 of its friction angle settles (0.17 mm into

@@ -47,6 +47,7 @@ void SceneParser::read_solver(const Object& top) {
     s.contact_cache = false;
     s.joint_trees = false;
     s.speculative_reach = false;
+    s.jacobi_contact_relaxation = 1.0f;
   }
   auto f = top.get("solver");
   if (!f) return;
@@ -57,11 +58,16 @@ void SceneParser::read_solver(const Object& top) {
                  "gyroscopic", "max_colors", "contact_hertz"},
                 {"substeps", "relax_iterations", "impact_passes", "integrator", "adaptive",
                  "cg_tolerance", "cg_max_iterations", "cg_preconditioner", "strain_limit",
-                 "contact_cache", "joint_trees", "speculative_reach"});
+                 "contact_cache", "joint_trees", "speculative_reach", "jacobi_contact_relaxation"});
   if (auto g = o.get("iterations")) s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
   if (auto g = o.get("relaxation")) {
     s.relaxation = g->as_float();
     g->check(s.relaxation > 0.0f && s.relaxation <= 1.0f, "must be in (0, 1]");
+  }
+  if (auto g = o.get("jacobi_contact_relaxation")) {
+    s.jacobi_contact_relaxation = g->as_float();
+    g->check(s.jacobi_contact_relaxation > 0.0f && s.jacobi_contact_relaxation <= 1.0f,
+             "must be in (0, 1]");
   }
   if (auto g = o.get("restitution_threshold")) s.restitution_threshold = g->non_negative();
   if (auto g = o.get("friction")) s.friction = g->as_bool();

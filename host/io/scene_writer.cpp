@@ -230,6 +230,9 @@ std::string solver_extras_json(const SolverSettings& so) {
   if (!so.contact_cache) out += ", \"contact_cache\": false";
   if (!so.joint_trees) out += ", \"joint_trees\": false";
   if (!so.speculative_reach) out += ", \"speculative_reach\": false";
+  if (so.jacobi_contact_relaxation != SolverSettings{}.jacobi_contact_relaxation) {
+    out += fmt::format(", \"jacobi_contact_relaxation\": {}", num(so.jacobi_contact_relaxation));
+  }
   if (so.integrator != Integrator::symplectic) {
     out += fmt::format(", \"integrator\": \"{}\"",
                        name_of(kIntegratorNames, static_cast<std::uint32_t>(so.integrator)));

@@ -74,6 +74,11 @@ void check_step(const Settings& s) {
     throw std::invalid_argument("solver.relaxation = " + std::to_string(sv.relaxation) +
                                 ": must be in (0, 1]");
   }
+  if (!(sv.jacobi_contact_relaxation > 0.0f && sv.jacobi_contact_relaxation <= 1.0f)) {
+    throw std::invalid_argument(
+        "solver.jacobi_contact_relaxation = " + std::to_string(sv.jacobi_contact_relaxation) +
+        ": must be in (0, 1]");
+  }
   if (!(sv.warm_start >= 0.0f && sv.warm_start <= 1.0f)) {
     throw std::invalid_argument("solver.warm_start = " + std::to_string(sv.warm_start) +
                                 ": must be in [0, 1]");
@@ -194,6 +199,9 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   p.gravity_dt = glm::vec4(s.gravity, s.time_step / static_cast<float>(sv.substeps));
   p.solver =
       glm::vec4(sv.relaxation, sv.restitution_threshold, sv.friction ? 1.0f : 0.0f, sv.warm_start);
+  const bool jacobi = sv.scheme == SolverScheme::jacobi;
+  p.manifold =
+      glm::vec4(sv.relaxation * (jacobi ? sv.jacobi_contact_relaxation : 1.0f), 0.0f, 0.0f, 0.0f);
   const float margin = contact_margin(s, world);
   if (!(sv.contact_hertz >= 0.0f) || !std::isfinite(sv.contact_hertz)) {
     throw std::invalid_argument("solver.contact_hertz = " + std::to_string(sv.contact_hertz) +

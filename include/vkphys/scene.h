@@ -116,8 +116,13 @@ struct StrainLimit {
 };
 
 struct SolverSettings {
-  std::uint32_t iterations = 8;        ///< sweeps of the rows per substep
-  float relaxation = 1.0f;             ///< scales each impulse increment, (0, 1]
+  std::uint32_t iterations = 8;  ///< sweeps of the rows per substep
+  float relaxation = 1.0f;       ///< scales each impulse increment, (0, 1]
+  /// Jacobi scheme only: a further factor on the impulse increments of the contact manifolds
+  /// split exactly two ways (a dynamic body in two units, none in more): weighted Jacobi, in
+  /// (0, 1]. Without it two stacked cubes walk away and a heavy box on a light one is thrown off
+  /// (ARCHITECTURE.md, "Weighted Jacobi"). Version-1 files run with 1, as they did.
+  float jacobi_contact_relaxation = 0.75f;
   float restitution_threshold = 0.5f;  ///< approach speed [m/s] above which restitution applies
   bool friction = true;                ///< Coulomb friction rows on or off
   float warm_start = 1.0f;             ///< share of last step's impulses to start from, [0, 1]
