@@ -32,8 +32,8 @@ struct World::Impl {
   std::unique_ptr<Backend> backend;
   MassTable masses;
   WorldState state;  // the host copy state() views: sizes, and so addresses, never change
-  WorldState
-      fresh;  // what refresh() reads into before checking it; kept, so a read allocates nothing
+  // What refresh() reads into before checking it; kept, so that a read allocates nothing.
+  WorldState fresh;
   std::uint64_t steps = 0;
   // Set when the GPU failed under a step (device lost, out of device memory): the backend's
   // buffers are then no longer trusted, so only state() (the last good step) stays usable.
