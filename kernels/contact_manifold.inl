@@ -315,9 +315,9 @@ void prepare_contact(uint p) {
 // units each, do not rock, and weighted they only settle slower (the 820-box pyramid kept moving
 // at 2.6 cm/s after 10 s, its farthest box 3.8 cm off, against 0.8 cm/s and 3.3 cm unweighted);
 // a cube in a column is split two ways, the least damped. A body in one unit alone is solved
-// exactly in it. So under Jacobi a two-way pair's rows, friction and normal, take
-// solver.relaxation x solver.jacobi_contact_relaxation (default 0.75; params.manifold.x, host/sim/
-// world_params.cpp); every other row keeps solver.relaxation. The normal rows alone stop the
+// exactly in it. So under Jacobi a two-way pair's rows, friction and normal, take increments
+// weighted by solver.jacobi_contact_relaxation (default 0.75; params.manifold.x, host/sim/
+// world_params.cpp; manifold_weight below), on top of solver.relaxation. The normal rows alone stop the
 // wander but leave the 10-cube stack at 1.3e-3 m/s after 20 s (4e-4 with both); the friction
 // rows alone do not stop it. Measured (CPU, 5 x 2, 35 Hz, 10 s unless said), w on every split
 // pair at 1 / 0.8 / 0.75 / 0.7 / 0.667:
@@ -346,15 +346,14 @@ float jacobi_split_ways(uint a, uint b) {
   return max(na, nb);
 }
 
-// A Jacobi unit with a dynamic body it shares with other units.
-bool jacobi_split_pair(uint a, uint b) {
-  return jacobi_split_ways(a, b) > 1.0f;
-}
-
-// The relaxation of a manifold's rows: solver.relaxation, times solver.jacobi_contact_relaxation
-// (params.manifold.x holds the product) for a Jacobi pair split exactly two ways (see above).
-float manifold_relaxation(uint a, uint b) {
-  return jacobi_split_ways(a, b) == 2.0f ? params.manifold.x : params.solver.x;
+// The weight on a manifold's increments for `ways` = jacobi_split_ways: solver.
+// jacobi_contact_relaxation (params.manifold.x) for a Jacobi pair split exactly two ways (see
+// above), else 1. contact_targets folds it into the rows' inverse effective masses
+// (point_prep[2]), which only the sweep's row updates read: w (T - u - eps lambda) / (K + eps) is
+// the weighted increment, and the sweep itself stays as it was (a weight per lane in the CPU's
+// four-lane sweep cost 2% of its instructions in every scheme).
+float manifold_weight(float ways) {
+  return ways == 2.0f ? params.manifold.x : 1.0f;
 }
 
 // Per point of such a pair: rest, the point's resting SPOOK (a, b, eps); k_split, its normal
@@ -392,7 +391,9 @@ void contact_targets(uint p, uint phase) {
   vec3 na = quat_rotate_inv(body_rotation(info.x), n);
   vec3 nb = quat_rotate_inv(body_rotation(info.y), n);
   float centres = dot(xb - xa, n);
-  bool spring_start = phase == PHASE_SOLVE && jacobi_split_pair(info.x, info.y);
+  float ways = jacobi_split_ways(info.x, info.y);
+  bool spring_start = phase == PHASE_SOLVE && ways > 1.0f;
+  float w = manifold_weight(ways);
   for (uint k = 0u; k < info.z; ++k) {
     index_t slot = index_t(VKPHYS_POINT_PREP) * (4u * p + k);
     vec4 p0 = point_prep[slot];
@@ -408,7 +409,7 @@ void contact_targets(uint p, uint phase) {
     point_prep[slot] = vec4(vec3(p0), t.normal);
     // A resting point's friction inverse is the prepared one (equal eps: equal bits).
     float inv_t = t.eps == rest.z ? rest.w : 1.0f / (lb.w + t.eps);
-    point_prep[slot + 2u] = vec4(1.0f / (p1.w + t.eps), inv_t, inv_t, t.eps);
+    point_prep[slot + 2u] = vec4(w / (p1.w + t.eps), w * inv_t, w * inv_t, t.eps);
     vec4 p3 = point_prep[slot + 3u];
     vec4 lam = point_lambda[4u * p + k];
     if (spring_start && jacobi_spring_warm(rest, p1.w, a.im + b.im, h)) {
@@ -444,7 +445,7 @@ void contact_rows(uint p, uint kind, KINOUT(BodyState) a_io, KINOUT(BodyState) b
   vec3 t1;
   vec3 t2;
   tangent_basis(n, t1, t2);
-  float relax = manifold_relaxation(info.x, info.y);
+  float relax = params.solver.x;
   bool friction = params.solver.z != 0.0f && kind != KIND_WARM;
   bool box = params.modes.z == VKPHYS_FRICTION_BOX;
   for (uint k = 0u; friction && k < info.z; ++k) {

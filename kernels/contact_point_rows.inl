@@ -8,7 +8,7 @@
 
 // Point `slot`'s two friction rows, bounded by its current normal impulse (Coulomb's disc, or
 // the box of VKPHYS_FRICTION_BOX).
-KINLINE void contact_friction_point(uint slot, vec3 t1, vec3 t2, bool box, lane_float relax,
+KINLINE void contact_friction_point(uint slot, vec3 t1, vec3 t2, bool box, float relax,
                                     KINOUT(BodyState) a, KINOUT(BodyState) b) {
   RowParts f1 = row_parts_at(slot, 1u);
   RowParts f2 = row_parts_at(slot, 2u);
@@ -24,7 +24,7 @@ KINLINE void contact_friction_point(uint slot, vec3 t1, vec3 t2, bool box, lane_
 }
 
 // Point `slot`'s normal row: no pull (lambda >= 0).
-KINLINE void contact_normal_point(uint slot, vec3 n, lane_float relax, KINOUT(BodyState) a,
+KINLINE void contact_normal_point(uint slot, vec3 n, float relax, KINOUT(BodyState) a,
                                   KINOUT(BodyState) b) {
   RowParts rn = row_parts_at(slot, 0u);
   vec4 lam = point_lambda[slot];

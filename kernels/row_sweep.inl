@@ -9,10 +9,9 @@
 
 // ---- the row update every constraint row uses (particles and rigid bodies) ------------------
 // The unprojected new accumulated impulse of one row: lambda + (T - u - eps lambda) / (K + eps),
-// scaled by the relaxation factor (per manifold under Jacobi: kernels/contact_manifold.inl,
-// manifold_relaxation). inv_k = 1 / (K + eps).
+// scaled by the relaxation factor. inv_k = 1 / (K + eps).
 KFN lane_float row_update(lane_float lambda, lane_float target, lane_float u, lane_float eps,
-                          lane_float inv_k, lane_float relax) {
+                          lane_float inv_k, float relax) {
   return lambda + relax * (target - u - eps * lambda) * inv_k;
 }
 

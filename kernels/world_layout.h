@@ -242,9 +242,9 @@ KFN uint joint_tree_row_mask(uvec4 info, vec4 lo, vec4 hi) {
 struct WorldParams {
   vec4 gravity_dt;  // (gx, gy, gz, h)
   vec4 solver;      // (relaxation, restitution threshold [m/s], friction on, warm-start factor)
-  vec4 manifold;    // (the contact manifolds' rows' relaxation: solver.relaxation, under Jacobi
-                    //  times solver.jacobi_contact_relaxation (kernels/contact_manifold.inl),
-                    //  0, 0, 0)
+  vec4 manifold;    // (the weight of a two-way manifold's increments: under Jacobi
+                    //  solver.jacobi_contact_relaxation, else 1 (kernels/contact_manifold.inl,
+                    //  manifold_weight), 0, 0, 0)
   vec4 contact;     // (contact margin [m], |g| for the scaled-box friction bound,
                     //  contact stiffness cap [Hz] (0: none), substeps per step)
   vec4 drag;        // (linear drag c [kg/s], quadratic drag 1/2 rho C_D [kg/m^3], the wind's

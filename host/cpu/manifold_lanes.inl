@@ -42,6 +42,7 @@ bool lane_manifold(uint u, uint kind) {
 template <bool split>
 void manifold_lanes(const uint* lanes, uint count, uint kind) {
   uint j = params.counts.y;
+  float relax = params.solver.x;
   bool friction = params.solver.z != 0.0f && kind != KIND_WARM;
   bool box = params.modes.z == VKPHYS_FRICTION_BOX;
   wide::ManifoldLanes m{point_prep, point_lambda, {}, {}, {}};
@@ -51,7 +52,6 @@ void manifold_lanes(const uint* lanes, uint count, uint kind) {
   vec3 t2[kManifoldLanes];
   BodyState a[kManifoldLanes];
   BodyState b[kManifoldLanes];
-  float relax[kManifoldLanes];
   uint most = 0u;
   uint fewest = ~0u;
   for (uint l = 0u; l < kManifoldLanes; ++l) {
@@ -62,7 +62,6 @@ void manifold_lanes(const uint* lanes, uint count, uint kind) {
       t2[l] = t2[0];
       a[l] = a[0];
       b[l] = b[0];
-      relax[l] = relax[0];
       continue;
     }
     m.pair[l] = lanes[l] - j;
@@ -71,7 +70,6 @@ void manifold_lanes(const uint* lanes, uint count, uint kind) {
     most = max(most, info.z);
     fewest = min(fewest, info.z);
     body[l] = uvec2(info);
-    relax[l] = manifold_relaxation(body[l].x, body[l].y);
     n[l] = vec3(pair_normal[m.pair[l]]);
     tangent_basis(n[l], t1[l], t2[l]);
     a[l] = split ? solver_velocities(body[l].x, true) : load_velocities(body[l].x);
@@ -83,12 +81,11 @@ void manifold_lanes(const uint* lanes, uint count, uint kind) {
   wide::vec3 wt2 = wide::pack(t2);
   wide::BodyState wa = wide::pack(a);
   wide::BodyState wb = wide::pack(b);
-  wide::lane_float wrelax = wide::lanes_of(relax);
   for (uint k = 0u; friction && k < most; ++k) {
     m.seek(k);
     wide::BodyState ka = wa;
     wide::BodyState kb = wb;
-    rows.contact_friction_point(k, wt1, wt2, box, wrelax, wa, wb);
+    rows.contact_friction_point(k, wt1, wt2, box, relax, wa, wb);
     if (k >= fewest) {
       wa = wide::lane_select(m.live(k), wa, ka);
       wb = wide::lane_select(m.live(k), wb, kb);
@@ -101,7 +98,7 @@ void manifold_lanes(const uint* lanes, uint count, uint kind) {
     if (kind == KIND_WARM) {
       rows.contact_warm_point(k, wn, wt1, wt2, wa, wb);
     } else {
-      rows.contact_normal_point(k, wn, wrelax, wa, wb);
+      rows.contact_normal_point(k, wn, relax, wa, wb);
     }
     if (k >= fewest) {
       wa = wide::lane_select(m.live(k), wa, ka);

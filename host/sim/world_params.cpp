@@ -200,8 +200,7 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
   p.solver =
       glm::vec4(sv.relaxation, sv.restitution_threshold, sv.friction ? 1.0f : 0.0f, sv.warm_start);
   const bool jacobi = sv.scheme == SolverScheme::jacobi;
-  p.manifold =
-      glm::vec4(sv.relaxation * (jacobi ? sv.jacobi_contact_relaxation : 1.0f), 0.0f, 0.0f, 0.0f);
+  p.manifold = glm::vec4(jacobi ? sv.jacobi_contact_relaxation : 1.0f, 0.0f, 0.0f, 0.0f);
   const float margin = contact_margin(s, world);
   if (!(sv.contact_hertz >= 0.0f) || !std::isfinite(sv.contact_hertz)) {
     throw std::invalid_argument("solver.contact_hertz = " + std::to_string(sv.contact_hertz) +
