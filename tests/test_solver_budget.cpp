@@ -216,8 +216,8 @@ TEST_P(SolverBudget, JacobiStandsTenCubes) {
 // sideways wander the Gauss-Seidel schemes do not have, up to 1.7 cm (CPU) / 5.6 cm (lavapipe)
 // from the axis at up to 0.07 / 0.2 m/s. The weighted two-way manifolds (solver.
 // jacobi_contact_relaxation, kernels/contact_manifold.inl) stop it: measured 1.9 mm (CPU) /
-// 1.6 mm (lavapipe) from the axis, the top 5.5 mm off its start after 20 s; the price is a slower
-// settling, the cubes moving vertically at up to 0.0496 m/s (CPU) / 0.0494 (lavapipe) in the
+// 1.8 mm (lavapipe) from the axis, the top 5.5 mm off its start after 20 s; the price is a slower
+// settling, the cubes moving vertically at up to 0.0496 m/s (CPU and lavapipe) in the
 // first seconds and below 2e-3 m/s from 4 s.
 TEST_P(SolverBudget, JacobiTenCubesDoNotBounceAtTheDefaultCap) {
   if (GetParam().scheme != SolverScheme::jacobi) GTEST_SKIP() << "the 24-cube test covers it";
@@ -250,7 +250,7 @@ TEST_P(SolverBudget, JacobiTenCubesDoNotBounceAtTheDefaultCap) {
 // (solver.jacobi_contact_relaxation, kernels/contact_manifold.inl) the pair walked away: 0.78 m
 // in 10 s at 0.05-0.07 m/s, turning about the vertical (a sweep mode with eigenvalue near -1:
 // both manifolds on the bottom cube overshooting each other). Measured with w = 0.75 (CPU): the
-// top moves 0.3 mm in 10 s and ends at 6e-5 m/s.
+// top moves 0.3 mm in 10 s and ends at 3e-5 m/s.
 TEST_P(SolverBudget, JacobiTwoCubesDoNotWalk) {
   if (GetParam().scheme != SolverScheme::jacobi) GTEST_SKIP() << "a Jacobi sweep mode";
   Scene s = cube_stack(2);
