@@ -124,7 +124,10 @@ void pcontact_sweep(uint c, uint kind, KINOUT(vec4) lam, KINOUT(vec4) a, KINOUT(
 // ---- commit: this step's contacts become the previous step's (skipped when the step is redone)
 // prev_pcontact_offsets takes the current per-particle offsets (P + 1 entries) and each contact
 // its other body and (lambda_n, world friction impulse), at the contact's place in owner order
-// (pcontact_origin: the coloured scheme solves them in colour order).
+// (pcontact_origin: the coloured scheme solves them in colour order). The other body's index
+// (below 2^23 + 2^22 + the planes: include/vkphys/limits.h) leaves bits 26-31 free for the
+// contact's kept_color_code (kernels/world_coloring.inl; 0 none, so a checkpoint written before
+// the colours were kept reads as having none).
 void commit_pcontact(uint c) {
   if (step_undone() || c >= stored_pcontacts()) return;
   uvec2 ab = pcontact_bodies[c];
@@ -134,7 +137,8 @@ void commit_pcontact(uint c) {
   pcontact_frame(c, n, t1, t2);
   vec4 lam = pcontact_lambda[c];
   uint o = pcontact_origin[c];
-  prev_pcontact_other[o] = is_particle(ab.x) ? ab.y : ab.x;
+  prev_pcontact_other[o] =
+      (is_particle(ab.x) ? ab.y : ab.x) | (kept_color_code(pcontact_unit_base() + c) << 26u);
   prev_pcontact_lambda[o] = vec4(lam.x, lam.y * t1 + lam.z * t2);
 }
 

@@ -101,13 +101,14 @@ void grid_cell_range(uint k) {
   if (k + 1u == params.kinds.y || grid_keys[k + 1u] != key) cell_end[key] = k + 1u;
 }
 
-// Last step's impulses of the contact (owner p, other body), or zero.
-vec4 previous_pcontact(uint p, uint other) {
+// Last step's entry of the contact (owner p, other body) among prev_pcontact_other, or
+// VKPHYS_EMPTY_SLOT.
+uint previous_pcontact(uint p, uint other) {
   uint end = prev_pcontact_offsets[p + 1u];
   for (uint c = prev_pcontact_offsets[p]; c < end; ++c) {
-    if (prev_pcontact_other[c] == other) return prev_pcontact_lambda[c];
+    if ((prev_pcontact_other[c] & 0x3FFFFFFu) == other) return c;
   }
-  return vec4(0.0f);
+  return VKPHYS_EMPTY_SLOT;
 }
 
 void store_pcontact(uint slot, uint p, uint a, uint b, vec3 n, float g) {
@@ -115,7 +116,12 @@ void store_pcontact(uint slot, uint p, uint a, uint b, vec3 n, float g) {
   pcontact_bodies[slot] = uvec2(a, b);
   pcontact_geom[slot] = vec4(n, g);
   pcontact_origin[slot] = slot;
-  vec4 last = previous_pcontact(p, a == params.kinds.x + p ? b : a);
+  uint prev = previous_pcontact(p, a == params.kinds.x + p ? b : a);
+  vec4 last = prev != VKPHYS_EMPTY_SLOT ? prev_pcontact_lambda[prev] : vec4(0.0f);
+  if (params.modes.x == VKPHYS_SCHEME_COLORED) {
+    unit_color[pcontact_unit_base() + slot] =
+        prev != VKPHYS_EMPTY_SLOT ? kept_color(prev_pcontact_other[prev] >> 26u) : VKPHYS_UNCOLORED;
+  }
   vec3 t1;
   vec3 t2;
   tangent_basis(n, t1, t2);

@@ -11,8 +11,10 @@
 //            atomicMax(claim[body], (pass << 24) | (0xFFFFFF - priority(u))) on each of them;
 //            the pass number makes this pass's values beat older ones, so claims never need
 //            clearing;
-//   assign:  a unit that holds the claim on all its dynamic bodies takes colour c and marks them
-//            taken (taken[body] = c + 1).
+//   assign:  a unit that holds the claim on all its dynamic bodies takes colour c and marks it
+//            taken on them (bit c of the body's mask of taken colours).
+// Contacts that persist from the last step keep their colour and take no part in the passes
+// (see "Colours kept from step to step" below): the passes colour the new contacts.
 // At most one unit wins each body per pass, and the unit of lowest priority among the
 // proposers always wins, so every pass makes progress. Priorities are a fixed 24-bit
 // permutation of the unit index (ordered by index, a chain of units would colour one per pass);
@@ -60,23 +62,61 @@ uint claim_value(uint u, uint pass_id) {
   return (pass_id << 24u) | (0xFFFFFFu - color_priority(u));
 }
 
+// ---- Colours kept from step to step ----------------------------------------------------------
+// A contact that persists keeps its colour (Box2D v3's constraint graph does the same: a contact
+// enters a colour when it begins and leaves it when it ends). Last step's colouring was valid,
+// and this step's units that existed then are a subset of last step's units on the same bodies
+// (a pair is its (a, b), a particle contact its (owner, other); which bodies are dynamic never
+// changes in a run), so their old colours are still valid together, and with the joints'. The
+// passes then colour only the new contacts, around them. Without this the propose and assign
+// passes of every colour ran over every live unit each step, and the colours of a settled pile
+// were shuffled whenever a contact ahead of them in the list came or went (the priorities follow
+// the unit index).
+// The carried code: colour + 1 of unit u, 0 if it has none (the overflow colour, or not the
+// coloured scheme). The commit stores it with the contact (prev_pair_info's w, the top six bits
+// of prev_pcontact_other); the narrowphase and the grid hand it back to the contact's new unit
+// as unit_color (kept_color).
+uint kept_color_code(uint u) {
+  if (params.modes.x != VKPHYS_SCHEME_COLORED) return 0u;
+  uint c = unit_color[u];
+  return c < params.coloring.x ? c + 1u : 0u;
+}
+
+uint kept_color(uint code) {
+  return code > 0u ? code - 1u : VKPHYS_UNCOLORED;
+}
+
 // Joints keep the colours they were given at load (host/sim/joint_coloring.h): they are fixed
 // for the run, so colouring them again every step only repeated work (a cloth's springs and
 // tethers are nearly all of its units). The passes below fit the contacts around them: a body's
-// mask of its joints' colours blocks those colours as this step's marks do.
+// mask of its joints' colours blocks those colours as this step's marks do. A contact arrives
+// with its kept colour or VKPHYS_UNCOLORED in unit_color (the narrowphase and the grid wrote it)
+// and marks its colour on its dynamic bodies (atomicOr: the marks do not depend on the order).
 void color_init(uint u) {
   if (u < params.counts.y) {
     unit_color[u] = body_color[3u * params.counts.x + u];  // the joint's colour from load
     return;
   }
-  unit_color[u] = unit_active(u) ? VKPHYS_UNCOLORED : VKPHYS_INACTIVE_COLOR;
+  if (!unit_active(u)) {
+    unit_color[u] = VKPHYS_INACTIVE_COLOR;
+    return;
+  }
+  uint kept = unit_color[u];
+  if (kept >= params.coloring.x) {
+    unit_color[u] = VKPHYS_UNCOLORED;
+    return;
+  }
+  uvec2 ab = unit_bodies(u);
+  uint n = params.counts.x;
+  if (body_dynamic(ab.x)) atomicOr(body_color[n + ab.x], 1u << kept);
+  if (body_dynamic(ab.y)) atomicOr(body_color[n + ab.y], 1u << kept);
 }
 
-// Colour `color` is taken on dynamic body i: by this step's contacts or by one of its joints.
+// Colour `color` is taken on dynamic body i: by this step's contacts (kept or coloured in the
+// passes so far) or by one of its joints.
 bool color_taken(uint i, uint color) {
   uint n = params.counts.x;
-  return body_dynamic(i) &&
-         (body_color[n + i] == color + 1u || (body_color[2u * n + i] & (1u << color)) != 0u);
+  return body_dynamic(i) && ((body_color[n + i] | body_color[2u * n + i]) & (1u << color)) != 0u;
 }
 
 bool color_blocked(uvec2 ab, uint color) {
@@ -100,9 +140,10 @@ void color_assign(uint u, uint color, uint pass_id) {
   bool b_ok = !body_dynamic(ab.y) || body_color[ab.y] == value;
   if (!a_ok || !b_ok) return;
   unit_color[u] = color;
+  // The unit holds the claim on both: no other invocation writes these words in this pass.
   uint n = params.counts.x;
-  if (body_dynamic(ab.x)) body_color[n + ab.x] = color + 1u;
-  if (body_dynamic(ab.y)) body_color[n + ab.y] = color + 1u;
+  if (body_dynamic(ab.x)) body_color[n + ab.x] |= 1u << color;
+  if (body_dynamic(ab.y)) body_color[n + ab.y] |= 1u << color;
 }
 
 // Sort key: the colour list, 2 slot + (particle contact ? 1 : 0), with slot the colour, the

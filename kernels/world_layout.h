@@ -15,7 +15,8 @@
 //                                        (but self-colliding particles); a particle's shape
 //                                        is a sphere, t/2 half its thickness as float bits
 //                                        (0: none; rigid bodies 0), kernels/particle_grid.inl
-//     body_color[i], [N+i]   colouring: this pass's claim, and the colour + 1 that took it; then
+//     body_color[i], [N+i]   colouring: this pass's claim, and the mask of the colours taken on
+//                     the body by this step's contacts (bit c; kept ones and new ones); then
 //                     [0, N] the overflow colour's per-body entry counts, their scan and fill
 //                     cursors (kernels/world_coloring.inl, overflow_count); made at load and
 //                     never cleared: [2N+i] the mask of body i's joints' colours (bit c),

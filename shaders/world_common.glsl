@@ -48,9 +48,9 @@ shared CgStep cg_step;
 
 #include "kernels/world_bodies.inl"
 #include "kernels/world_broadphase.inl"
+#include "kernels/world_coloring.inl"
 #include "kernels/particle_grid.inl"
 #include "kernels/world_narrowphase.inl"
-#include "kernels/world_coloring.inl"
 #include "kernels/contact_manifold.inl"
 #include "kernels/contact_particle.inl"
 #include "kernels/joints.inl"

@@ -96,8 +96,10 @@ TEST_P(ParticleContactOrder, ColouredContactsAreTheOwnerOrderContactsByColour) {
 
 // Every scheme: the warm-start lists the step carries over (a checkpoint's prev_pcontact_*) are
 // in owner order, each particle's range holding its own contacts' other bodies, with the very
-// impulses the solve ended on; a commit through the wrong place would put other bodies into a
-// particle's range.
+// impulses the solve ended on and, in the coloured scheme, the colour the contact had (colour + 1
+// in bits 26-31, 0 for the overflow colour and in the other schemes: kernels/world_coloring.inl,
+// kept_color_code); a commit through the wrong place would put other bodies into a particle's
+// range.
 TEST_P(ParticleContactOrder, WarmStartListsStayInOwnerOrder) {
   const Scene s = settled_pile();
   load(s);
@@ -108,6 +110,10 @@ TEST_P(ParticleContactOrder, WarmStartListsStayInOwnerOrder) {
   ASSERT_EQ(carried.prev_pcontact_offsets.size(), s.particles.size() + 1);
   ASSERT_EQ(carried.prev_pcontact_offsets.back(), t.pcontact_bodies.size());
   ASSERT_GT(t.pcontact_bodies.size(), 2000u);
+  const bool coloured = GetParam().scheme == SolverScheme::colored;
+  ASSERT_GE(t.colors.size(), t.pcontact_bodies.size());
+  const std::size_t first_contact = t.colors.size() - t.pcontact_bodies.size();
+  std::uint32_t kept = 0;
   for (std::size_t c = 0; c < t.pcontact_bodies.size(); ++c) {
     const glm::uvec2 ab = t.pcontact_bodies[c];
     // The owner is the lower particle, or the particle of a plane contact.
@@ -117,13 +123,21 @@ TEST_P(ParticleContactOrder, WarmStartListsStayInOwnerOrder) {
     std::uint32_t found = 0;
     for (std::uint32_t e = carried.prev_pcontact_offsets[owner];
          e < carried.prev_pcontact_offsets[owner + 1]; ++e) {
-      if (carried.prev_pcontact_other[e] != other) continue;
+      if ((carried.prev_pcontact_other[e] & 0x3FFFFFFu) != other) continue;
       ++found;
       EXPECT_EQ(0, std::memcmp(&carried.prev_pcontact_lambda[e].x, &t.pcontact_lambda[c].x,
                                sizeof(float)))
           << "contact " << c << " (" << ab.x << ", " << ab.y << ")";
+      const std::uint32_t colour = t.colors[first_contact + c];
+      const std::uint32_t code =
+          coloured && colour < s.settings.solver.max_colors ? colour + 1 : 0u;
+      EXPECT_EQ(carried.prev_pcontact_other[e] >> 26, code) << "contact " << c;
+      kept += code > 0 ? 1u : 0u;
     }
     EXPECT_EQ(found, 1u) << "contact " << c << " (" << ab.x << ", " << ab.y << ")";
+  }
+  if (coloured) {
+    EXPECT_GT(kept, t.pcontact_bodies.size() / 2) << "most contacts have a colour";
   }
 }
 

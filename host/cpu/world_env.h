@@ -43,6 +43,11 @@ struct WorldEnv {
     mem = max(old, v);
     return old;
   }
+  static uint atomicOr(uint& mem, uint v) {
+    uint old = mem;
+    mem = old | v;
+    return old;
+  }
   static uint atomicCompSwap(uint& mem, uint compare, uint v) {
     uint old = mem;
     if (old == compare) mem = v;
