@@ -59,7 +59,8 @@
 // shaders/world_finalize.comp, one invocation
 #define VKPHYS_FINALIZE_MODES(MODE) \
   MODE(FINALIZE_LISTS, 0u)          \
-  MODE(FINALIZE_COLORS, 1u)
+  MODE(FINALIZE_COLORS, 1u)         \
+  MODE(FINALIZE_UNCOLORED, 2u)
 
 // shaders/world_color.comp, per unit (incidence modes: per unit side; overflow count and fill:
 // per unit of a colour list, indirect; overflow order: per body)

@@ -313,6 +313,11 @@ struct WorldCounters {
   uint units;          // the units J + stored pairs + stored contacts (finalize_lists): the
                        // live part of the colouring's sort (its tail holds the largest key)
   uint unit_sides;     // 2 units: the live part of the Jacobi incidence's sort (the same)
+  uint uncolored;      // units left to the colouring's passes (color_init lists them in
+                       // sort_values) and the passes' indirect dispatch over them
+  uint uncolored_groups;
+  uint uncolored_groups_y;
+  uint uncolored_groups_z;
   // Per colour list: list 2c holds colour c's joints and pairs, 2c + 1 its particle contacts
   // (kernels/world_coloring.inl, color_key).
   uint color_start[2 * VKPHYS_MAX_COLORS];

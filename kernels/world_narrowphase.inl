@@ -156,10 +156,6 @@ float pair_margin(uint a, uint b) {
 void narrowphase_pair(uint p) {
   uvec4 info = pair_info[p];
   uint prev = find_previous_pair(info.x, info.y);
-  if (params.modes.x == VKPHYS_SCHEME_COLORED) {
-    unit_color[params.counts.y + p] =
-        prev != VKPHYS_EMPTY_SLOT ? kept_color(prev_pair_info[prev].w) : VKPHYS_UNCOLORED;
-  }
   if (reuse_manifold(p, info.x, info.y, prev)) return;
   Manifold m = collide(body_collider(info.x), body_collider(info.y), pair_margin(info.x, info.y));
   pair_info[p] = uvec4(info.x, info.y, m.count, 0u);
@@ -205,17 +201,15 @@ bool step_undone() {
 }
 
 // ---- commit: this step's pairs become the previous step's (skipped when the step is redone) ----
-// Runs after the solve. Each pair keeps its colour (kept_color_code, kernels/world_coloring.inl,
-// in prev_pair_info's w: 0 none) and each point keeps (lambda_n, friction impulse as a world
-// vector), (the point in body a's frame, feature id) and (the point in body b's frame, gap) at
-// its manifold's reference pose, and each pair that reference (the manifold cache, above). Runs
-// over the whole capacity: slots past this step's pairs are cleared, so the table can be rebuilt
-// from prev_pair_info alone (after a regrow, too).
+// Runs after the solve. Each point keeps (lambda_n, friction impulse as a world vector), (the
+// point in body a's frame, feature id) and (the point in body b's frame, gap) at its manifold's
+// reference pose, and each pair that reference (the manifold cache, above). Runs over the whole
+// capacity: slots past this step's pairs are cleared, so the table can be rebuilt from
+// prev_pair_info alone (after a regrow, too).
 void commit_pair(uint p) {
   if (step_undone()) return;
   bool live = p < stored_pairs();
   uvec4 info = live ? pair_info[p] : uvec4(0u);
-  if (live) info.w = kept_color_code(params.counts.y + p);
   prev_pair_info[p] = info;
   prev_pair_frame[2u * p] = info.z > 0u ? pair_frame[2u * p] : vec4(0.0f);
   prev_pair_frame[2u * p + 1u] = info.z > 0u ? pair_frame[2u * p + 1u] : vec4(0.0f);

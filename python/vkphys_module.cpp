@@ -174,6 +174,7 @@ py::dict to_dict(const vkphys::StepStatistics& st) {
   put<S, std::uint32_t>(d, st,
                         {{"colors", &S::colors},
                          {"overflow_units", &S::overflow_units},
+                         {"colored_afresh", &S::colored_afresh},
                          {"pair_capacity", &S::pair_capacity},
                          {"contact_capacity", &S::contact_capacity},
                          {"regrows", &S::regrows},
@@ -447,7 +448,7 @@ step's contact lists (constraint_errors needs them for a scene with rigid bodies
       .def(
           "statistics", [](const World& w) { return to_dict(w.statistics()); },
           "The last step's statistics (all zero before the first step): colors, "
-          "overflow_units, pair_capacity, contact_capacity, regrows, dispatches, barriers, "
+          "overflow_units, colored_afresh, pair_capacity, contact_capacity, regrows, dispatches, barriers, "
           "ode_steps, ode_redos, ode_error, cg_iterations, cg_residual, cg_unmet, cg_redos, "
           "color_redos, solver_residual, solver_residual_angular, device_bytes, stages: each "
           "stage's name to "

@@ -1,7 +1,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Colouring and incidence lists (kernels/world_coloring.inl); push = (mode, colour, pass, 0),
-// mode: VKPHYS_COLOR_MODES, over the live units, indirect (INCIDENCE_KEY and INCIDENCE_RANGE:
+// mode: VKPHYS_COLOR_MODES, over the live units, indirect (COLOR_PROPOSE and COLOR_ASSIGN: over
+// the units color_init left uncoloured, listed in sort_values; INCIDENCE_KEY and INCIDENCE_RANGE:
 // the unit's two entries; COLOR_RANGE and COLOR_GATHER: the sorted positions); OVERFLOW_COUNT and
 // OVERFLOW_FILL: over colour list push.y, indirect; INCIDENCE_COUNT and INCIDENCE_FILL: over the
 // stored particle contacts, indirect; OVERFLOW_ORDER: over the bodies.
@@ -29,11 +30,18 @@ void main() {
     if (k < params.counts.x) overflow_order(k);
     return;
   }
+  if (push.x == COLOR_PROPOSE || push.x == COLOR_ASSIGN) {  // over color_init's list
+    if (k >= counters.uncolored) return;
+    if (push.x == COLOR_PROPOSE) {
+      color_propose(sort_values[k], push.y, push.z);
+    } else {
+      color_assign(sort_values[k], push.y, push.z);
+    }
+    return;
+  }
   if (k >= unit_count()) return;
   switch (push.x) {
     case COLOR_INIT: color_init(k); break;
-    case COLOR_PROPOSE: color_propose(k, push.y, push.z); break;
-    case COLOR_ASSIGN: color_assign(k, push.y, push.z); break;
     case COLOR_KEY: color_key(k); break;
     case COLOR_RANGE: color_range(k); break;
     case INCIDENCE_KEY:

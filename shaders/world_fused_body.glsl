@@ -3,18 +3,19 @@
 // model), each of which defines VKPHYS_BUFFER_QUALIFIER and workgroup_sync() and includes this
 // after world_common.glsl. world_fused.comp says what the kernel does.
 
+// The passes over the units color_init left uncoloured (listed in sort_values).
 void fused_coloring(uint recorded) {
-  uint units = unit_count();
+  uint units = counters.uncolored;
   uint sub = params.coloring.y;
   for (uint c = 0u; c < recorded; ++c) {
     for (uint k = 0u; k < sub; ++k) {
       uint pass_id = c * sub + k + 1u;
-      for (uint u = gl_LocalInvocationID.x; u < units; u += VKPHYS_LOCAL_SIZE) {
-        color_propose(u, c, pass_id);
+      for (uint t = gl_LocalInvocationID.x; t < units; t += VKPHYS_LOCAL_SIZE) {
+        color_propose(sort_values[t], c, pass_id);
       }
       workgroup_sync();
-      for (uint u = gl_LocalInvocationID.x; u < units; u += VKPHYS_LOCAL_SIZE) {
-        color_assign(u, c, pass_id);
+      for (uint t = gl_LocalInvocationID.x; t < units; t += VKPHYS_LOCAL_SIZE) {
+        color_assign(sort_values[t], c, pass_id);
       }
       workgroup_sync();
     }

@@ -135,14 +135,11 @@ TEST(OverflowColor, CpuSharesAreBruteForceCounts) {
   }
 }
 
-// Most of the pyramid's units overflow (93 of 145 at step 120; 101 when every step coloured
-// afresh, before the colours were kept from step to step, which packs the two colours
-// tighter). The overflow colour converges as Jacobi does,
+// Two thirds of the pyramid's units overflow. The overflow colour converges as Jacobi does,
 // slower than Gauss-Seidel (ARCHITECTURE.md, "Known limits": Jacobi needs ~64 iterations where
 // Gauss-Seidel needs 25), which its 8 passes a sweep make up for (kern::overflow_passes).
-// Measured (CPU, 120 steps), the largest drift of a box from its start: 2.72 mm with 9 colours;
-// with 2: 2.58 mm at 25 iterations (11.6 mm with one pass a sweep, before the kept colours),
-// 2.50 mm at 64.
+// Measured (CPU, 120 steps), the largest drift of a box from its start: 2.75 mm with 9 colours;
+// with 2: 2.57 mm at 25 iterations (11.6 mm with one pass a sweep), 2.50 mm at 64.
 TEST(OverflowColor, PyramidStandsWithMostUnitsInTheOverflow) {
   std::unique_ptr<Backend> cpu = make_cpu_backend();
   const Scene two = overflow_pyramid();
@@ -154,7 +151,7 @@ TEST(OverflowColor, PyramidStandsWithMostUnitsInTheOverflow) {
   const WorldState with_two = run(*cpu, two, 120);
   const std::uint32_t units = cpu->stats().manifolds;
   const std::uint32_t overflow = cpu->stats().overflow_units;
-  EXPECT_GT(2 * overflow, units) << overflow << " of " << units;
+  EXPECT_GT(3 * overflow, 2 * units) << overflow << " of " << units;
   Scene two_64 = two;
   two_64.settings.solver.iterations = 64;
   const WorldState with_two_64 = run(*cpu, two_64, 120);

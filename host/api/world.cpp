@@ -437,6 +437,7 @@ StepStatistics World::statistics() const {
   const StepStats& s = need(impl_, "statistics").backend->stats();
   StepStatistics out{.colors = s.colors,
                      .overflow_units = s.overflow_units,
+                     .colored_afresh = s.colored_afresh,
                      .pair_capacity = s.pair_capacity,
                      .contact_capacity = s.contact_capacity,
                      .regrows = s.regrows,

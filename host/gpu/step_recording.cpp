@@ -432,12 +432,18 @@ void StepRecorder::coloring() {
   if (sv_.scheme == SolverScheme::colored) {
     run_indirect(kernels_.color(), live, kern::COLOR_INIT);
     const std::uint32_t sub = 2;
-    if (choices_.fuse_coloring) run(kernels_.fused(), 1, kern::FUSED_COLORING, choices_.colors);
-    for (std::uint32_t c = 0; !choices_.fuse_coloring && c < choices_.colors; ++c) {
-      for (std::uint32_t k = 0; k < sub; ++k) {
-        // A coloured or inactive unit neither proposes nor assigns.
-        run_indirect(kernels_.color(), live, kern::COLOR_PROPOSE, c, c * sub + k + 1);
-        run_indirect(kernels_.color(), live, kern::COLOR_ASSIGN, c, c * sub + k + 1);
+    if (choices_.fuse_coloring) {
+      run(kernels_.fused(), 1, kern::FUSED_COLORING, choices_.colors);
+    } else {
+      // The passes run over the units color_init listed (the new contacts: a contact that
+      // persists keeps its colour), not over every live unit.
+      const VkDeviceSize listed = offsetof(kern::WorldCounters, uncolored_groups);
+      finalize(kern::FINALIZE_UNCOLORED, listed, listed + 3 * sizeof(std::uint32_t));
+      for (std::uint32_t c = 0; c < choices_.colors; ++c) {
+        for (std::uint32_t k = 0; k < sub; ++k) {
+          run_indirect(kernels_.color(), listed, kern::COLOR_PROPOSE, c, c * sub + k + 1);
+          run_indirect(kernels_.color(), listed, kern::COLOR_ASSIGN, c, c * sub + k + 1);
+        }
       }
     }
     run_indirect(kernels_.color(), live, kern::COLOR_KEY);

@@ -58,8 +58,11 @@ struct StepStats {
   std::uint32_t points = 0;             // contact points of the manifolds
   std::uint32_t particle_contacts = 0;  // particle-particle and particle-plane contacts
   std::uint32_t rows = 0;    // constraint rows: 3 per contact point (1 without friction) + joints'
-  std::uint32_t colors = 0;  // colours used before the overflow colour (coloured scheme)
+  std::uint32_t colors = 0;  // the highest colour in use + 1, before the overflow colour (coloured)
   std::uint32_t overflow_units = 0;  // units in the overflow colour
+  // Units the step's colouring passes took (the contacts new this step, and joints left to the
+  // step's colouring): a contact that persists keeps its colour (kernels/world_coloring.inl).
+  std::uint32_t colored_afresh = 0;
   std::uint32_t pair_capacity = 0;
   std::uint32_t contact_capacity = 0;  // particle contacts
   std::uint32_t regrows = 0;     // times this step was redone after a pair or contact overflow

@@ -95,12 +95,16 @@ void fill_world_stats(const kern::WorldCounters& c, const Scene& scene, const Wo
   st.contact_capacity = cap.contacts;
   st.colors = 0;
   st.overflow_units = 0;
+  st.colored_afresh = c.uncolored;
   if (scene.settings.solver.scheme == SolverScheme::colored) {
     const std::uint32_t maxc = scene.settings.solver.max_colors;
+    // The highest colour in use + 1: the colours a sweep runs through. Colours kept from step
+    // to step (kernels/world_coloring.inl) can leave one empty below it (its contacts ended);
+    // the GPU records this many (choose_colors), and fewer would redo the step.
     for (std::uint32_t k = 0; k < maxc; ++k) {
       if (c.color_end[2 * k] > c.color_start[2 * k] ||
           c.color_end[2 * k + 1] > c.color_start[2 * k + 1]) {
-        ++st.colors;
+        st.colors = k + 1;
       }
     }
     st.overflow_units = c.color_end[2 * maxc] - c.color_start[2 * maxc] +

@@ -26,9 +26,14 @@ struct StageTime {
 /// The last step's statistics beyond its contacts (World::contacts); all zero before the first
 /// step of this World.
 struct StepStatistics {
-  std::uint32_t colors = 0;          ///< colours used before the overflow colour (coloured scheme)
-  std::uint32_t overflow_units = 0;  ///< units in the overflow colour
-  std::uint32_t pair_capacity = 0;   ///< pairs the backend's lists hold before they grow
+  /// The highest colour in use + 1, the overflow colour not counted (coloured scheme): the
+  /// colours a sweep runs through (a colour below it can be empty when contacts keep theirs).
+  std::uint32_t colors = 0;
+  std::uint32_t overflow_units = 0;    ///< units in the overflow colour
+  /// Units the step's colouring passes coloured: the contacts new this step (a contact that
+  /// persists keeps its colour) and joints not coloured at load (coloured scheme).
+  std::uint32_t colored_afresh = 0;
+  std::uint32_t pair_capacity = 0;     ///< pairs the backend's lists hold before they grow
   std::uint32_t contact_capacity = 0;  ///< particle contacts the lists hold before they grow
   std::uint32_t regrows = 0;           ///< times the step was redone after its lists overflowed
   std::uint32_t dispatches = 0;        ///< compute dispatches per step (GPU)
