@@ -140,6 +140,36 @@ TEST(ApiSnapshot, BadFilesAreOneLineErrors) {
   std::filesystem::remove(cut);
 }
 
+// The format version (host/api/snapshot.cpp) follows the 8-byte header. Version 4 added the
+// particle contacts' kept colours; a version-3 file reads (no kept colours: the contacts are
+// coloured afresh) and steps, while versions outside 3..4 are refused with both numbers.
+TEST(ApiSnapshot, VersionsThreeAndFourReadOthersAreRefused) {
+  World w = World::from_file(scene_path("particles_box.json"));
+  w.step(20);
+  const std::filesystem::path file = temp_file("version.snapshot");
+  auto with_version = [&](std::uint32_t v) {
+    w.save().write(file);
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(8);
+    f.write(reinterpret_cast<const char*>(&v), sizeof v);
+  };
+  with_version(3);
+  World old = World::load(Snapshot::read(file));
+  old.step(5);
+  EXPECT_EQ(old.steps(), 25u);
+  for (const std::uint32_t v : {2u, 5u}) {
+    with_version(v);
+    try {
+      Snapshot::read(file);
+      FAIL() << "read version " << v;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), file.string() + ": snapshot format version " +
+                                           std::to_string(v) + ", this build reads 3 to 4");
+    }
+  }
+  std::filesystem::remove(file);
+}
+
 TEST(ApiSnapshot, SpringsResumeThroughAFile) {
   Scene s;
   const std::uint32_t a = add_particle(s, glm::vec3(0.0f, 2.0f, 0.0f), 0.05f, 0.0f);

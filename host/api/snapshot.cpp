@@ -20,8 +20,12 @@ namespace vkphys {
 namespace {
 
 constexpr char kMagic[8] = {'V', 'K', 'P', 'H', 'Y', 'S', 'C', 'K'};
-// 2: the manifold cache's references (prev_pair_frame); 3: the implicit method's last solve (cg_dv)
-constexpr std::uint32_t kVersion = 3;
+// 2: the manifold cache's references (prev_pair_frame); 3: the implicit method's last solve
+// (cg_dv); 4: each particle contact's kept colour in prev_pcontact_other's top six bits
+// (kernels/world_coloring.inl). Version 3 is read too: its top bits are 0, which reads as no
+// kept colour (the contacts are coloured afresh at the next step).
+constexpr std::uint32_t kVersion = 4;
+constexpr std::uint32_t kOldestVersion = 3;
 
 struct Writer {
   std::string bytes;
@@ -141,9 +145,9 @@ Snapshot Snapshot::read(const std::filesystem::path& path) {
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) {
     throw Error(fmt::format("{}: not a vkphys snapshot (no VKPHYSCK header)", name));
   }
-  if (const auto v = r.value<std::uint32_t>("the version"); v != kVersion) {
-    throw Error(
-        fmt::format("{}: snapshot format version {}, this build reads {}", name, v, kVersion));
+  if (const auto v = r.value<std::uint32_t>("the version"); v < kOldestVersion || v > kVersion) {
+    throw Error(fmt::format("{}: snapshot format version {}, this build reads {} to {}", name, v,
+                            kOldestVersion, kVersion));
   }
   Data d;
   d.backend = r.text("the backend");
