@@ -125,7 +125,7 @@ void pcontact_sweep(uint c, uint kind, KINOUT(vec4) lam, KINOUT(vec4) a, KINOUT(
 // prev_pcontact_offsets takes the current per-particle offsets (P + 1 entries) and each contact
 // its other body and (lambda_n, world friction impulse), at the contact's place in owner order
 // (pcontact_origin: the coloured scheme solves them in colour order). The other body's index
-// (below 2^23 + 2^22 + the planes: include/vkphys/limits.h) leaves bits 26-31 free for the
+// (below 2^22 + 2^22 + the planes: include/vkphys/limits.h) leaves bits 26-31 free for the
 // contact's kept_color_code (kernels/world_coloring.inl; 0 none, so a checkpoint written before
 // the colours were kept reads as having none).
 void commit_pcontact(uint c) {

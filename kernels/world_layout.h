@@ -81,7 +81,8 @@
 //   pcontact_target[c]   (T_n, T_t1, T_t2, eps)   kernels/contact_particle.inl
 //   pcontact_lambda[c]   (lambda_n, lambda_t1, lambda_t2, mu)
 //   prev_pcontact_offsets[p], prev_pcontact_other[c], prev_pcontact_lambda[c]: last step's
-//     lists, the other body and (lambda_n, world friction impulse)
+//     lists, the other body (bits 0-25; bits 26-31 the contact's colour + 1, 0 none:
+//     kernels/world_coloring.inl) and (lambda_n, world friction impulse)
 //   pcontact_origin[c]   the contact's place in the owner order above: c itself, until the
 //                        coloured scheme stores the contacts in colour order
 //                        (kernels/world_coloring.inl, pcontact_gather); the commit writes the

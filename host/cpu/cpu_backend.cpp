@@ -291,7 +291,8 @@ class CpuBackend final : public Backend {
         if (kind == kern::KIND_IMPACT) {
           for (std::uint32_t u = joints; u < units; ++u) e.unit_in_place(u, kind);
         } else {
-          e.sweep_planned_lanes(lane_plan_.data(), lane_plan_entries_, kind);
+          e.sweep_planned_lanes(lane_plan_.data(), lane_plan_entries_, kind, lane_parts_.data(),
+                                lane_parts_at_.data());
         }
         for (std::uint32_t u = 0; u < joints; ++u) e.unit_in_place(u, kind);
         break;
@@ -486,6 +487,12 @@ class CpuBackend final : public Backend {
       e.unit_targets(u, kern::PHASE_SOLVE);
     }
     for (std::uint32_t k = 0; k < world_.trees(); ++k) e.joint_tree_factor(k);
+    if (scene_.settings.solver.scheme == SolverScheme::sequential) {
+      lane_parts_.resize(3 * kern::wide::kLanes * std::size_t{lane_plan_entries_});
+      lane_parts_at_.resize(lane_plan_entries_);
+      e.gather_plan_row_parts(lane_plan_.data(), lane_plan_entries_, lane_parts_.data(),
+                              lane_parts_at_.data());
+    }
     lap(Stage::prepare);
     const SolverSettings& sv = scene_.settings.solver;
     for (std::uint32_t sub = 0; sub < sv.substeps; ++sub) {
@@ -653,6 +660,10 @@ class CpuBackend final : public Backend {
   std::vector<unsigned char> lane_taken_;
   std::vector<std::uint32_t> lane_held_;
   std::uint32_t lane_plan_entries_ = 0;
+  // The plan's groups' row parts, gathered once a step (manifold_lanes.inl), and where each
+  // plan entry's parts start.
+  std::vector<kern::wide::RowParts> lane_parts_;
+  std::vector<std::uint32_t> lane_parts_at_;
   std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_dv_, cg_partial_, cg_scalar_,
       cg_factor_, cg_blocks_, saved_pos_, saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
   std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, sweep_ref_, tree_blocks_,

@@ -34,18 +34,50 @@ bool lane_manifold(uint u, uint kind) {
   return kind != KIND_IMPACT && u >= j && u < pcontact_unit_base() && pair_info[u - j].z > 0u;
 }
 
+// The lanes of the `count` (2 .. kManifoldLanes) manifolds in `lanes`: each lane's pair and
+// point count (a lane past `count` has lane 0's pair and no points).
+wide::ManifoldLanes manifold_lanes_of(const uint* lanes, uint count) {
+  wide::ManifoldLanes m{point_prep, point_lambda, {}, {}, {}};
+  uint j = params.counts.y;
+  for (uint l = 0u; l < kManifoldLanes; ++l) {
+    m.pair[l] = (l < count ? lanes[l] : lanes[0]) - j;
+    m.points[l] = l < count ? pair_info[m.pair[l]].z : 0u;
+  }
+  return m;
+}
+
+// The row parts of a group's points, gathered into out[3 k + r] (point k, row r) once a step for
+// its sweeps: a point's rows are prepared once a step (prepare_contact) and the substeps' targets
+// do not touch them, so these are the values each row update would gather (wide::PointLanes::
+// row_parts_at), and the sweeps compute the same bits. Returns the points gathered: the most of
+// any lane's manifold. Measured (the 210-box pyramid at 5 x 2, sequential): docs/benchmarks.md,
+// stop 47.
+uint gather_lane_row_parts(const uint* lanes, uint count, wide::RowParts* out) {
+  wide::ManifoldLanes m = manifold_lanes_of(lanes, count);
+  uint most = 0u;
+  for (uint l = 0u; l < kManifoldLanes; ++l) most = max(most, m.points[l]);
+  wide::PointLanes rows{m};
+  for (uint k = 0u; k < most; ++k) {
+    m.seek(k);
+    for (uint r = 0u; r < 3u; ++r) out[3u * k + r] = rows.gather_row_parts(k, r);
+  }
+  return most;
+}
+
 // Sweeps the `count` (2 .. kManifoldLanes) manifolds in `lanes` in SIMD lanes: in place, or
 // (`split`) on mass-split copies of their bodies whose velocity changes go to unit_dv, as
 // jacobi_unit does (the Jacobi scheme and the coloured scheme's overflow colour: the units of a
 // pass read the bodies and write only their own copies, so any grouping is exact). A point index
-// that some lane's manifold lacks is swept masked (host/cpu/wide_lanes.h).
+// that some lane's manifold lacks is swept masked (host/cpu/wide_lanes.h). `parts`: the group's
+// row parts from gather_lane_row_parts, or null to gather them at each use.
 template <bool split>
-void manifold_lanes(const uint* lanes, uint count, uint kind) {
-  uint j = params.counts.y;
+void manifold_lanes(const uint* lanes, uint count, uint kind,
+                    const wide::RowParts* parts = nullptr) {
   float relax = params.solver.x;
   bool friction = params.solver.z != 0.0f && kind != KIND_WARM;
   bool box = params.modes.z == VKPHYS_FRICTION_BOX;
-  wide::ManifoldLanes m{point_prep, point_lambda, {}, {}, {}};
+  wide::ManifoldLanes m = manifold_lanes_of(lanes, count);
+  m.parts = parts;
   uvec2 body[kManifoldLanes];
   vec3 n[kManifoldLanes];
   vec3 t1[kManifoldLanes];
@@ -56,7 +88,6 @@ void manifold_lanes(const uint* lanes, uint count, uint kind) {
   uint fewest = ~0u;
   for (uint l = 0u; l < kManifoldLanes; ++l) {
     if (l >= count) {  // no manifold: lane 0's data, computed and never stored
-      m.pair[l] = m.pair[0];
       n[l] = n[0];
       t1[l] = t1[0];
       t2[l] = t2[0];
@@ -64,9 +95,7 @@ void manifold_lanes(const uint* lanes, uint count, uint kind) {
       b[l] = b[0];
       continue;
     }
-    m.pair[l] = lanes[l] - j;
     uvec4 info = pair_info[m.pair[l]];  // a manifold's bodies and points (unit_bodies)
-    m.points[l] = info.z;
     most = max(most, info.z);
     fewest = min(fewest, info.z);
     body[l] = uvec2(info);
@@ -212,15 +241,39 @@ uint plan_sequential_lanes(uint first, uint count, uvec4* plan, unsigned char* t
   return entries;
 }
 
-// Sweeps a plan of plan_sequential_lanes (not for impacts, whose pass reads the inverse inertia:
-// unit_in_place in order).
-void sweep_planned_lanes(const uvec4* plan, uint entries, uint kind) {
+// An entry of plan_sequential_lanes: its units and how many (1 .. kManifoldLanes).
+uint plan_entry(uvec4 entry, uint (&lanes)[kManifoldLanes]) {
+  lanes[0] = entry.x;
+  lanes[1] = entry.y;
+  lanes[2] = entry.z;
+  lanes[3] = entry.w;
+  uint count = 1u;
+  while (count < kManifoldLanes && lanes[count] != VKPHYS_UNCOLORED) ++count;
+  return count;
+}
+
+// The row parts of a plan's groups for the step's sweeps (gather_lane_row_parts): entry e's at
+// parts + at[e] (`parts` holds 3 kManifoldLanes a group). Returns how many were gathered.
+uint gather_plan_row_parts(const uvec4* plan, uint entries, wide::RowParts* parts, uint* at) {
+  uint used = 0u;
   for (uint e = 0u; e < entries; ++e) {
-    uint lanes[kManifoldLanes] = {plan[e].x, plan[e].y, plan[e].z, plan[e].w};
-    uint count = 1u;
-    while (count < kManifoldLanes && lanes[count] != VKPHYS_UNCOLORED) ++count;
+    uint lanes[kManifoldLanes];
+    uint count = plan_entry(plan[e], lanes);
+    at[e] = used;
+    if (count >= 2u) used += 3u * gather_lane_row_parts(lanes, count, parts + used);
+  }
+  return used;
+}
+
+// Sweeps a plan of plan_sequential_lanes (not for impacts, whose pass reads the inverse inertia:
+// unit_in_place in order), with its groups' row parts from gather_plan_row_parts.
+void sweep_planned_lanes(const uvec4* plan, uint entries, uint kind, const wide::RowParts* parts,
+                         const uint* at) {
+  for (uint e = 0u; e < entries; ++e) {
+    uint lanes[kManifoldLanes];
+    uint count = plan_entry(plan[e], lanes);
     if (count >= 2u) {
-      manifold_lanes<false>(lanes, count, kind);
+      manifold_lanes<false>(lanes, count, kind, parts + at[e]);
     } else {
       unit_in_place(lanes[0], kind);  // a manifold alone, or a joint
     }

@@ -251,6 +251,9 @@ struct ManifoldLanes {
   uint pair[kLanes]{};
   uint points[kLanes]{};
   index_t slot[kLanes]{};
+  // The lanes' row parts gathered once a step (WorldEnv::gather_lane_row_parts): point k's row r
+  // at 3 k + r, or null to gather them from prep at each use.
+  const RowParts* parts = nullptr;
 
   void seek(uint k) {
     for (uint l = 0u; l < kLanes; ++l) {
@@ -311,6 +314,12 @@ struct PointLanes {
   }
 
   [[gnu::always_inline]] RowParts row_parts_at(uint k, uint row) const {
+    if (m.parts != nullptr) return m.parts[3u * k + row];
+    return gather_row_parts(k, row);
+  }
+
+  // Row `row` of the lanes' point k (after seek(k)): three gathers of four vec4 each.
+  [[gnu::always_inline]] RowParts gather_row_parts(uint k, uint row) const {
     uint at = 6u + 3u * row;
     return unpack_row_parts(point_prep_at(k, at), point_prep_at(k, at + 1u),
                             point_prep_at(k, at + 2u));

@@ -435,8 +435,8 @@ void StepRecorder::coloring() {
     if (choices_.fuse_coloring) {
       run(kernels_.fused(), 1, kern::FUSED_COLORING, choices_.colors);
     } else {
-      // The passes run over the units color_init listed (the new contacts: a contact that
-      // persists keeps its colour), not over every live unit.
+      // The passes run over the units color_init listed (the pairs and the new particle
+      // contacts: a particle contact that persists keeps its colour), not every live unit.
       const VkDeviceSize listed = offsetof(kern::WorldCounters, uncolored_groups);
       finalize(kern::FINALIZE_UNCOLORED, listed, listed + 3 * sizeof(std::uint32_t));
       for (std::uint32_t c = 0; c < choices_.colors; ++c) {
