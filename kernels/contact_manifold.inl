@@ -291,11 +291,12 @@ void prepare_contact(uint p) {
 // it was (8 passes a sweep). Measured (CPU, 5 x 2, 35 Hz): the 210-box pyramid's top moves
 // 0.0078 m in 5 s (1.14 m before); the 10-cube stack no longer bounces (it sinks 5.2 mm) but
 // wandered sideways (up to 1.7 cm at 0.07 m/s) where the Gauss-Seidel schemes stand still, until
-// the weighted sweep below. The spring start is an explicit spring force, so it is also held to springs the
-// substep resolves: (a / eps) h (1/m_a + 1/m_b) = (w h)^2 < 1, w the row's linear frequency
-// (5 x 2 at 35 Hz: 0.54). Seed 004's rag-doll at 30 Hz, one substep (w h = pi at its 15 Hz cap)
-// blew apart with the spring start (pins 2.2-3.1 m open); with the stored impulse it keeps them
-// within 1.0-2.6 cm (RigidRagdoll.PinsAtSeed004Settings, measured, Jacobi skipped there).
+// the weighted sweep below. The spring start is an explicit spring force, so it is also held to
+// springs the substep resolves: (a / eps) h (1/m_a + 1/m_b) = (w h)^2 < 1, w the row's linear
+// frequency (5 x 2 at 35 Hz: 0.54). Seed 004's rag-doll at 30 Hz, one substep (w h = pi at its
+// 15 Hz cap) blew apart with the spring start (pins 2.2-3.1 m open); with the stored impulse it
+// keeps them within 1.0-2.6 cm (RigidRagdoll.PinsAtSeed004Settings, measured, Jacobi skipped
+// there).
 //
 // ---- Weighted Jacobi for the manifolds ---------------------------------------------------------
 // What was left: two 1 kg cubes stacked on the ground (friction 0.5, 5 x 2, 35 Hz) walked 0.78 m
@@ -317,8 +318,8 @@ void prepare_contact(uint p) {
 // a cube in a column is split two ways, the least damped. A body in one unit alone is solved
 // exactly in it. So under Jacobi a two-way pair's rows, friction and normal, take increments
 // weighted by solver.jacobi_contact_relaxation (default 0.75; params.manifold.x, host/sim/
-// world_params.cpp; manifold_weight below), on top of solver.relaxation. The normal rows alone stop the
-// wander but leave the 10-cube stack at 1.3e-3 m/s after 20 s (4e-4 with both); the friction
+// world_params.cpp; manifold_weight below), on top of solver.relaxation. The normal rows alone stop
+// the wander but leave the 10-cube stack at 1.3e-3 m/s after 20 s (4e-4 with both); the friction
 // rows alone do not stop it. Measured (CPU, 5 x 2, 35 Hz, 10 s unless said), w on every split
 // pair at 1 / 0.8 / 0.75 / 0.7 / 0.667:
 //   2 cubes, top's drift            0.78 m / 0.3 mm / 0.3 / 0.2 / 0.2 mm

@@ -253,8 +253,8 @@ uint plan_entry(uvec4 entry, uint (&lanes)[kManifoldLanes]) {
 }
 
 // The row parts of a plan's groups for the step's sweeps (gather_lane_row_parts): entry e's at
-// parts + at[e] (`parts` holds 3 kManifoldLanes a group). Returns how many were gathered.
-uint gather_plan_row_parts(const uvec4* plan, uint entries, wide::RowParts* parts, uint* at) {
+// parts + at[e] (`parts` holds 3 kManifoldLanes a group).
+void gather_plan_row_parts(const uvec4* plan, uint entries, wide::RowParts* parts, uint* at) {
   uint used = 0u;
   for (uint e = 0u; e < entries; ++e) {
     uint lanes[kManifoldLanes];
@@ -262,7 +262,6 @@ uint gather_plan_row_parts(const uvec4* plan, uint entries, wide::RowParts* part
     at[e] = used;
     if (count >= 2u) used += 3u * gather_lane_row_parts(lanes, count, parts + used);
   }
-  return used;
 }
 
 // Sweeps a plan of plan_sequential_lanes (not for impacts, whose pass reads the inverse inertia:
