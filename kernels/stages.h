@@ -31,15 +31,16 @@
   STAGE(integrate)
 
 // (constant, value): shaders/world_body.comp, per body
-#define VKPHYS_BODY_MODES(MODE)     \
-  MODE(BODY_SETUP, 0u)              \
-  MODE(BODY_PREDICT, 1u)            \
-  MODE(BODY_PREDICT_AGAIN, 2u)      \
-  MODE(BODY_INTEGRATE, 3u)          \
-  MODE(BODY_SAVE_POS_VEL, 4u)       \
-  MODE(BODY_JACOBI_AVERAGE, 5u)     \
-  MODE(BODY_RESIDUAL_REFERENCE, 6u) \
-  MODE(BODY_RESIDUAL, 7u)
+#define VKPHYS_BODY_MODES(MODE) \
+  MODE(BODY_SETUP, 0u)          \
+  MODE(BODY_PREDICT, 1u)        \
+  MODE(BODY_PREDICT_AGAIN, 2u)  \
+  MODE(BODY_INTEGRATE, 3u)      \
+  MODE(BODY_SAVE_POS_VEL, 4u)   \
+  MODE(BODY_JACOBI_AVERAGE, 5u) \
+  MODE(BODY_KEEP_REFERENCE, 6u) \
+  MODE(BODY_RESIDUAL, 7u)       \
+  MODE(BODY_PREDICT_CARRYING, 8u)
 
 // shaders/world_grid.comp, per particle (or per sorted grid entry)
 #define VKPHYS_GRID_MODES(MODE) \

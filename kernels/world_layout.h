@@ -27,8 +27,10 @@
 //                     or in the overflow colour's incidence list (coloured scheme)
 //     sweep_ref[i], [N+i]  the velocity (v, 1/m) and, for a rigid body, (w, 0) before the
 //                     step's last solver sweep: the solver residual (kernels/world_units.inl);
-//                     in the GPU's Jacobi gather, which measures the residual itself, an
-//                     impact pass's change to the body's step-start velocity
+//                     between substeps with the warm start carried, before each substep's
+//                     solve (world_units.inl, body_predict_carrying); in the GPU's Jacobi
+//                     gather, which measures the residual itself, an impact pass's change to the
+//                     body's step-start velocity
 //     body_vel_next[i]  the GPU's Jacobi gather (shaders/world_jacobi_gather.glsl): the other
 //                     half of (v, 1/m) double-buffered across the sweeps (N; empty otherwise)
 //   rigid bodies (R):

@@ -16,10 +16,11 @@ void main() {
       }
       break;
     case BODY_PREDICT_AGAIN: body_predict(i, false); break;
+    case BODY_PREDICT_CARRYING: body_predict_carrying(i); break;
     case BODY_INTEGRATE: body_integrate(i); break;
     case BODY_SAVE_POS_VEL: body_save_position_velocity(i); break;
     case BODY_JACOBI_AVERAGE: jacobi_body(i, push.y); break;
-    case BODY_RESIDUAL_REFERENCE: body_residual_reference(i); break;
+    case BODY_KEEP_REFERENCE: body_keep_reference(i); break;
     case BODY_RESIDUAL: body_residual(i); break;
     default: break;
   }

@@ -83,7 +83,7 @@ void fused_sweep(uint kind, uint recorded) {
 void residual_pass(bool reference) {
   for (uint b = gl_LocalInvocationID.x; b < params.counts.x; b += VKPHYS_LOCAL_SIZE) {
     if (reference) {
-      body_residual_reference(b);
+      body_keep_reference(b);
     } else {
       body_residual(b);
     }

@@ -25,6 +25,8 @@ using Clock = std::chrono::steady_clock;
 
 class CpuBackend final : public Backend {
  public:
+  explicit CpuBackend(WarmStart warm) : warm_(warm) {}
+
   std::string name() const override { return "cpu"; }
 
   void load(const Scene& scene, std::uint32_t pair_capacity,
@@ -341,7 +343,7 @@ class CpuBackend final : public Backend {
     for (std::uint32_t s = 0; s < total; ++s) {
       const bool measure = last && s + 1 == total;
       if (measure) {
-        for (std::uint32_t i = 0; i < world_.bodies(); ++i) e.body_residual_reference(i);
+        for (std::uint32_t i = 0; i < world_.bodies(); ++i) e.body_keep_reference(i);
       }
       sweep(e, s == 0 && first != kern::KIND_NONE ? first : kind);
       if (measure) {
@@ -350,8 +352,20 @@ class CpuBackend final : public Backend {
     }
   }
 
-  void solve(kern::WorldEnv& e, std::uint32_t kind, bool last) {
-    sweeps(e, kern::KIND_WARM, kind, scene_.settings.solver.iterations, last);
+  // A substep's solve: its warm start (swept, or carried by the substep's predict: then kept
+  // for the substep after the first's, kernels/world_units.inl), then the iterations.
+  void solve(kern::WorldEnv& e, std::uint32_t kind, bool last, std::uint32_t sub) {
+    const bool carry = carries_warm_start();
+    if (carry && sub == 0) {
+      for (std::uint32_t i = 0; i < world_.bodies(); ++i) e.body_keep_reference(i);
+    }
+    const std::uint32_t warm = carry && sub > 0 ? kern::KIND_NONE : kern::KIND_WARM;
+    sweeps(e, warm, kind, scene_.settings.solver.iterations, last);
+  }
+
+  bool carries_warm_start() const {
+    return warm_ == WarmStart::carried &&
+           vkphys::carries_warm_start(scene_.settings.solver, world_);
   }
 
   // The sweep over rigid bodies sorted by min x (and with slabs then by slab, stably): walk
@@ -409,13 +423,19 @@ class CpuBackend final : public Backend {
   // (then body_predict adds it), or body_predict and the explicit method's n ODE steps (kernels/
   // world_ode.inl; with step doubling each is one step of h and two of h / 2), or the implicit
   // method's linear solve (kernels/world_implicit.inl).
-  void predict_forces(kern::WorldEnv& e) {
+  // The forces' velocity update; in a substep after the first, `sub` > 0, with the warm start
+  // when it is carried (kernels/world_units.inl).
+  void predict_forces(kern::WorldEnv& e, std::uint32_t sub) {
     const std::uint32_t n = world_.bodies(), r = world_.rigid;
     const SolverSettings& sv = scene_.settings.solver;
     if (sv.integrator == Integrator::symplectic && world_.particle_forces()) {
       for (std::uint32_t i = r; i < n; ++i) e.spring_force_pass(i);
     }
-    for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
+    if (sub > 0 && carries_warm_start()) {
+      for (std::uint32_t i = 0; i < n; ++i) e.body_predict_carrying(i);
+    } else {
+      for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
+    }
     if (sv.integrator == Integrator::symplectic || r == n) return;
     ode_.for_each_pass(sv, params_.gravity_dt.w, ode_pass_runner(e));
   }
@@ -470,7 +490,7 @@ class CpuBackend final : public Backend {
     if (OdeControl::marks_held(scene_.settings.solver)) {
       for (std::uint32_t u = 0; u < params_.coloring.w; ++u) e.ode_mark_unit(u);
     }
-    predict_forces(e);
+    predict_forces(e, 0);
     if (trace) {
       trace->predicted_vel = world_.vel;
       trace->predicted_omega = world_.omega;
@@ -497,17 +517,17 @@ class CpuBackend final : public Backend {
     const SolverSettings& sv = scene_.settings.solver;
     for (std::uint32_t sub = 0; sub < sv.substeps; ++sub) {
       if (sub > 0) {
-        predict_forces(e);
+        predict_forces(e, sub);
         targets(e, kern::PHASE_SOLVE);
       }
       // The step's last sweep measures the solver residual.
       const bool last_sub = sub + 1 == sv.substeps, relax = sv.relax_iterations > 0;
-      solve(e, kern::KIND_SOLVE, last_sub && !sv.split_impulse && !relax);
+      solve(e, kern::KIND_SOLVE, last_sub && !sv.split_impulse && !relax, sub);
       if (sv.split_impulse) {
         for (std::uint32_t i = 0; i < n; ++i) e.body_save_position_velocity(i);
         for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, false);
         targets(e, kern::PHASE_VELOCITY);
-        solve(e, kern::KIND_VELOCITY, last_sub && !relax);
+        solve(e, kern::KIND_VELOCITY, last_sub && !relax, sub);
       }
       if (OdeControl::limits_strain(sv)) {
         OdeControl::for_each_strain_pass(sv, params_.gravity_dt.w, ode_pass_runner(e));
@@ -642,6 +662,7 @@ class CpuBackend final : public Backend {
     t.split_range = range_;
   }
 
+  const WarmStart warm_;
   Scene scene_;
   WorldArrays world_;
   kern::WorldParams params_{};
@@ -679,8 +700,8 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() {
-  return std::make_unique<CpuBackend>();
+std::unique_ptr<Backend> make_cpu_backend(WarmStart warm) {
+  return std::make_unique<CpuBackend>(warm);
 }
 
 }  // namespace vkphys

@@ -41,11 +41,13 @@ namespace {
 
 class GpuBackend final : public Backend {
  public:
-  GpuBackend(vk::Context& ctx, std::optional<Stage> fault, FusedPolicy fused, CgRecording cg)
+  GpuBackend(vk::Context& ctx, std::optional<Stage> fault, FusedPolicy fused, CgRecording cg,
+             WarmStart warm)
       : ctx_(ctx),
         fused_(fused == FusedPolicy::automatic && ctx.info().type == "cpu" ? FusedPolicy::never
                                                                            : fused),
         cg_recording_(cg),
+        warm_(warm),
         constants_(fault),
         kernels_(ctx, constants_.values),
         timestamps_(ctx, kStageCount + 1) {}
@@ -83,6 +85,8 @@ class GpuBackend final : public Backend {
     recorded_.colors = scene_.settings.solver.max_colors;
     color_window_ = {};
     recorded_.fuse_coloring = recorded_.fuse_sweeps = fused_ == FusedPolicy::always;
+    recorded_.carry_warm_start =
+        warm_ == WarmStart::carried && carries_warm_start(scene_.settings.solver, world_);
     stats_ = {};
     step_index_ = 0;
     allocate_lists();
@@ -370,6 +374,7 @@ class GpuBackend final : public Backend {
   vk::Context& ctx_;
   FusedPolicy fused_;  // automatic resolved to never on a CPU Vulkan driver
   CgRecording cg_recording_;
+  WarmStart warm_;
   WorldConstants constants_;
   WorldKernels kernels_;
   vk::Timestamps timestamps_;
@@ -397,8 +402,8 @@ class GpuBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx, std::optional<Stage> fault,
-                                          FusedPolicy fused, CgRecording cg) {
-  return std::make_unique<GpuBackend>(ctx, fault, fused, cg);
+                                          FusedPolicy fused, CgRecording cg, WarmStart warm) {
+  return std::make_unique<GpuBackend>(ctx, fault, fused, cg, warm);
 }
 
 }  // namespace vkphys

@@ -131,8 +131,8 @@ class StepRecorder {
   void sweep(std::uint32_t kind);
   void sweeps(std::uint32_t first, std::uint32_t kind, std::uint32_t count, bool last);
   void gather_sweeps(std::uint32_t first, std::uint32_t kind, std::uint32_t total, bool last);
-  void solve(std::uint32_t kind, bool last);
-  void predict_forces();
+  void solve(std::uint32_t kind, bool last, std::uint32_t sub);
+  void predict_forces(std::uint32_t sub);
   void units(std::uint32_t mode, std::uint32_t phase = 0);
 
   const StepRecordingInputs& in_;
@@ -316,7 +316,7 @@ void StepRecorder::sweeps(std::uint32_t first, std::uint32_t kind, std::uint32_t
   }
   for (std::uint32_t s = 0; s < total; ++s) {
     const bool measure = last && s + 1 == total;
-    if (measure) run(kernels_.body(), body_groups_, kern::BODY_RESIDUAL_REFERENCE);
+    if (measure) run(kernels_.body(), body_groups_, kern::BODY_KEEP_REFERENCE);
     sweep(s == 0 && first != kern::KIND_NONE ? first : kind);
     if (measure) run(kernels_.body(), body_groups_, kern::BODY_RESIDUAL);
   }
@@ -340,19 +340,26 @@ void StepRecorder::gather_sweeps(std::uint32_t first, std::uint32_t kind, std::u
   if (turns % 2 == 1) run(kernels_.pcontact(), body_groups_, kern::PCONTACT_GATHER_SETTLE);
 }
 
-void StepRecorder::solve(std::uint32_t kind, bool last) {
-  sweeps(kern::KIND_WARM, kind, sv_.iterations, last);
+// A substep's solve: its warm start (swept, or carried by the substep's predict: then kept for
+// the substeps after the first, kernels/world_units.inl), then the iterations.
+void StepRecorder::solve(std::uint32_t kind, bool last, std::uint32_t sub) {
+  const bool carry = choices_.carry_warm_start;
+  if (carry && sub == 0) run(kernels_.body(), body_groups_, kern::BODY_KEEP_REFERENCE);
+  sweeps(carry && sub > 0 ? kern::KIND_NONE : kern::KIND_WARM, kind, sv_.iterations, last);
 }
 
 // The particles' forces before each (sub)step's solve, as the CPU backend's predict_forces:
 // symplectic Euler's spring and wind term, body_predict, the explicit method's n ODE steps or
 // the implicit method's solve (each pass over its own count of invocations).
-void StepRecorder::predict_forces() {
+// The forces' velocity update; in a substep after the first (`sub` > 0) with the warm start
+// when it is carried (kernels/world_units.inl).
+void StepRecorder::predict_forces(std::uint32_t sub) {
   const bool explicit_ode = sv_.integrator != Integrator::symplectic && particles_ > 0;
   if (!explicit_ode && world_.particle_forces()) {
     run(kernels_.ode(kern::ODE_SPRING_FORCE), particle_groups_, kern::ODE_SPRING_FORCE);
   }
-  run(kernels_.body(), body_groups_, kern::BODY_PREDICT);
+  const bool carry = sub > 0 && choices_.carry_warm_start;
+  run(kernels_.body(), body_groups_, carry ? kern::BODY_PREDICT_CARRYING : kern::BODY_PREDICT);
   if (!explicit_ode) return;
   in_.ode.for_each_pass(sv_, in_.params.gravity_dt.w, ode_pass_recorder());
 }
@@ -493,7 +500,7 @@ void StepRecorder::predict() {
   if (OdeControl::marks_held(sv_) && particles_ > 0) {
     run(kernels_.ode(kern::ODE_MARK), unit_groups_, kern::ODE_MARK);
   }
-  predict_forces();
+  predict_forces(0);
   // Kept for StepTrace (48 bytes per rigid body, 16 per particle): the solve overwrites v*, w*
   // in place.
   const VkDeviceSize v4 = sizeof(glm::vec4);
@@ -517,17 +524,17 @@ void StepRecorder::prepare() {
 void StepRecorder::solve_substeps() {
   for (std::uint32_t sub = 0; sub < sv_.substeps; ++sub) {
     if (sub > 0) {
-      predict_forces();
+      predict_forces(sub);
       units(kern::UNIT_TARGETS, kern::PHASE_SOLVE);
     }
     // The step's last sweep measures the solver residual.
     const bool last_sub = sub + 1 == sv_.substeps, relax = sv_.relax_iterations > 0;
-    solve(kern::KIND_SOLVE, last_sub && !sv_.split_impulse && !relax);
+    solve(kern::KIND_SOLVE, last_sub && !sv_.split_impulse && !relax, sub);
     if (sv_.split_impulse) {
       run(kernels_.body(), body_groups_, kern::BODY_SAVE_POS_VEL);
       run(kernels_.body(), body_groups_, kern::BODY_PREDICT_AGAIN);
       units(kern::UNIT_TARGETS, kern::PHASE_VELOCITY);
-      solve(kern::KIND_VELOCITY, last_sub && !relax);
+      solve(kern::KIND_VELOCITY, last_sub && !relax, sub);
     }
     if (OdeControl::limits_strain(sv_)) {
       OdeControl::for_each_strain_pass(sv_, in_.params.gravity_dt.w, ode_pass_recorder());

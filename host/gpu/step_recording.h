@@ -20,6 +20,9 @@ struct RecordChoices {
   std::uint32_t colors = 0;  // colours the recorded step colours and sweeps
   // What the recorded step runs in one workgroup (shaders/world_fused.comp).
   bool fuse_coloring = false, fuse_sweeps = false;
+  // Whether a substep after the first carries its warm start in its predict instead of a sweep
+  // (WarmStart::carried and carries_warm_start, host/sim/world_setup.h).
+  bool carry_warm_start = false;
 };
 
 // Automatic fusion (FusedPolicy::automatic) from the counters of the step just taken; under

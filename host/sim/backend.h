@@ -203,7 +203,12 @@ struct NonFiniteState : std::runtime_error {
   std::uint32_t body;  // world index: the scene's bodies, the plane bodies, then the particles
 };
 
-std::unique_ptr<Backend> make_cpu_backend();
+// How a substep after the first begins its solve (carries_warm_start, host/sim/world_setup.h):
+// carried, each body's velocity change over the last substep's solve added back (it is every
+// unit's impulse applied again: kernels/world_bodies.inl), or swept, a sweep over every unit's
+// rows as the first substep's. The results agree to rounding; swept is for the tests.
+enum class WarmStart : std::uint32_t { carried = 0, swept = 1 };
+std::unique_ptr<Backend> make_cpu_backend(WarmStart warm = WarmStart::carried);
 // The context must outlive the backend. The sequential scheme is CPU-only: load throws.
 //   `fault` is for tests only: that stage's GPU kernel computes something deliberately wrong
 // (VKPHYS_FAULTS in kernels/stages.h: broadphase, narrowphase, predict or solve; another stage
@@ -219,9 +224,11 @@ enum class FusedPolicy : std::uint32_t { automatic = 0, never = 1, always = 2 };
 // host/sim/ode_control.h) or full (solver.cg_max_iterations). The results are the same bit for
 // bit either way; full is for the tests and for measuring.
 enum class CgRecording : std::uint32_t { to_need = 0, full = 1 };
+//   `warm`: as make_cpu_backend's.
 std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx,
                                           std::optional<Stage> fault = std::nullopt,
                                           FusedPolicy fused = FusedPolicy::automatic,
-                                          CgRecording cg = CgRecording::to_need);
+                                          CgRecording cg = CgRecording::to_need,
+                                          WarmStart warm = WarmStart::carried);
 
 }  // namespace vkphys

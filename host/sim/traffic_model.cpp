@@ -111,12 +111,14 @@ u64 odd_phases_per_step(const SolverSettings& sv) {
 
 // The sweeps a step runs (step_recording.cpp and cpu_backend.cpp, `sweeps`): per substep a warm
 // start and `iterations`, again for the split impulse's velocity solve, and the relax sweeps;
-// the Newton-Coulomb impact passes once a step.
-u64 sweeps_per_step(const SolverSettings& sv) {
+// the Newton-Coulomb impact passes once a step. With the warm start carried (carries_warm_start)
+// only the first substep sweeps one; the later ones take it in their predict.
+u64 sweeps_per_step(const SolverSettings& sv, const WorldArrays& world) {
   const u64 per_substep =
       (1 + u64{sv.iterations}) * (sv.split_impulse ? 2 : 1) + sv.relax_iterations;
   const u64 impact = sv.restitution == RestitutionModel::newton ? sv.impact_passes : 0;
-  return u64{sv.substeps} * per_substep + impact;
+  const u64 carried = carries_warm_start(sv, world) ? u64{sv.substeps} - 1 : 0;
+  return u64{sv.substeps} * per_substep + impact - carried;
 }
 
 }  // namespace
@@ -232,10 +234,15 @@ StepTraffic step_traffic(const StepStats& st, const Scene& scene, const WorldArr
   } else if (sv.scheme == SolverScheme::jacobi) {
     per_sweep += jacobi_average_bytes(st, world);
   }
+  // The carried warm start: each body's velocities kept before the first substep's solve, and
+  // in each later predict read and kept again (kernels/world_units.inl).
+  const u64 carry =
+      carries_warm_start(sv, world) ? (n + r) * kV4 * (1 + 2 * (u64{sv.substeps} - 1)) : 0;
   add(Stage::solve,
-      sweeps_per_step(sv) * per_sweep + settles + (sv.substeps - 1u) * predict +
+      sweeps_per_step(sv, world) * per_sweep + settles + (sv.substeps - 1u) * predict + carry +
           (phases - 1) * targets + sv.substeps * (n * 4 * kV4 + r * 3 * kV4) +
-          u64{st.cg_iterations} * (p * 8 * kV4 + u64{world.force_springs()} * (8 + 2 * 3 * kV4 + 2 * kV4)));
+          u64{st.cg_iterations} *
+              (p * 8 * kV4 + u64{world.force_springs()} * (8 + 2 * 3 * kV4 + 2 * kV4)));
 
   // integrate: the commit reads every pair slot's info and writes each manifold's frame and its
   // points' impulses and reference points for the next step's match; clears and refills the

@@ -58,6 +58,12 @@ bool jacobi_gathers(const SolverSettings& solver, const WorldArrays& world) {
          world.sweepers == 0;
 }
 
+bool carries_warm_start(const SolverSettings& solver, const WorldArrays& world) {
+  return solver.substeps > 1 && solver.scheme != SolverScheme::jacobi &&
+         solver.integrator == Integrator::symplectic && !(solver.strain_limit.stretch > 0.0f) &&
+         world.joints() == 0;
+}
+
 namespace {
 
 // Whether any two particles may collide: not when every particle is in one nonzero group (a

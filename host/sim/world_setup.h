@@ -86,6 +86,16 @@ struct WorldArrays {
 // units are particle contacts (no joints or springs, no rigid body other than a plane).
 bool jacobi_gathers(const SolverSettings& solver, const WorldArrays& world);
 
+// Whether a substep after the first may take its warm start from the bodies, as the velocity
+// change the last substep's solve made (kernels/world_units.inl, "the warm start carried"),
+// instead of a sweep over every unit's rows: with substeps, in the sequential and coloured
+// schemes, under symplectic Euler, without the strain limit, in a world without joints (each of
+// those changes impulses, rows or velocities between substeps: Jacobi's spring start, a
+// joint's rows taken again each phase from its anchors' new poses, the limit's and the other
+// integrators' passes). The backends carry it unless told to sweep (WarmStart,
+// host/sim/backend.h).
+bool carries_warm_start(const SolverSettings& solver, const WorldArrays& world);
+
 // Validates what the step relies on (throws std::invalid_argument naming the body, particle,
 // joint, path or impulse). Kinematic bodies and particles get 1/m = 0 (and I^-1 = 0): they push
 // and are not pushed.
