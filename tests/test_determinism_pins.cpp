@@ -53,11 +53,22 @@ struct PinnedScene {
   std::uint32_t steps;
 };
 
-// Small, quick scenes that together reach every unit kind: box contacts and friction (a stack),
-// joints with limits (the rag-doll), particles in a pile, particles on a rigid ramp.
+// A scene at the peers' budget of 5 substeps x 2 iterations: the substeps' own path (in the
+// sequential and coloured schemes the warm start carried, kernels/world_units.inl).
+Scene stack_at_substeps() {
+  Scene s = stack_scene(5);
+  s.settings.solver.substeps = 5;
+  s.settings.solver.iterations = 2;
+  return s;
+}
+
+// Small, quick scenes that together reach every unit kind: box contacts and friction (a stack,
+// with and without substeps), joints with limits (the rag-doll), particles in a pile, particles on
+// a rigid ramp.
 const std::vector<PinnedScene>& pinned_scenes() {
   static const std::vector<PinnedScene> scenes{
       {"stack", [] { return stack_scene(5); }, 120},
+      {"stack_substeps", [] { return stack_at_substeps(); }, 120},
       {"ragdoll", [] { return ragdoll_scene(); }, 60},
       {"particles", [] { return particle_box_scene(500, 3); }, 60},
       {"ramp", [] { return ramp_scene(200); }, 60},
@@ -69,22 +80,27 @@ const std::vector<PinnedScene>& pinned_scenes() {
 const std::map<std::string, std::uint64_t>& pins() {
   static const std::map<std::string, std::uint64_t> p{
       {"cpu_sequential/stack", 0xb1c47a478feefb63ull},
+      {"cpu_sequential/stack_substeps", 0x9f87ef97d69d14c7ull},
       {"cpu_sequential/ragdoll", 0x7084fd8384d7c586ull},
       {"cpu_sequential/particles", 0xa089c21520e88cfeull},
       {"cpu_sequential/ramp", 0xc54cfb79b0fd78b8ull},
       {"cpu_colored/stack", 0x7fa807f663899f96ull},
+      {"cpu_colored/stack_substeps", 0xa47d1312191235e5ull},
       {"cpu_colored/ragdoll", 0xa9176c07ee29d0a0ull},
       {"cpu_colored/particles", 0x6a838295e8c932dfull},
       {"cpu_colored/ramp", 0xcbbae3333029e3c4ull},
       {"cpu_jacobi/stack", 0x7d0a7fa0fe5059dfull},
+      {"cpu_jacobi/stack_substeps", 0xffa61736855b9f8eull},
       {"cpu_jacobi/ragdoll", 0xabee1ce958535b82ull},
       {"cpu_jacobi/particles", 0xd9784b9f93c87993ull},
       {"cpu_jacobi/ramp", 0x625dc8671fa5dfd0ull},
       {"gpu_colored/stack", 0xb1659c194e5b7ffdull},
+      {"gpu_colored/stack_substeps", 0x96384840ec8c2d1full},
       {"gpu_colored/ragdoll", 0x774294f5d3e668a7ull},
       {"gpu_colored/particles", 0x6a838295e8c932dfull},
       {"gpu_colored/ramp", 0xcbbae3333029e3c4ull},
       {"gpu_jacobi/stack", 0xc9882d4bf7982b2cull},
+      {"gpu_jacobi/stack_substeps", 0x5d7dbe68b2606471ull},
       {"gpu_jacobi/ragdoll", 0x4c7385088c4c0cf7ull},
       {"gpu_jacobi/particles", 0xd9784b9f93c87993ull},
       {"gpu_jacobi/ramp", 0xa775a7f76c574089ull},
