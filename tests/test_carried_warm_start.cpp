@@ -157,24 +157,5 @@ TEST(CarriedWarmStart, GpuCarriesItWithFewerDispatches) {
   EXPECT_LE(ca.dispatches + 4u * ca.colors, sw.dispatches + 1u);
 }
 
-// The fused solve (one workgroup, shaders/world_fused.comp) runs a later substep's sweeps
-// without the warm-start sweep as well, with the same bits as one dispatch per colour.
-TEST(CarriedWarmStart, GpuFusedSolveCarriesItWithTheSameBits) {
-  VKPHYS_GPU_TEST_CONTEXT(ctx);
-  const Scene s = at_budget(pyramid_scene(8), SolverScheme::colored, 4, 2);
-  std::unique_ptr<Backend> fused = make_gpu_backend(ctx, std::nullopt, FusedPolicy::always);
-  std::unique_ptr<Backend> split = make_gpu_backend(ctx, std::nullopt, FusedPolicy::never);
-  fused->load(s);
-  split->load(s);
-  for (int k = 0; k < 30; ++k) {
-    fused->step();
-    split->step();
-  }
-  WorldState a, b;
-  fused->read(a);
-  split->read(b);
-  EXPECT_TRUE(same_state(a, b));
-}
-
 }  // namespace
 }  // namespace vkphys::test
