@@ -250,24 +250,25 @@ void body_residual(uint i) {
 // ---- The warm start carried from substep to substep ------------------------------------------
 // A substep's solve begins with the warm start, every unit's accumulated impulses applied
 // again, and its sweeps then change the impulses, each change applied to the bodies through the
-// unit's rows. Those rows (RowParts, kernels/rows.h, and the joints' and particle contacts')
-// are prepared once a step and fixed through its substeps. So a solve changes a body's velocity
-// by M^-1 G^T lambda, lambda the impulses it ends with, whatever the sweeps' order: the next
+// unit's rows. A manifold's rows (RowParts, kernels/rows.h) and a particle contact's are prepared
+// once a step and fixed through its substeps. So a solve changes a body's velocity by
+// M^-1 G^T lambda, lambda the impulses it ends with, whatever the sweeps' order: the next
 // substep's warm start, exactly. (A mass-split sweep too: a unit's copy has n times the inverse
 // mass and the body takes the mean of its n copies.) A later substep therefore takes its warm
 // start from the bodies: body_predict_carrying adds the change the last substep's solve made,
 // v_end - v_start, to the predicted velocity, where a sweep over every unit's rows did the same
 // sum in another order (equal to rounding). v_start is kept in sweep_ref (body_keep_reference,
 // before the first substep's warm start and by each later predict); the step's last sweep may
-// overwrite it for the residual, as the last substep carries nothing on.
+// overwrite it for the residual, as the last substep carries nothing on. The Newton-Coulomb
+// impacts before the first substep's warm start are no impulses of the rows, so its v_start is
+// kept after them.
 // Where the identity fails, the sweep stays (carries_warm_start, host/sim/world_setup.h): under
 // Jacobi the spring start rewrites normal impulses between substeps; a joint's rows (and a
 // compliant spring's) are taken again each phase from its anchors' new poses (joint_targets),
 // so its impulses meet other rows in the next substep (measured: a 20-link chain 1.6e-3 m/s and
 // a rag-doll 0.1 m/s off the sweep after one step); the strain limit and the explicit and
-// implicit integrators move velocities outside the rows. (The split impulse takes no substeps.) The
-// Newton-Coulomb impacts before the first substep's warm start are not impulses of the rows, so the
-// start is kept after them. Measured: docs/benchmarks.md (stop 48).
+// implicit integrators move velocities outside the rows. (The split impulse takes no substeps.)
+// Measured: docs/benchmarks.md (stop 48).
 void body_predict_carrying(uint i) {
   uint n = params.counts.x;
   vec3 dv = vec3(body_vel[i]) - vec3(sweep_ref[i]);

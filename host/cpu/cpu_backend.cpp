@@ -352,8 +352,9 @@ class CpuBackend final : public Backend {
     }
   }
 
-  // A substep's solve: its warm start (swept, or carried by the substep's predict: then kept
-  // for the substep after the first's, kernels/world_units.inl), then the iterations.
+  // A substep's solve: its warm start, then the iterations. With the warm start carried
+  // (kernels/world_units.inl) a later substep's predict applied it, and the first substep keeps
+  // the velocities its solve starts from for the next one's carry.
   void solve(kern::WorldEnv& e, std::uint32_t kind, bool last, std::uint32_t sub) {
     const bool carry = carries_warm_start();
     if (carry && sub == 0) {
@@ -422,9 +423,8 @@ class CpuBackend final : public Backend {
   // The particles' forces before each (sub)step's solve: symplectic Euler's spring and wind term
   // (then body_predict adds it), or body_predict and the explicit method's n ODE steps (kernels/
   // world_ode.inl; with step doubling each is one step of h and two of h / 2), or the implicit
-  // method's linear solve (kernels/world_implicit.inl).
-  // The forces' velocity update; in a substep after the first, `sub` > 0, with the warm start
-  // when it is carried (kernels/world_units.inl).
+  // method's linear solve (kernels/world_implicit.inl). In a substep after the first (`sub` > 0)
+  // body_predict_carrying when the warm start is carried (kernels/world_units.inl).
   void predict_forces(kern::WorldEnv& e, std::uint32_t sub) {
     const std::uint32_t n = world_.bodies(), r = world_.rigid;
     const SolverSettings& sv = scene_.settings.solver;

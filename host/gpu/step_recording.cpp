@@ -340,8 +340,9 @@ void StepRecorder::gather_sweeps(std::uint32_t first, std::uint32_t kind, std::u
   if (turns % 2 == 1) run(kernels_.pcontact(), body_groups_, kern::PCONTACT_GATHER_SETTLE);
 }
 
-// A substep's solve: its warm start (swept, or carried by the substep's predict: then kept for
-// the substeps after the first, kernels/world_units.inl), then the iterations.
+// A substep's solve: its warm start, then the iterations. With the warm start carried
+// (kernels/world_units.inl) a later substep's predict applied it, and the first substep keeps the
+// velocities its solve starts from for the next one's carry.
 void StepRecorder::solve(std::uint32_t kind, bool last, std::uint32_t sub) {
   const bool carry = choices_.carry_warm_start;
   if (carry && sub == 0) run(kernels_.body(), body_groups_, kern::BODY_KEEP_REFERENCE);
@@ -350,9 +351,9 @@ void StepRecorder::solve(std::uint32_t kind, bool last, std::uint32_t sub) {
 
 // The particles' forces before each (sub)step's solve, as the CPU backend's predict_forces:
 // symplectic Euler's spring and wind term, body_predict, the explicit method's n ODE steps or
-// the implicit method's solve (each pass over its own count of invocations).
-// The forces' velocity update; in a substep after the first (`sub` > 0) with the warm start
-// when it is carried (kernels/world_units.inl).
+// the implicit method's solve (each pass over its own count of invocations). In a substep after
+// the first (`sub` > 0) BODY_PREDICT_CARRYING when the warm start is carried (kernels/
+// world_units.inl).
 void StepRecorder::predict_forces(std::uint32_t sub) {
   const bool explicit_ode = sv_.integrator != Integrator::symplectic && particles_ > 0;
   if (!explicit_ode && world_.particle_forces()) {

@@ -205,7 +205,7 @@ struct NonFiniteState : std::runtime_error {
 
 // How a substep after the first begins its solve (carries_warm_start, host/sim/world_setup.h):
 // carried, each body's velocity change over the last substep's solve added back (it is every
-// unit's impulse applied again: kernels/world_bodies.inl), or swept, a sweep over every unit's
+// unit's impulse applied again: kernels/world_units.inl), or swept, a sweep over every unit's
 // rows as the first substep's. The results agree to rounding; swept is for the tests.
 enum class WarmStart : std::uint32_t { carried = 0, swept = 1 };
 std::unique_ptr<Backend> make_cpu_backend(WarmStart warm = WarmStart::carried);
