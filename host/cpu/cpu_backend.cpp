@@ -38,6 +38,8 @@ class CpuBackend final : public Backend {
     if (pair_capacity) cap_.pairs = pair_capacity;
     if (contact_capacity) cap_.contacts = contact_capacity;
     params_ = make_world_params(scene_, world_, cap_);  // validates before allocating
+    carry_warm_start_ =
+        warm_ == WarmStart::carried && carries_warm_start(scene_.settings.solver, world_);
     start_.assign(n, glm::vec4(0.0f));
     // Claims and marks, then the joints' colours from load (kernels/world_layout.h).
     color_.assign(2 * n, 0u);
@@ -356,17 +358,11 @@ class CpuBackend final : public Backend {
   // (kernels/world_units.inl) a later substep's predict applied it, and the first substep keeps
   // the velocities its solve starts from for the next one's carry.
   void solve(kern::WorldEnv& e, std::uint32_t kind, bool last, std::uint32_t sub) {
-    const bool carry = carries_warm_start();
-    if (carry && sub == 0) {
+    if (carry_warm_start_ && sub == 0) {
       for (std::uint32_t i = 0; i < world_.bodies(); ++i) e.body_keep_reference(i);
     }
-    const std::uint32_t warm = carry && sub > 0 ? kern::KIND_NONE : kern::KIND_WARM;
+    const std::uint32_t warm = carry_warm_start_ && sub > 0 ? kern::KIND_NONE : kern::KIND_WARM;
     sweeps(e, warm, kind, scene_.settings.solver.iterations, last);
-  }
-
-  bool carries_warm_start() const {
-    return warm_ == WarmStart::carried &&
-           vkphys::carries_warm_start(scene_.settings.solver, world_);
   }
 
   // The sweep over rigid bodies sorted by min x (and with slabs then by slab, stably): walk
@@ -431,7 +427,7 @@ class CpuBackend final : public Backend {
     if (sv.integrator == Integrator::symplectic && world_.particle_forces()) {
       for (std::uint32_t i = r; i < n; ++i) e.spring_force_pass(i);
     }
-    if (sub > 0 && carries_warm_start()) {
+    if (sub > 0 && carry_warm_start_) {
       for (std::uint32_t i = 0; i < n; ++i) e.body_predict_carrying(i);
     } else {
       for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
@@ -663,6 +659,7 @@ class CpuBackend final : public Backend {
   }
 
   const WarmStart warm_;
+  bool carry_warm_start_ = false;  // WarmStart::carried and carries_warm_start, set at load
   Scene scene_;
   WorldArrays world_;
   kern::WorldParams params_{};
