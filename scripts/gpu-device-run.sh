@@ -10,7 +10,8 @@
 #   final   particles up to 1M, the rigid workloads, cloth_hang with and without tethers, the
 #           drape at 64² to 256² by every method and at 512² compliant, then every case (those
 #           named in $first first)
-#   speed   100k and 1M particles and the rigid workloads (the floors)
+#   speed   100k and 1M particles and the rigid workloads (the floors), each also timed with
+#           pipelined steps (--batch 10)
 #   check   speed's benches, then every case
 #   jacobi  particles and the rigid workloads under the Jacobi scheme, cloth_hang and the
 #           compliant drape at 64² to 256², then the cases
@@ -122,6 +123,9 @@ elif [ "$MODE" = jacobi ]; then
 elif [ "$MODE" = speed ] || [ "$MODE" = check ]; then
   bench particles 45 particles --sizes 100000,1000000 --backend gpu
   bench rigid 60 rigid --backend gpu
+  # Pipelined steps (stop 49): the same workloads timed in calls of 10 steps.
+  bench particles-batched 45 particles --sizes 1000,100000,1000000 --backend gpu --batch 10
+  bench rigid-batched 60 rigid --backend gpu --batch 10
 else
   bench all 150 all --backend gpu
   bench particles1m 60 particles --sizes 1000000 --backend gpu

@@ -353,10 +353,11 @@ int cmd_bench(const Options& opt) {
                 options.fused = fused_solve(opt.fused);
                 options.shared_device = gpu;
               }
-              std::fprintf(stderr,
-                           "%s %u (%u bodies, %u particles), %s, %s: %u warm-up + %u timed steps\n",
-                           w->name, size, bodies, particles, which.c_str(), label.c_str(), warmup,
-                           opt.steps);
+              std::fprintf(
+                  stderr,
+                  "%s %u (%u bodies, %u particles), %s, %s: %u warm-up + %u timed steps%s\n",
+                  w->name, size, bodies, particles, which.c_str(), label.c_str(), warmup, opt.steps,
+                  opt.batch > 1 ? fmt::format(" in calls of {}", opt.batch).c_str() : "");
               warn_stability(solved);  // a force row past its bound is expected to diverge
               World world(solved, options);
               Progress progress(std::uint64_t{warmup} + opt.steps);
@@ -381,23 +382,26 @@ int cmd_bench(const Options& opt) {
               double strain_sum = 0.0;
               std::uint32_t strain_samples = 0;
               std::uint64_t cg_iterations = 0;
-              for (std::uint32_t k = 0; k < opt.steps; ++k) {
+              for (std::uint32_t k = 0; k < opt.steps;) {
+                // A call of n steps: its last step's statistics stand for all n (--batch).
+                const std::uint32_t n = std::min(opt.batch, opt.steps - k);
                 const auto t0 = std::chrono::steady_clock::now();
-                world.step();
+                world.step(n);
                 wall +=
                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                         .count();
                 const StepStatistics st = world.statistics();
-                for (std::size_t s = 0; s < stages.size(); ++s) stage_sum[s] += st.stages[s].ms;
+                for (std::size_t s = 0; s < stages.size(); ++s) stage_sum[s] += n * st.stages[s].ms;
                 regrows += st.regrows;
-                cg_iterations += st.cg_iterations;
+                cg_iterations += std::uint64_t{n} * st.cg_iterations;
                 cg_redos += st.cg_redos;
                 color_redos += st.color_redos;
-                if (!scene.springs.empty() && (k + 1) % kStrainEvery == 0) {
+                if (!scene.springs.empty() && (k + n) / kStrainEvery > k / kStrainEvery) {
                   strain_sum += world.spring_strain().mean;
                   ++strain_samples;
                 }
-                progress.update(std::uint64_t{warmup} + k + 1u);
+                k += n;
+                progress.update(std::uint64_t{warmup} + k);
               }
               progress.finish();
               if (solved.settings.solver.integrator == Integrator::implicit && which == "gpu") {

@@ -51,6 +51,7 @@ struct Options {
   std::vector<std::uint32_t> sizes{1000, 10000, 100000};
   bool sizes_given = false;       // --sizes was on the command line
   std::uint32_t warmup = 0;       // bench: warm-up steps
+  std::uint32_t batch = 1;        // bench: timed steps per World::step call (pipelined on a GPU)
   std::string plot;               // bench: folder for SVG plots of ms/step against size
   std::string fused = "auto";     // bench: auto|never|always (FusedPolicy, host/sim/backend.h)
   std::string method;             // bench: compliant|force|implicit|all; empty = the scene's

@@ -15,7 +15,8 @@
 //   [particles|mixed|pyramid|pyramids|boxes|cloth|cloth_self|cloth_hang|flag|rigid|all]
 //                [--sizes N,...]
 //                [--backend gpu|cpu|both] [--scheme colored|jacobi|sequential|all] [--warmup N]
-//                [--steps N] [--fused auto|never|always] [--tethers none|euclidean|geodesic]
+//                [--steps N] [--batch N] [--fused auto|never|always]
+//                [--tethers none|euclidean|geodesic]
 //                [--cg-preconditioner block_jacobi|lines]
 //   vkphys export-scene NAME [--size N] [--out FILE]   a built-in scene as JSON
 //   vkphys plot RUN_DIR                       SVG plots of RUN_DIR/metrics.csv in RUN_DIR/plots
@@ -41,6 +42,9 @@
 // lavapipe), flag (scenes/flag.json's flag in the wind at n x ceil(2n/3) vertices, --sizes = n,
 // default 64,128,256 on a GPU, 64 elsewhere); rigid = pyramid, pyramids and boxes. --warmup
 // defaults to 30 steps (particles), 60 (pyramids, cloth) and 120 (boxes); --steps to 20.
+// --batch N times the steps N to a World::step(N) call: on the GPU backend each step is then
+// submitted before the host reads the one before it (pipelined steps); the stage times and the
+// redo counts are those of each call's last step.
 //
 // --device N|NAME picks the Vulkan device for the GPU backend (default: discrete GPU first,
 // otherwise any Vulkan device, e.g. lavapipe).
@@ -204,6 +208,11 @@ int main(int argc, char** argv) {
   bench->add_option("--backend", opt.backend, "gpu, cpu or both")
       ->check(CLI::IsMember({"gpu", "cpu", "both"}));
   bench->add_option("--steps", opt.steps, "timed steps per size");
+  bench
+      ->add_option("--batch", opt.batch,
+                   "timed steps per World::step call (default 1); the GPU backend pipelines the "
+                   "steps of a call, and the stage times are each call's last step's")
+      ->check(CLI::Range(1u, 1000000u));
   bench
       ->add_option("--fused", opt.fused,
                    "GPU: colouring and sweeps in one workgroup: auto (where each colour fits "

@@ -121,19 +121,24 @@ struct World::Impl {
     return describe(scene, i < rigid ? BodyRef{i, false} : BodyRef{i - rigid, true});
   }
 
-  // One step; with `record`, its contact lists go to `trace`.
-  void step_once(bool record) {
-    traced = false;  // until this step completes, `trace` is of no held state
+  // n steps; with `record`, the last one's contact lists go to `trace`. The backend takes them
+  // together (the GPU's pipelined: Backend::steps); after a throw, the steps it took stand.
+  void step_many(std::uint32_t n, bool record) {
+    traced = false;  // until the steps complete, `trace` is of no held state
+    const std::uint64_t before = backend->steps_taken();
+    auto taken = [&] { steps += backend->steps_taken() - before; };
     try {
-      backend->step(record ? &trace : nullptr);
+      backend->steps(n, record ? &trace : nullptr);
     } catch (const NonFiniteState& e) {
+      taken();
       throw NonFiniteError(steps + 1,
                            fmt::format("the {} stage made {} NaN or infinite", stage_name(e.stage),
                                        describe_world_index(e.body)));
     } catch (const vk::Error& e) {
+      taken();
       fail(steps + 1, e);
     }
-    ++steps;
+    taken();
     traced = record;
     stepped = true;
   }
@@ -318,9 +323,9 @@ void World::step(std::uint32_t n) {
   w.usable("step");
   guarded([&] {
     const bool read = w.options.read_back == ReadBack::every_step;
-    for (std::uint32_t k = 0; k < n; ++k) {
-      if (read && k + 1 == n) w.backend->read_after_next_step();
-      w.step_once(k + 1 == n && w.options.record_contacts);
+    if (n > 0) {
+      if (read) w.backend->read_after_next_step();  // the last of the n
+      w.step_many(n, w.options.record_contacts);
     }
     if (read) {
       w.read_tried = w.steps;

@@ -108,6 +108,8 @@ class CpuBackend final : public Backend {
     write_world_state(state, world_.rigid, world_.pos, world_.vel, world_.rot, world_.omega);
   }
 
+  std::uint64_t steps_taken() const override { return step_index_; }
+
   CarriedState save() const override {
     CarriedState s;
     s.step = step_index_;

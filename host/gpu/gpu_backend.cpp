@@ -16,6 +16,20 @@
 // the warm-start table, re-records and redoes the step. So too, re-recorded with more, when
 // fewer colours were recorded than the colouring needed, or fewer CG iterations than a solve
 // needed (host/sim/ode_control.h, R).
+//
+// Pipelined steps (steps(n)): step s + 1 is submitted before the host waits for step s, so the
+// device never idles while the host reads s's counters, decides and submits; two steps are in
+// flight at most. What the host writes for a step or reads after it (constants, kinematic
+// paths, the step-start backup, the counter readback) is kept per in-flight slot (kSlots,
+// host/gpu/world_buffers.h); the step's recording is shared, each slot's begin and end around
+// it. A step undone by its counters is found one step late, with s + 1 already run on what s
+// left: s + 1 committed nothing (it sees s's undo flags: WorldCounters::undone_before), so the
+// host restores s's start from s's slot, grows or re-records, and redoes s and then s + 1; no
+// contact is lost and the bits are those of the steps taken one at a time
+// (tests/test_pipelined_steps.cpp). A recording re-chosen after s (colours, fusion, CG
+// iterations) waits for s + 1, which ran the old recording: those choices never change the
+// result (host/gpu/step_recording.h). The adaptive explicit step, whose ODE step count follows
+// each step's error, runs one step at a time.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -50,9 +64,17 @@ class GpuBackend final : public Backend {
         warm_(warm),
         constants_(fault),
         kernels_(ctx, constants_.values),
-        timestamps_(ctx, kStageCount + 1) {}
+        timestamps_(ctx, kStageCount + 1) {
+    for (VkFence& fence : fences_) fence = ctx_.create_fence();
+  }
 
   ~GpuBackend() override {
+    // A step may still be in flight after an exception; its command buffers must not be freed
+    // under it.
+    for (std::uint32_t slot = 0; slot < kSlots; ++slot) {
+      if (in_flight_[slot]) vkWaitForFences(ctx_.device(), 1, &fences_[slot], VK_TRUE, UINT64_MAX);
+      ctx_.destroy_fence(fences_[slot]);
+    }
     free_command_buffer();
     free_state_copy();
   }
@@ -66,6 +88,7 @@ class GpuBackend final : public Backend {
           "solver.scheme = \"sequential\" runs on the CPU backend only (use colored or jacobi "
           "on the GPU)");
     }
+    finish_all();  // a step that an exception left in flight (its buffers go below)
     scene_ = scene;
     world_ = build_world(scene);
     n_ = world_.bodies();
@@ -89,30 +112,46 @@ class GpuBackend final : public Backend {
         warm_ == WarmStart::carried && carries_warm_start(scene_.settings.solver, world_);
     stats_ = {};
     step_index_ = 0;
+    redos_for_ = ~std::uint64_t{0};
     allocate_lists();
   }
 
   void read_after_next_step() override { copy_state_next_ = true; }
 
-  void step(StepTrace* trace) override {
+  void step(StepTrace* trace) override { steps(1, trace); }
+
+  // Steps [step_index_, end) go through three states: submitted (up to two, one per in-flight
+  // slot), waited for (their counters readable in their slot's readback block), accepted. Each
+  // loop turn makes sure step s and, pipelining, step s + 1 are submitted, waits for s and reads
+  // its counters; then either accepts s, or restores s's start and redoes it, and s + 1 with it
+  // (s + 1 ran on what s left and committed nothing: WorldCounters::undone_before).
+  void steps(std::uint32_t n, StepTrace* trace) override {
+    if (n == 0) return;
     const bool copy_state = std::exchange(copy_state_next_, false);
     state_copied_ = false;
-    // The step, and with a read to follow the copy of the state out (record_state_copy).
-    std::array<VkCommandBuffer, 2> submission{VK_NULL_HANDLE, state_copy_cb_};
-    stats_.regrows = 0;
-    stats_.ode_redos = 0;
-    stats_.cg_redos = 0;
-    stats_.color_redos = 0;
-    world_.drive.step(step_index_, drive_paths_, drive_impulses_);
-    kern::WorldCounters counters;
     const SolverSettings& sv = scene_.settings.solver;
-    for (;;) {
-      upload_drive();       // again after a regrow, which rewrites the step constants
-      submission[0] = cb_;  // a redo below may have re-recorded the step
-      ctx_.submit_and_wait(std::span(submission.data(), copy_state ? 2u : 1u));
-      std::memcpy(&counters, gpu_.counters_host.mapped(), sizeof counters);
+    // The adaptive integrator's n follows each step's error, which a step submitted ahead could
+    // not see (its result would differ from the step taken alone): it runs one step at a time.
+    const bool ahead = !ode_.adaptive(sv);
+    const std::uint64_t end = step_index_ + n;
+    std::uint64_t submitted = step_index_;  // steps before this one have been submitted
+    kern::WorldCounters counters;
+    while (step_index_ < end) {
+      const std::uint64_t s = step_index_;
+      if (submitted == s) submit_step(submitted++, copy_state && s + 1 == end);
+      if (ahead && submitted == s + 1 && submitted < end) {
+        submit_step(submitted++, copy_state && s + 2 == end);
+      }
+      if (redos_for_ != s) {
+        redos_for_ = s;
+        stats_.regrows = stats_.ode_redos = stats_.cg_redos = stats_.color_redos = 0;
+      }
+      const std::uint32_t slot = slot_of(s);
+      finish(slot);
+      std::memcpy(&counters, gpu_.counters_host[slot].mapped(),
+                  offsetof(kern::WorldCounters, undone_before));
       if (counters.overflow) {
-        restore_step_start();
+        redo_from(s, submitted);
         cap_ = grown_capacities(cap_, counters.pairs, counters.pcontacts, world_.joints());
         ++stats_.regrows;
         allocate_lists();
@@ -121,7 +160,7 @@ class GpuBackend final : public Backend {
       fill_world_stats(counters, scene_, world_, cap_, stats_);
       if (counters.redo) {
         // Fewer colours were recorded than the colouring needed: redo with all of them.
-        restore_step_start();
+        redo_from(s, submitted);
         ++stats_.color_redos;
         recorded_.colors = scene_.settings.solver.max_colors;
         rerecord();
@@ -134,43 +173,24 @@ class GpuBackend final : public Backend {
       if (over) {
         // The adaptive step's error passed its tolerance: redo it with twice the ODE steps (its
         // commit was skipped).
-        restore_step_start();
+        redo_from(s, submitted);
         ++stats_.ode_redos;
         rerecord();
         continue;
       }
       if (ode_.cg_redo(sv, counters.cg_short != 0u)) {
         // A solve ran out of the recorded CG iterations unconverged: redo with the cap.
-        restore_step_start();
+        redo_from(s, submitted);
         ++stats_.cg_redos;
         rerecord();
         continue;
       }
-      break;
+      accept(counters, s + 1 == end ? trace : nullptr);
     }
     state_copied_ = copy_state;
-    const float error = std::bit_cast<float>(counters.ode_error);
-    stats_.ode_steps = sv.integrator == Integrator::symplectic ? 0u : ode_.steps;
-    stats_.ode_error = error;
-    bool changed = choose_fusion(fused_, counters, scene_, world_, cap_, recorded_);
-    changed = ode_.relax(sv, error) || changed;
-    if (cg_recording_ == CgRecording::to_need)
-      changed = ode_.cg_relax(sv, counters.cg_most) || changed;
-    // The colouring passes stop at the recorded colours too; if units are left over, the step
-    // above is redone with every colour.
-    if (sv.scheme == SolverScheme::colored) {
-      changed = choose_colors(stats_.colors, color_window_, recorded_) || changed;
-    }
-    if (changed) rerecord();
-    stats_.device_bytes = ctx_.allocated_bytes();
-    std::vector<double> ms = timestamps_.read_intervals_ms();
-    for (std::size_t s = 0; s < ms.size() && s < kStageCount; ++s) stats_.stage_ms[s] = ms[s];
-    if (trace) {
-      fill_trace(*trace, std::min(counters.pairs, cap_.pairs),
-                 std::min(counters.pcontacts, cap_.contacts));
-    }
-    ++step_index_;
   }
+
+  std::uint64_t steps_taken() const override { return step_index_; }
 
   void read(WorldState& out) const override {
     if (!state_copied_) copy_state_out();
@@ -211,37 +231,102 @@ class GpuBackend final : public Backend {
   }
 
  private:
-  // This step's kinematic paths and due impulses, into the host-visible drive buffers and the
-  // step constants.
-  void upload_drive() {
-    if (!drive_paths_.empty()) {
-      std::memcpy(gpu_.buf[b_drive_paths].mapped(), drive_paths_.data(),
-                  drive_paths_.size() * sizeof(glm::vec4));
-    }
-    if (!drive_impulses_.empty()) {
-      std::memcpy(gpu_.buf[b_drive_impulses].mapped(), drive_impulses_.data(),
-                  drive_impulses_.size() * sizeof(glm::vec4));
-    }
-    auto* params = static_cast<kern::WorldParams*>(gpu_.params_host.mapped());
-    params->drive.z = static_cast<std::uint32_t>(drive_impulses_.size() / 2);
+  static std::uint32_t slot_of(std::uint64_t step) {
+    return static_cast<std::uint32_t>(step % kSlots);
   }
 
-  void restore_step_start() {
-    ctx_.run_once([&](VkCommandBuffer cb) { gpu_.backup_copies(cb, true, world_); });
+  // Step `s` into its slot's submission: its kinematic paths and due impulses into the slot's
+  // drive block and step constants, then begin, the step and end (and the copy of the state
+  // out, when a read follows it).
+  void submit_step(std::uint64_t s, bool copy_state) {
+    const std::uint32_t slot = slot_of(s);
+    world_.drive.step(s, drive_paths_, drive_impulses_);
+    auto* drive = static_cast<char*>(gpu_.drive_host[slot].mapped());
+    const std::size_t paths = drive_paths_.size() * sizeof(glm::vec4);
+    if (paths) std::memcpy(drive, drive_paths_.data(), paths);
+    if (!drive_impulses_.empty()) {
+      std::memcpy(drive + gpu_.buf[b_drive_paths].size(), drive_impulses_.data(),
+                  drive_impulses_.size() * sizeof(glm::vec4));
+    }
+    auto* params = static_cast<kern::WorldParams*>(gpu_.params_host[slot].mapped());
+    *params = params_;
+    params->drive.z = static_cast<std::uint32_t>(drive_impulses_.size() / 2);
+    const std::array<VkCommandBuffer, 4> cbs{step_.begin[slot], step_.main, step_.end[slot],
+                                             state_copy_cb_};
+    ctx_.submit(std::span(cbs.data(), copy_state ? 4u : 3u), fences_[slot]);
+    in_flight_[slot] = true;
+  }
+
+  // Waits for the slot's submission, if it has one in flight.
+  void finish(std::uint32_t slot) {
+    if (!in_flight_[slot]) return;
+    in_flight_[slot] = false;
+    ctx_.wait(fences_[slot]);
+  }
+
+  void finish_all() {
+    for (std::uint32_t slot = 0; slot < kSlots; ++slot) finish(slot);
+  }
+
+  // Step s is to be redone: the step submitted after it, if any, is dropped (it ran on what s
+  // left), and s's start state comes back from its slot's backup, with the counters cleared
+  // (the dropped steps' undo flags too).
+  void redo_from(std::uint64_t s, std::uint64_t& submitted) {
+    finish_all();
+    submitted = s;
+    ctx_.run_once([&](VkCommandBuffer cb) {
+      gpu_.backup_copies(cb, true, world_, slot_of(s));
+      gpu_.buf[b_counters].fill(cb, 0u);
+    });
+  }
+
+  // Step step_index_ stands: its statistics, what the next recording should hold (re-recorded
+  // once the step submitted after it has finished), its trace.
+  void accept(const kern::WorldCounters& counters, StepTrace* trace) {
+    const SolverSettings& sv = scene_.settings.solver;
+    const float error = std::bit_cast<float>(counters.ode_error);
+    stats_.ode_steps = sv.integrator == Integrator::symplectic ? 0u : ode_.steps;
+    stats_.ode_error = error;
+    bool changed = choose_fusion(fused_, counters, scene_, world_, cap_, recorded_);
+    changed = ode_.relax(sv, error) || changed;
+    if (cg_recording_ == CgRecording::to_need)
+      changed = ode_.cg_relax(sv, counters.cg_most) || changed;
+    // The colouring passes stop at the recorded colours too; if units are left over, the step
+    // is redone with every colour.
+    if (sv.scheme == SolverScheme::colored) {
+      changed = choose_colors(stats_.colors, color_window_, recorded_) || changed;
+    }
+    if (changed) {
+      finish_all();  // the step ahead ran the old recording: the same bits (step_recording.h)
+      rerecord();
+    }
+    stats_.device_bytes = ctx_.allocated_bytes();
+    // With a step ahead in flight the timestamps are its own; a trace is of the last step,
+    // which has none.
+    if (!in_flight_[slot_of(step_index_ + 1)]) {
+      std::vector<double> ms = timestamps_.read_intervals_ms();
+      for (std::size_t s = 0; s < ms.size() && s < kStageCount; ++s) stats_.stage_ms[s] = ms[s];
+      if (trace) {
+        fill_trace(*trace, std::min(counters.pairs, cap_.pairs),
+                   std::min(counters.pcontacts, cap_.contacts));
+      }
+    }
+    ++step_index_;  // last: a throw above leaves the step untaken, as a throw in its submit
   }
 
   // (Re)allocates everything sized by the capacities; last step's pairs keep their slots (the
   // warm-start table is rebuilt from them) and last step's particle contacts their places.
   void allocate_lists() {
     params_ = make_world_params(scene_, world_, cap_);
-    std::memcpy(gpu_.params_host.mapped(), &params_, sizeof params_);
+    std::memcpy(gpu_.params_host[0].mapped(), &params_, sizeof params_);
     WorldBuffers::KeptLists old = gpu_.size_lists(ctx_, scene_, world_, cap_, params_);
     free_command_buffer();
     for (vk::Kernel* k : kernels_.all()) k->reset_sets();
     gpu_.sets.clear();
     ctx_.run_once([&](VkCommandBuffer cb) {
       // The hash insert below reads the new capacities from the step constants.
-      gpu_.copy_params_in(cb);
+      gpu_.copy_params_in(cb, 0);
+      gpu_.buf[b_counters].fill(cb, 0u);  // no undo flags before the first step (undone_before)
       // The old list into the front of the grown buffer and zeros behind it: the two transfers
       // write disjoint ranges, so they need no barrier between them (two transfer writes to one
       // range may land in either order without one).
@@ -256,23 +341,30 @@ class GpuBackend final : public Backend {
       kernels_.commit().dispatch(cb, gpu_.set(kernels_.commit()),
                                  vk::groups_for(cap_.pairs, VKPHYS_GROUP_SIZE), insert);
     });
-    cb_ = record();
+    record();
   }
 
-  VkCommandBuffer record() {
-    return record_step(
+  void record() {
+    step_ = record_step(
         {ctx_, kernels_, timestamps_, gpu_, scene_, world_, cap_, params_, ode_, recorded_},
         stats_);
   }
 
   void rerecord() {
     free_command_buffer();
-    cb_ = record();
+    record();
   }
 
   void free_command_buffer() {
-    if (cb_) ctx_.free_command_buffer(cb_);
-    cb_ = VK_NULL_HANDLE;
+    auto free = [&](VkCommandBuffer& cb) {
+      if (cb) ctx_.free_command_buffer(cb);
+      cb = VK_NULL_HANDLE;
+    };
+    free(step_.main);
+    for (std::uint32_t slot = 0; slot < kSlots; ++slot) {
+      free(step_.begin[slot]);
+      free(step_.end[slot]);
+    }
   }
 
   void fill_trace(StepTrace& t, std::uint32_t pairs, std::uint32_t contacts) const {
@@ -396,7 +488,11 @@ class GpuBackend final : public Backend {
   // state_transfer_ holds the device's state as it is now (the last step copied it out, or a
   // read or write since went through it).
   mutable bool state_copied_ = false;
-  VkCommandBuffer cb_ = VK_NULL_HANDLE;
+  RecordedStep step_;  // record_step
+  std::array<VkFence, kSlots> fences_{};
+  std::array<bool, kSlots> in_flight_{};  // the slot's step was submitted and not waited for
+  // The step whose redos stats_ counts (regrows, ode_redos, cg_redos, color_redos).
+  std::uint64_t redos_for_ = ~std::uint64_t{0};
 };
 
 }  // namespace

@@ -190,6 +190,8 @@ StepRecorder::StepRecorder(const StepRecordingInputs& in)
 VkCommandBuffer StepRecorder::record(StepStats& stats) {
   cb_ = in_.ctx.allocate_command_buffer();
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  // Pending twice while two steps are in flight (record_step): one recording, both slots.
+  begin.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
   vk::check(vkBeginCommandBuffer(cb_, &begin), "vkBeginCommandBuffer");
   vk::RecordCounts counted;  // the step's dispatches and barriers, as recorded
   in_.timestamps.reset(cb_);
@@ -202,8 +204,6 @@ VkCommandBuffer StepRecorder::record(StepStats& stats) {
   prepare();
   solve_substeps();
   commit();
-  vk::copy(cb_, gpu_.buf[b_counters], gpu_.counters_host, sizeof(kern::WorldCounters));
-  vk::barrier_to_host(cb_);
   vk::check(vkEndCommandBuffer(cb_), "vkEndCommandBuffer");
   stats.dispatches = counted.dispatches();
   stats.barriers = counted.barriers();
@@ -382,14 +382,12 @@ void StepRecorder::units(std::uint32_t mode, std::uint32_t phase) {
 }
 
 void StepRecorder::setup() {
-  gpu_.copy_params_in(cb_);
-  for (Binding b : {b_counters, b_pair_offsets, b_pcontact_offsets, b_body_range}) {
-    gpu_.buf[b].fill(cb_, 0u);
-  }
+  // The counters but the step before's undo flags (WorldCounters::undone_before).
+  gpu_.buf[b_counters].fill(cb_, 0u, 0, offsetof(kern::WorldCounters, undone_before));
+  for (Binding b : {b_pair_offsets, b_pcontact_offsets, b_body_range}) gpu_.buf[b].fill(cb_, 0u);
   gpu_.buf[b_body_color].fill(cb_, 0u, 0, color_marks_);
   gpu_.buf[b_cell_start].fill(cb_, VKPHYS_EMPTY_CELL);
-  gpu_.backup_copies(cb_, false, world_);
-  vk::barrier(cb_);
+  vk::barrier(cb_);  // after record_step_begin's copies too, submitted before this
   run(kernels_.body(), body_groups_, kern::BODY_SETUP);
   if ((in_.params.modes.w & VKPHYS_FLAG_SPECULATIVE_REACH) != 0u) {
     run(kernels_.reach(), body_groups_, 0u);  // kernels/world_bodies.inl, body_reach_setup
@@ -567,8 +565,44 @@ void StepRecorder::commit() {
 
 }  // namespace
 
-VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats) {
-  return StepRecorder(in).record(stats);
+RecordedStep record_step(const StepRecordingInputs& in, StepStats& stats) {
+  RecordedStep step;
+  step.main = StepRecorder(in).record(stats);
+  vk::RecordCounts ends;  // one slot's begin and end, run with the step every time
+  WorldBuffers& gpu = in.buffers;
+  auto record = [&](auto&& commands) {
+    VkCommandBuffer cb = in.ctx.allocate_command_buffer();
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    vk::check(vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
+    commands(cb);
+    vk::check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+    return cb;
+  };
+  for (std::uint32_t slot = 0; slot < kSlots; ++slot) {
+    std::optional<vk::RecordCounts> again;  // the other slots' are the same: not counted
+    if (slot > 0) again.emplace();
+    step.begin[slot] = record([&](VkCommandBuffer cb) {
+      gpu.copy_params_in(cb, slot);
+      gpu.copy_drive_in(cb, slot);
+      gpu.backup_copies(cb, false, in.world, slot);
+    });
+    step.end[slot] = record([&](VkCommandBuffer cb) {
+      const vk::Buffer& counters = gpu.buf[b_counters];
+      // Up to the undo flags that the copies below write (the host reads their sources).
+      vk::copy(cb, counters, gpu.counters_host[slot], offsetof(kern::WorldCounters, undone_before));
+      constexpr VkDeviceSize kFlags[] = {
+          offsetof(kern::WorldCounters, overflow), offsetof(kern::WorldCounters, redo),
+          offsetof(kern::WorldCounters, cg_short), offsetof(kern::WorldCounters, ode_over)};
+      for (std::size_t f = 0; f < std::size(kFlags); ++f) {
+        copy_region(cb, counters, counters, kFlags[f],
+                    offsetof(kern::WorldCounters, undone_before) + f * sizeof(std::uint32_t),
+                    sizeof(std::uint32_t));
+      }
+      vk::barrier_to_host_and_queue(cb);
+    });
+  }
+  stats.barriers += ends.barriers();
+  return step;
 }
 
 }  // namespace vkphys

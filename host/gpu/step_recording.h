@@ -62,6 +62,17 @@ struct StepRecordingInputs {
 
 // A new command buffer holding the whole step, ended and ready to submit; `stats` gets its
 // dispatches and barriers.
-VkCommandBuffer record_step(const StepRecordingInputs& in, StepStats& stats);
+// A recorded step: `main` runs the stages; begin[slot] and end[slot] run before and after it in
+// the same submission, for a step in in-flight slot `slot` (kSlots, host/gpu/world_buffers.h).
+// begin copies the slot's step constants and drive data in and the step-start state aside into
+// the slot's backup; end copies the counters out into the slot's readback block and keeps the
+// step's undo flags for the next step (WorldCounters::undone_before), with the barrier that
+// makes the readback visible to the host and orders everything after it on the queue, the next
+// submission included. `stats` gets the dispatches and barriers of main and one slot's ends.
+struct RecordedStep {
+  VkCommandBuffer main = VK_NULL_HANDLE;
+  std::array<VkCommandBuffer, kSlots> begin{}, end{};
+};
+RecordedStep record_step(const StepRecordingInputs& in, StepStats& stats);
 
 }  // namespace vkphys

@@ -29,9 +29,11 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   const VkDeviceSize n = world.bodies(), r = world.rigid, p = world.particles(), j = world.joints();
   buf[b_params] =
       vk::Buffer(ctx, sizeof(kern::WorldParams), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, false);
-  params_host = vk::Buffer(ctx, sizeof(kern::WorldParams), 0, true);
   buf[b_counters] = vk::Buffer(ctx, sizeof(kern::WorldCounters), 0, false);
-  counters_host = vk::Buffer(ctx, sizeof(kern::WorldCounters), 0, true);
+  for (std::uint32_t k = 0; k < kSlots; ++k) {
+    params_host[k] = vk::Buffer(ctx, sizeof(kern::WorldParams), 0, true);
+    counters_host[k] = vk::Buffer(ctx, sizeof(kern::WorldCounters), 0, true);
+  }
   dispatch_args =
       vk::Buffer(ctx, sizeof(kern::WorldCounters), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, false);
   buf[b_body_pos] = storage(ctx, n * v4, "body positions");
@@ -99,12 +101,16 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_cg_lines] = storage(ctx, world.cg_lines.size() * u1, "conjugate-gradient lines");
   buf[b_cg_factor] =
       storage(ctx, VKPHYS_LINE_STRIDE * lines * v4, "conjugate-gradient line factors");
-  // Written by the host before each step (host/sim/drive.h).
-  buf[b_drive_paths] = vk::Buffer(ctx, VkDeviceSize{world.drive.paths()} * 4 * v4, 0, true);
-  buf[b_drive_impulses] =
-      vk::Buffer(ctx, VkDeviceSize{world.drive.max_impulses_per_step()} * 2 * v4, 0, true);
+  // Copied in from drive_host as each step begins (host/sim/drive.h).
+  const VkDeviceSize paths = VkDeviceSize{world.drive.paths()} * 4 * v4;
+  const VkDeviceSize impulses = VkDeviceSize{world.drive.max_impulses_per_step()} * 2 * v4;
+  buf[b_drive_paths] = storage(ctx, paths, "kinematic paths");
+  buf[b_drive_impulses] = storage(ctx, impulses, "scheduled impulses");
   backup_cg = cg * v4;
-  backup = storage(ctx, (2 * n + 2 * r) * v4 + j * 2 * v4 + backup_cg, "step-start backup");
+  for (std::uint32_t k = 0; k < kSlots; ++k) {
+    drive_host[k] = vk::Buffer(ctx, paths + impulses, 0, true);
+    backup[k] = storage(ctx, (2 * n + 2 * r) * v4 + j * 2 * v4 + backup_cg, "step-start backup");
+  }
   predicted = storage(ctx, (n + r) * v4, "predicted-velocity trace");
   buf[b_body_pos].upload(std::span<const glm::vec4>(world.pos));
   buf[b_body_vel].upload(std::span<const glm::vec4>(world.vel));
@@ -210,11 +216,18 @@ VkDescriptorSet WorldBuffers::set(vk::Kernel& k) {
   return s;
 }
 
-void WorldBuffers::copy_params_in(VkCommandBuffer cb) const {
-  vk::copy(cb, params_host, buf[b_params], sizeof(kern::WorldParams));
+void WorldBuffers::copy_params_in(VkCommandBuffer cb, std::uint32_t slot) const {
+  vk::copy(cb, params_host[slot], buf[b_params], sizeof(kern::WorldParams));
 }
 
-void WorldBuffers::backup_copies(VkCommandBuffer cb, bool restore, const WorldArrays& world) {
+void WorldBuffers::copy_drive_in(VkCommandBuffer cb, std::uint32_t slot) const {
+  const VkDeviceSize paths = buf[b_drive_paths].size();
+  copy_region(cb, drive_host[slot], buf[b_drive_paths], 0, 0, paths);
+  copy_region(cb, drive_host[slot], buf[b_drive_impulses], paths, 0, buf[b_drive_impulses].size());
+}
+
+void WorldBuffers::backup_copies(VkCommandBuffer cb, bool restore, const WorldArrays& world,
+                                 std::uint32_t slot) {
   const VkDeviceSize v4 = sizeof(glm::vec4);
   const std::pair<const vk::Buffer*, VkDeviceSize> parts[] = {
       {&buf[b_body_pos], world.bodies() * v4},
@@ -225,7 +238,8 @@ void WorldBuffers::backup_copies(VkCommandBuffer cb, bool restore, const WorldAr
       {&buf[b_cg_dv], backup_cg}};  // the first solve's warm start (world_implicit.inl)
   VkDeviceSize at = 0;
   for (const auto& [buffer, bytes] : parts) {
-    copy_region(cb, restore ? backup : *buffer, restore ? *buffer : backup, restore ? at : 0,
+    const vk::Buffer& aside = backup[slot];
+    copy_region(cb, restore ? aside : *buffer, restore ? *buffer : aside, restore ? at : 0,
                 restore ? 0 : at, bytes);
     at += bytes;
   }

@@ -37,12 +37,21 @@ enum Binding : std::uint32_t {
 void copy_region(VkCommandBuffer cb, const vk::Buffer& src, const vk::Buffer& dst,
                  VkDeviceSize src_offset, VkDeviceSize dst_offset, VkDeviceSize bytes);
 
+// Two steps may be in flight at once (GpuBackend::steps: step n + 1 is submitted before step
+// n's counters are read), so what a step's submission writes from the host or leaves for the
+// host is kept per in-flight slot, a step's slot being its index mod kSlots.
+inline constexpr std::uint32_t kSlots = 2;
+
 struct WorldBuffers {
   std::array<vk::Buffer, VKPHYS_WORLD_BINDINGS> buf;
-  vk::Buffer backup, predicted;
-  VkDeviceSize backup_cg = 0;  // cg_dv's bytes (0 but under the implicit method)
-  vk::Buffer params_host;      // the step constants as the host writes them
-  vk::Buffer counters_host;    // the counters as the step's last command copies them out
+  vk::Buffer predicted;
+  std::array<vk::Buffer, kSlots> backup;         // the step-start state (backup_copies)
+  VkDeviceSize backup_cg = 0;                    // cg_dv's bytes (0 but under the implicit method)
+  std::array<vk::Buffer, kSlots> params_host;    // the step constants as the host writes them
+  std::array<vk::Buffer, kSlots> counters_host;  // the counters as the step's end copies them out
+  // The step's kinematic paths, then its due impulses (host/sim/drive.h), as the host writes
+  // them; copied into b_drive_paths and b_drive_impulses as the step begins.
+  std::array<vk::Buffer, kSlots> drive_host;
   // The counters' indirect dispatch sizes, copied there after the finalize kernel writes them
   // (host/gpu/step_recording.cpp). No shader binds it, so the compute-only barriers between
   // dispatches never need to make it visible again, though every kernel may write the counters.
@@ -66,13 +75,18 @@ struct WorldBuffers {
   // the buffers were (re)allocated.
   VkDescriptorSet set(vk::Kernel& k);
 
-  // The step constants as the host last wrote them, into their device-local buffer.
-  void copy_params_in(VkCommandBuffer cb) const;
+  // The step constants as the host last wrote them into `slot`, into their device-local buffer.
+  void copy_params_in(VkCommandBuffer cb, std::uint32_t slot) const;
+
+  // `slot`'s kinematic paths and due impulses into the buffers the step binds.
+  void copy_drive_in(VkCommandBuffer cb, std::uint32_t slot) const;
 
   // The state a redone step starts from: positions and velocities of every body, orientations
   // and angular velocities of the rigid bodies, joint impulses, the implicit method's last
-  // solution (the first solve's warm start). Into `backup`, or back out of it with `restore`.
-  void backup_copies(VkCommandBuffer cb, bool restore, const WorldArrays& world);
+  // solution (the first solve's warm start). Into `backup[slot]`, or back out of it with
+  // `restore`.
+  void backup_copies(VkCommandBuffer cb, bool restore, const WorldArrays& world,
+                     std::uint32_t slot);
 };
 
 }  // namespace vkphys

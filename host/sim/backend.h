@@ -169,6 +169,16 @@ class Backend {
   virtual void load(const Scene& scene, std::uint32_t pair_capacity = 0,
                     std::uint32_t contact_capacity = 0) = 0;
   virtual void step(StepTrace* trace = nullptr) = 0;
+  // n steps, the last one filling `trace`: what n calls of step() give, bit for bit. The GPU
+  // backend pipelines them: each step is submitted before the host reads the counters of the
+  // one before it, so the host's reading and deciding overlap the device's work
+  // (host/gpu/gpu_backend.cpp). stats() is then the last step's.
+  virtual void steps(std::uint32_t n, StepTrace* trace = nullptr) {
+    for (std::uint32_t k = 0; k < n; ++k) step(k + 1 == n ? trace : nullptr);
+  }
+  // Steps taken since the load (from the restored count after a restore): after a step or
+  // steps call that threw, the steps that stand.
+  virtual std::uint64_t steps_taken() const = 0;
   virtual void read(WorldState& out) const = 0;
   // A hint that read() follows the next step (a World that reads after every step): the GPU
   // backend then copies the state out within that step's own submission, so the read neither

@@ -417,8 +417,7 @@ std::unique_ptr<Context> Context::create(const ContextOptions& options) {
   pinfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pinfo.queueFamilyIndex = ctx->queue_family_;
   check(vkCreateCommandPool(ctx->device_, &pinfo, nullptr, &ctx->pool_), "vkCreateCommandPool");
-  VkFenceCreateInfo finfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  check(vkCreateFence(ctx->device_, &finfo, nullptr, &ctx->fence_), "vkCreateFence");
+  ctx->fence_ = ctx->create_fence();
   ctx->inject_faults(faults_from_environment());
   return ctx;
 }
@@ -465,6 +464,11 @@ VkResult Context::injected_allocation_result(VkDeviceSize bytes) const {
 }
 
 void Context::submit_and_wait(std::span<const VkCommandBuffer> cbs) const {
+  submit(cbs, fence_);
+  wait(fence_);
+}
+
+void Context::submit(std::span<const VkCommandBuffer> cbs, VkFence fence) const {
   // A simulated loss: this submit and every later one fail before reaching the queue.
   ++submits_;
   if (lost_ || (faults_.lose_device_at_submit && submits_ >= faults_.lose_device_at_submit)) {
@@ -475,9 +479,23 @@ void Context::submit_and_wait(std::span<const VkCommandBuffer> cbs) const {
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = static_cast<std::uint32_t>(cbs.size());
   submit.pCommandBuffers = cbs.data();
-  check(vkQueueSubmit(queue_, 1, &submit, fence_), "vkQueueSubmit");
-  check(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
-  check(vkResetFences(device_, 1, &fence_), "vkResetFences");
+  check(vkQueueSubmit(queue_, 1, &submit, fence), "vkQueueSubmit");
+}
+
+void Context::wait(VkFence fence) const {
+  check(vkWaitForFences(device_, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+  check(vkResetFences(device_, 1, &fence), "vkResetFences");
+}
+
+VkFence Context::create_fence() const {
+  VkFenceCreateInfo info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence = VK_NULL_HANDLE;
+  check(vkCreateFence(device_, &info, nullptr, &fence), "vkCreateFence");
+  return fence;
+}
+
+void Context::destroy_fence(VkFence fence) const {
+  if (fence) vkDestroyFence(device_, fence, nullptr);
 }
 
 // Through the layer's own path: the message reaches on_message as the layer's errors do.

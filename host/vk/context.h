@@ -121,6 +121,12 @@ class Context {
   // Submits recorded command buffers, in order, in one submission and waits for them to finish.
   void submit_and_wait(std::span<const VkCommandBuffer> cbs) const;
   void submit_and_wait(VkCommandBuffer cb) const { submit_and_wait(std::span(&cb, 1)); }
+  // The same in two halves, for submissions in flight together: submit signals `fence` (one of
+  // the caller's, unsignalled) when they finish, and wait waits for it and unsignals it.
+  void submit(std::span<const VkCommandBuffer> cbs, VkFence fence) const;
+  void wait(VkFence fence) const;
+  VkFence create_fence() const;
+  void destroy_fence(VkFence fence) const;
   // Submissions since the context was made or its faults last set (inject_faults).
   std::uint64_t submits() const { return submits_; }
   // Records with `record` into a temporary command buffer, submits and waits.

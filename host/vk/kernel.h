@@ -65,6 +65,12 @@ inline std::uint32_t groups_for(std::uint64_t count, std::uint32_t group_size) {
 // A full barrier between dependent compute dispatches (and transfers, and indirect reads).
 void barrier(VkCommandBuffer cb);
 
+// A full barrier whose second scope is the host as well: after a submission's last copies, it
+// makes them visible to a host that has waited for the fence (barrier_to_host) and orders
+// every later command on the queue, in later submissions too, after everything before it.
+// A submission may then follow this one before the host has waited for it.
+void barrier_to_host_and_queue(VkCommandBuffer cb);
+
 // A barrier between compute dispatches only: earlier storage writes made visible to later
 // dispatches' storage reads and writes, after earlier indirect-argument reads (so a dispatch may
 // overwrite what an earlier one read its size from). It does not make writes visible to indirect

@@ -127,7 +127,9 @@ class VKPHYS_API World {
   /// A GPU failure under a step (the device lost, out of device memory while a list grows)
   /// throws Error, one line saying what happened and what to do; state() keeps the last state
   /// it held, and from then on step(), write() and save() throw Error (the device's buffers are
-  /// no longer trusted): continue from a checkpoint in a new World.
+  /// no longer trusted): continue from a checkpoint in a new World. The GPU backend pipelines
+  /// the n steps, submitting each before it reads the step before (the same bits as n calls of
+  /// step(1)); statistics() is then the last step's.
   void step(std::uint32_t n = 1);
   std::uint64_t steps() const;  ///< steps since the scene was loaded (a loaded Snapshot's count on)
   double time() const;          ///< steps() x time_step [s]
