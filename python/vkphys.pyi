@@ -1,7 +1,7 @@
 """Type outline of the vkphys extension module (python/vkphys_module.cpp)."""
 import enum
 import os
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -71,7 +71,8 @@ class World:
     def load(snapshot: Snapshot, backend: str = "", device: str = "",
              validation: bool = False, sync_validation: bool = False,
              record_contacts: bool = False) -> World: ...
-    def step(self, n: int = 1) -> None: ...
+    def step(self, n: int = 1,
+             after_each: Callable[[], None] | None = None) -> None: ...
     @property
     def steps(self) -> int: ...
     @property

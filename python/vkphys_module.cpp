@@ -7,6 +7,7 @@
 
 #include <array>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -378,8 +379,25 @@ step's contact lists (constraint_errors needs them for a scene with rigid bodies
           py::arg("validation") = false, py::arg("sync_validation") = false,
           py::arg("record_contacts") = false,
           "A World continued from a snapshot (backend \"\": the one that saved it).")
-      .def("step", &World::step, py::arg("n") = 1, py::call_guard<py::gil_scoped_release>(),
-           "Takes n steps; raises vkphys.Error if the state becomes NaN or infinite.")
+      .def(
+          "step",
+          [](World& w, std::uint32_t n, py::object after_each) {
+            if (after_each.is_none()) {
+              py::gil_scoped_release released;
+              w.step(n);
+              return;
+            }
+            const std::function<void()> each = [&] {
+              py::gil_scoped_acquire held;
+              after_each();
+            };
+            py::gil_scoped_release released;
+            w.step(n, each);
+          },
+          py::arg("n") = 1, py::arg("after_each") = py::none(),
+          "Takes n steps; raises vkphys.Error if the state becomes NaN or infinite. With "
+          "after_each, calls it after every step, when the World shows that step (on the GPU "
+          "while the next one runs); an exception it raises stops the steps there.")
       .def_property_readonly("steps", &World::steps, "Steps since the scene was loaded.")
       .def_property_readonly("time", &World::time, "steps x time step [s].")
       .def_property_readonly("backend_name", &World::backend_name)
@@ -448,7 +466,8 @@ step's contact lists (constraint_errors needs them for a scene with rigid bodies
       .def(
           "statistics", [](const World& w) { return to_dict(w.statistics()); },
           "The last step's statistics (all zero before the first step): colors, "
-          "overflow_units, colored_afresh, pair_capacity, contact_capacity, regrows, dispatches, barriers, "
+          "overflow_units, colored_afresh, pair_capacity, contact_capacity, regrows, dispatches, "
+          "barriers, "
           "ode_steps, ode_redos, ode_error, cg_iterations, cg_residual, cg_unmet, cg_redos, "
           "color_redos, solver_residual, solver_residual_angular, device_bytes, stages: each "
           "stage's name to "

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -100,15 +101,18 @@ std::vector<std::uint32_t> steps_alone(Backend& b, std::uint32_t steps) {
   return redone;
 }
 
+std::unique_ptr<Backend> loaded(vk::Context& ctx, const Scene& s, const PipelinedCase& c) {
+  std::unique_ptr<Backend> b = make_gpu_backend(ctx);
+  b->load(s, c.pair_capacity, c.contact_capacity);
+  return b;
+}
+
 TEST(PipelinedSteps, GpuStepsAheadGiveTheStepsTakenAlone) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   for (const PipelinedCase& c : pipelined_cases()) {
     SCOPED_TRACE(c.name);
     const Scene s = c.build();
-    std::unique_ptr<Backend> alone = make_gpu_backend(ctx);
-    std::unique_ptr<Backend> ahead = make_gpu_backend(ctx);
-    alone->load(s, c.pair_capacity, c.contact_capacity);
-    ahead->load(s, c.pair_capacity, c.contact_capacity);
+    std::unique_ptr<Backend> alone = loaded(ctx, s, c), ahead = loaded(ctx, s, c);
     const std::vector<std::uint32_t> redone = steps_alone(*alone, c.steps);
     // Two batches: the second starts from where the first left its slots.
     ahead->steps(c.steps / 2);
@@ -138,6 +142,121 @@ TEST(PipelinedSteps, GpuStepsAheadGiveTheStepsTakenAlone) {
     alone->read(a);
     ahead->read(b);
     EXPECT_TRUE(same_state(a, b)) << "one step after the batches";
+  }
+}
+
+// steps(n, trace, after_each): every step copies its state and its contact lists (the trace)
+// into its slot of a ring of transfer buffers, read while the step after it runs. Each step's
+// state, counts and lists, as after_each sees them, must be the step's taken alone, through the
+// redos (the step ahead dropped and its slot reused) too.
+TEST(PipelinedSteps, GpuAfterEachReadsEveryStepFromTheRing) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  for (const PipelinedCase& c : pipelined_cases()) {
+    if (!c.redone_inside || c.name == "cloth_implicit") continue;  // the overflows, the paddle
+    SCOPED_TRACE(c.name);
+    const Scene s = c.build();
+    std::unique_ptr<Backend> alone = loaded(ctx, s, c), ahead = loaded(ctx, s, c);
+    std::vector<WorldState> states(c.steps);
+    std::vector<StepTrace> traces(c.steps);
+    std::vector<std::uint32_t> pairs(c.steps), contacts(c.steps);
+    for (std::uint32_t k = 0; k < c.steps; ++k) {
+      alone->step(&traces[k]);
+      alone->read(states[k]);
+      pairs[k] = alone->stats().pairs;
+      contacts[k] = alone->stats().particle_contacts;
+    }
+    std::uint32_t seen = 0, matched = 0, with_lists = 0;
+    WorldState now;
+    StepTrace trace;
+    // Units have colours in the coloured scheme only (Jacobi leaves the list unwritten).
+    const bool colored = s.settings.solver.scheme == SolverScheme::colored;
+    const std::function<void()> each = [&] {
+      const std::uint64_t k = ahead->steps_taken() - 1;
+      ASSERT_EQ(k, seen);
+      ++seen;
+      ahead->read(now);
+      const StepTrace& t = traces[k];
+      const bool same =
+          same_state(states[k], now) && ahead->stats().pairs == pairs[k] &&
+          ahead->stats().particle_contacts == contacts[k] && trace.pairs == t.pairs &&
+          trace.points == t.points && trace.lambdas == t.lambdas &&
+          (!colored || trace.colors == t.colors) && trace.pcontact_bodies == t.pcontact_bodies &&
+          trace.pcontact_lambda == t.pcontact_lambda && trace.predicted_vel == t.predicted_vel &&
+          trace.split_range == t.split_range;
+      EXPECT_TRUE(same) << "step " << k;
+      matched += same ? 1u : 0u;
+      with_lists += t.pairs.size() + t.pcontact_bodies.size() > 0 ? 1u : 0u;
+    };
+    ahead->steps(c.steps, &trace, &each);
+    EXPECT_GT(with_lists, c.steps / 2) << "the lists compared are mostly empty";
+    EXPECT_EQ(seen, c.steps);
+    EXPECT_EQ(matched, c.steps);
+    EXPECT_EQ(ahead->stats().pair_capacity, alone->stats().pair_capacity);
+    EXPECT_EQ(ahead->stats().contact_capacity, alone->stats().contact_capacity);
+  }
+}
+
+// World::step(n, after_each): inside it the World shows each step as a World stepped one at a
+// time does; the calls that would act on the device's state throw Error naming the call; an
+// exception of the caller's stops the steps at that step and comes out as it was thrown, and
+// the step already submitted after it is dropped, so that stepping on gives the same bits (at
+// step 9 the particles are still settling: a dropped step that had committed its contacts
+// would change the next steps' warm starts).
+TEST(PipelinedSteps, WorldAfterEachShowsEveryStepAndStopsWhereItThrows) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  (void)ctx;  // the Worlds open their own contexts
+  struct Stop {
+    std::uint64_t at;
+  };
+  const std::string scene = scene_path("particle_bed.json");
+  for (const char* backend : {"gpu", "cpu"}) {
+    SCOPED_TRACE(backend);
+    const WorldOptions options{.backend = backend};
+    World one = World::from_file(scene, options);
+    World many = World::from_file(scene, options);
+    std::vector<std::vector<glm::vec4>> positions;
+    std::vector<double> energies;
+    for (int k = 0; k < 9; ++k) {
+      one.step();
+      const std::span<const glm::vec4> p = one.state(Field::particle_position);
+      positions.emplace_back(p.begin(), p.end());
+      energies.push_back(one.metrics().energy());
+    }
+    std::uint32_t matched = 0;
+    std::string refused;
+    try {
+      many.step(30, [&] {
+        const std::uint64_t k = many.steps();
+        const std::span<const glm::vec4> p = many.state(Field::particle_position);
+        const bool same =
+            std::equal(p.begin(), p.end(), positions[k - 1].begin(), positions[k - 1].end()) &&
+            many.metrics().energy() == energies[k - 1];
+        EXPECT_TRUE(same) << "step " << k;
+        matched += same ? 1u : 0u;
+        if (k == 5) {
+          refused = error_of([&] { many.step(); }) + "\n" +
+                    error_of([&] { many.write(Field::particle_position, 0, p[0]); }) + "\n" +
+                    error_of([&] { (void)many.save(); });
+        }
+        if (k == 9) throw Stop{k};
+      });
+      FAIL() << "the caller's exception did not come out";
+    } catch (const Stop& stop) {
+      EXPECT_EQ(stop.at, 9u);
+    }
+    EXPECT_EQ(matched, 9u);
+    EXPECT_EQ(refused,
+              "step: called from inside step(n, after_each), with the next step already running; "
+              "call it after step() returns\n"
+              "write: called from inside step(n, after_each), with the next step already "
+              "running; call it after step() returns\n"
+              "save: called from inside step(n, after_each), with the next step already running; "
+              "call it after step() returns");
+    EXPECT_EQ(many.steps(), 9u);
+    EXPECT_TRUE(same_bits(one, many)) << "where the caller stopped";
+    one.step(6);
+    many.step(6);
+    EXPECT_TRUE(same_bits(one, many)) << "six steps on";
   }
 }
 

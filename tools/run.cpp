@@ -108,14 +108,41 @@ void run_steps(World& world, Recorder& recorder, const RunPlan& plan, const fs::
     return std::runtime_error(
         fmt::format("{} (frame_{:06d}.csv holds the last good state{})", e.what(), good, resume));
   };
-  for (std::uint64_t k = first; k <= plan.steps; ++k) {
-    const bool frame = (plan.every && k % plan.every == 0) || k == plan.steps;
-    const auto t0 = std::chrono::steady_clock::now();
+  // The steps between checkpoints go to the World together (step(n, after_each)): the GPU
+  // backend runs step k + 1 while this writes step k's row and frame. A failure to write them
+  // leaves as std::runtime_error, not as the World's Error (a failed step) that `stopped` takes.
+  auto t0 = std::chrono::steady_clock::now();
+  auto after_each = [&] {
+    const std::uint64_t k = world.steps();
+    const auto t1 = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    t0 = t1;
     try {
-      world.step();
+      recorder.metrics(world, ms);
+      unmet.add(k, world.statistics());
+      if ((plan.every && k % plan.every == 0) || k == plan.steps) {
+        recorder.frame(world);
+        frame_at = k;
+      }
+    } catch (const Error& e) {
+      throw std::runtime_error(e.what());
+    }
+    progress.update(k - first + 1);
+  };
+  while (world.steps() < plan.steps) {
+    std::uint64_t until = plan.steps;
+    if (plan.checkpoint_every) {
+      until = std::min(until, (world.steps() / plan.checkpoint_every + 1) * plan.checkpoint_every);
+    }
+    const std::uint64_t before = world.steps();
+    const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(until - before, 1u << 30));
+    t0 = std::chrono::steady_clock::now();
+    try {
+      world.step(n, after_each);
     } catch (const NonFiniteError& e) {
       // Stops the run: the last finite state (step k - 1), which the World still holds, goes to
       // disk first.
+      const std::uint64_t k = e.step;
       if (frame_at != k - 1u) recorder.frame(world);
       progress.finish();
       throw std::runtime_error(fmt::format(
@@ -125,16 +152,9 @@ void run_steps(World& world, Recorder& recorder, const RunPlan& plan, const fs::
           plan.backend == "gpu" ? " (run it with --backend cpu to learn which stage)" : "",
           k - 1u));
     } catch (const Error& e) {
-      throw stopped(e, k - 1u);
+      throw stopped(e, world.steps());
     }
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    recorder.metrics(world, ms);
-    unmet.add(k, world.statistics());
-    if (frame) {
-      recorder.frame(world);
-      frame_at = k;
-    }
+    const std::uint64_t k = world.steps();
     if (plan.checkpoint_every && (k % plan.checkpoint_every == 0 || k == plan.steps)) {
       try {
         world.save().write(dir / kCheckpointFile);
@@ -143,7 +163,6 @@ void run_steps(World& world, Recorder& recorder, const RunPlan& plan, const fs::
       }
       checkpoint_at = k;
     }
-    progress.update(k - first + 1);
   }
   progress.finish();
   const Metrics m = world.metrics();

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <functional>
 #include <utility>
 
 #include "host/api/guarded.h"
@@ -23,6 +25,15 @@
 #include "vkphys/error.h"
 
 namespace vkphys {
+
+namespace {
+
+// What step(n, after_each)'s callback threw, carried out to step() and rethrown there.
+struct CallerThrew {
+  std::exception_ptr error;
+};
+
+}  // namespace
 
 struct World::Impl {
   Scene scene;
@@ -48,6 +59,8 @@ struct World::Impl {
   StepTrace trace;
   bool traced = false;
   bool stepped = false;  // this World has taken a step (constraint_errors is zero before)
+  // Inside step(n, after_each)'s callback: the backend may already be running the next step.
+  bool in_after_each = false;
   // render(): a CPU World's own Vulkan context (or a SharedDevice's), and the renderer of the last
   // picture's size (declared last: it goes before the contexts it draws with).
   mutable std::shared_ptr<vk::Context> draw_ctx;
@@ -123,12 +136,31 @@ struct World::Impl {
 
   // n steps; with `record`, the last one's contact lists go to `trace`. The backend takes them
   // together (the GPU's pipelined: Backend::steps); after a throw, the steps it took stand.
-  void step_many(std::uint32_t n, bool record) {
+  // With `after_each`, every step's state is read (and checked) and then `after_each` called.
+  void step_many(std::uint32_t n, bool record, const std::function<void()>* after_each = nullptr) {
     traced = false;  // until the steps complete, `trace` is of no held state
-    const std::uint64_t before = backend->steps_taken();
-    auto taken = [&] { steps += backend->steps_taken() - before; };
+    const std::uint64_t before = backend->steps_taken(), base = steps;
+    auto taken = [&] { steps = base + (backend->steps_taken() - before); };
+    const std::function<void()> each = [&] {
+      taken();
+      read_tried = steps;
+      refresh();
+      traced = record;
+      stepped = true;
+      in_after_each = true;
+      struct Leave {
+        bool& flag;
+        ~Leave() { flag = false; }
+      } leave{in_after_each};
+      try {
+        (*after_each)();
+      } catch (...) {
+        // Through the backend and guarded() as it is, not turned into an Error.
+        throw CallerThrew{std::current_exception()};
+      }
+    };
     try {
-      backend->steps(n, record ? &trace : nullptr);
+      backend->steps(n, record ? &trace : nullptr, after_each ? &each : nullptr);
     } catch (const NonFiniteState& e) {
       taken();
       throw NonFiniteError(steps + 1,
@@ -151,8 +183,14 @@ struct World::Impl {
     throw Error(failed);
   }
 
-  // Throws Error for `call` after a GPU failure (see `failed`).
+  // Throws Error for `call` after a GPU failure (see `failed`), or from inside after_each.
   void usable(const char* call) const {
+    if (in_after_each) {
+      throw Error(fmt::format(
+          "{}: called from inside step(n, after_each), with the next step already running; call "
+          "it after step() returns",
+          call));
+    }
     if (failed.empty()) return;
     throw Error(fmt::format(
         "{}: this World's GPU backend failed ({}); state() still holds the last good step: "
@@ -332,6 +370,20 @@ void World::step(std::uint32_t n) {
       w.refresh();
     }
   });
+}
+
+void World::step(std::uint32_t n, const std::function<void()>& after_each) {
+  if (!after_each) {
+    step(n);
+    return;
+  }
+  Impl& w = need(impl_, "step");
+  w.usable("step");
+  try {
+    guarded([&] { w.step_many(n, w.options.record_contacts, &after_each); });
+  } catch (const CallerThrew& e) {
+    std::rethrow_exception(e.error);
+  }
 }
 
 std::uint64_t World::steps() const {

@@ -29,11 +29,15 @@
 // (tests/test_pipelined_steps.cpp). A recording re-chosen after s (colours, fusion, CG
 // iterations) waits for s + 1, which ran the old recording: those choices never change the
 // result (host/gpu/step_recording.h). The adaptive explicit step, whose ODE step count follows
-// each step's error, runs one step at a time.
+// each step's error, runs one step at a time. A caller that looks at every step (steps'
+// after_each) reads step s's state from s's slot of a ring of transfer buffers while s + 1
+// runs; s + 1's commit is held back until the caller is done with s, so that a caller who stops
+// there leaves it uncommitted and restorable from its backup.
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -66,6 +70,7 @@ class GpuBackend final : public Backend {
         kernels_(ctx, constants_.values),
         timestamps_(ctx, kStageCount + 1) {
     for (VkFence& fence : fences_) fence = ctx_.create_fence();
+    for (VkFence& fence : head_fences_) fence = ctx_.create_fence();
   }
 
   ~GpuBackend() override {
@@ -73,10 +78,15 @@ class GpuBackend final : public Backend {
     // under it.
     for (std::uint32_t slot = 0; slot < kSlots; ++slot) {
       if (in_flight_[slot]) vkWaitForFences(ctx_.device(), 1, &fences_[slot], VK_TRUE, UINT64_MAX);
+      if (head_in_flight_[slot]) {
+        vkWaitForFences(ctx_.device(), 1, &head_fences_[slot], VK_TRUE, UINT64_MAX);
+      }
       ctx_.destroy_fence(fences_[slot]);
+      ctx_.destroy_fence(head_fences_[slot]);
     }
     free_command_buffer();
     free_state_copy();
+    free_trace_copies();
   }
 
   std::string name() const override { return "gpu (" + ctx_.info().name + ")"; }
@@ -100,9 +110,11 @@ class GpuBackend final : public Backend {
     const kern::WorldParams params = make_world_params(scene_, world_, cap_);  // validates first
     gpu_.size_world(ctx_, scene_, world_, params);
     free_state_copy();
-    state_transfer_ =
-        vk::Buffer(ctx_, (2u * std::uint64_t(n_) + 2u * r_) * sizeof(glm::vec4), 0, true);
-    state_copy_cb_ = record_state_copy();
+    for (std::uint32_t slot = 0; slot < kSlots; ++slot) {
+      state_transfer_[slot] =
+          vk::Buffer(ctx_, (2u * std::uint64_t(n_) + 2u * r_) * sizeof(glm::vec4), 0, true);
+      state_copy_cb_[slot] = record_state_copy(slot);
+    }
     state_copied_ = false;
     ode_ = {};
     recorded_.colors = scene_.settings.solver.max_colors;
@@ -118,29 +130,45 @@ class GpuBackend final : public Backend {
 
   void read_after_next_step() override { copy_state_next_ = true; }
 
-  void step(StepTrace* trace) override { steps(1, trace); }
+  void step(StepTrace* trace) override { steps(1, trace, nullptr); }
 
   // Steps [step_index_, end) go through three states: submitted (up to two, one per in-flight
   // slot), waited for (their counters readable in their slot's readback block), accepted. Each
   // loop turn makes sure step s and, pipelining, step s + 1 are submitted, waits for s and reads
   // its counters; then either accepts s, or restores s's start and redoes it, and s + 1 with it
   // (s + 1 ran on what s left and committed nothing: WorldCounters::undone_before).
-  void steps(std::uint32_t n, StepTrace* trace) override {
+  // With `after_each`, every step copies its state out into its slot's transfer buffer, a ring
+  // of two: after_each reads step s's from its slot while s + 1 runs, and returns before s + 2,
+  // which reuses the slot, is submitted. The step ahead is then submitted in two parts
+  // (RecordedStep): its commit and end only once after_each is done with the step before, so
+  // that a throw from after_each finds it uncommitted.
+  void steps(std::uint32_t n, StepTrace* trace, const std::function<void()>* after_each) override {
     if (n == 0) return;
-    const bool copy_state = std::exchange(copy_state_next_, false);
+    const bool copy_last = std::exchange(copy_state_next_, false) || after_each;
     state_copied_ = false;
     const SolverSettings& sv = scene_.settings.solver;
     // The adaptive integrator's n follows each step's error, which a step submitted ahead could
     // not see (its result would differ from the step taken alone): it runs one step at a time.
     const bool ahead = !ode_.adaptive(sv);
     const std::uint64_t end = step_index_ + n;
-    std::uint64_t submitted = step_index_;  // steps before this one have been submitted
+    submitted_ = committed_ = step_index_;
+    auto copy_state = [&](std::uint64_t s) { return after_each || (copy_last && s + 1 == end); };
+    auto traced = [&](std::uint64_t s) { return trace && (after_each || s + 1 == end); };
     kern::WorldCounters counters;
     while (step_index_ < end) {
       const std::uint64_t s = step_index_;
-      if (submitted == s) submit_step(submitted++, copy_state && s + 1 == end);
-      if (ahead && submitted == s + 1 && submitted < end) {
-        submit_step(submitted++, copy_state && s + 2 == end);
+      if (submitted_ == s) {
+        submit_step(s, copy_state(s), traced(s), Part::whole);
+        submitted_ = committed_ = s + 1;
+      } else if (committed_ == s) {
+        submit_step(s, copy_state(s), traced(s), Part::tail);
+        committed_ = s + 1;
+      }
+      if (ahead && submitted_ == s + 1 && submitted_ < end) {
+        submit_step(submitted_, copy_state(submitted_), traced(submitted_),
+                    after_each ? Part::head : Part::whole);
+        ++submitted_;
+        if (!after_each) committed_ = submitted_;
       }
       if (redos_for_ != s) {
         redos_for_ = s;
@@ -151,7 +179,7 @@ class GpuBackend final : public Backend {
       std::memcpy(&counters, gpu_.counters_host[slot].mapped(),
                   offsetof(kern::WorldCounters, undone_before));
       if (counters.overflow) {
-        redo_from(s, submitted);
+        redo_from(s);
         cap_ = grown_capacities(cap_, counters.pairs, counters.pcontacts, world_.joints());
         ++stats_.regrows;
         allocate_lists();
@@ -160,7 +188,7 @@ class GpuBackend final : public Backend {
       fill_world_stats(counters, scene_, world_, cap_, stats_);
       if (counters.redo) {
         // Fewer colours were recorded than the colouring needed: redo with all of them.
-        redo_from(s, submitted);
+        redo_from(s);
         ++stats_.color_redos;
         recorded_.colors = scene_.settings.solver.max_colors;
         rerecord();
@@ -173,28 +201,30 @@ class GpuBackend final : public Backend {
       if (over) {
         // The adaptive step's error passed its tolerance: redo it with twice the ODE steps (its
         // commit was skipped).
-        redo_from(s, submitted);
+        redo_from(s);
         ++stats_.ode_redos;
         rerecord();
         continue;
       }
       if (ode_.cg_redo(sv, counters.cg_short != 0u)) {
         // A solve ran out of the recorded CG iterations unconverged: redo with the cap.
-        redo_from(s, submitted);
+        redo_from(s);
         ++stats_.cg_redos;
         rerecord();
         continue;
       }
-      accept(counters, s + 1 == end ? trace : nullptr);
+      accept(counters, after_each || s + 1 == end ? trace : nullptr);
+      if (after_each) each_step(*after_each);
     }
-    state_copied_ = copy_state;
+    state_copied_ = copy_last;
+    state_slot_ = slot_of(end - 1);
   }
 
   std::uint64_t steps_taken() const override { return step_index_; }
 
   void read(WorldState& out) const override {
     if (!state_copied_) copy_state_out();
-    const auto* base = static_cast<const glm::vec4*>(state_transfer_.mapped());
+    const auto* base = static_cast<const glm::vec4*>(state_transfer_[state_slot_].mapped());
     world_state(scene_, r_, {base, n_}, {base + n_, n_}, {base + 2u * n_, r_},
                 {base + 2u * n_ + r_, r_}, out);
   }
@@ -235,30 +265,72 @@ class GpuBackend final : public Backend {
     return static_cast<std::uint32_t>(step % kSlots);
   }
 
-  // Step `s` into its slot's submission: its kinematic paths and due impulses into the slot's
-  // drive block and step constants, then begin, the step and end (and the copy of the state
-  // out, when a read follows it).
-  void submit_step(std::uint64_t s, bool copy_state) {
+  // A step's submissions: whole (begin, main, commit, end), or head (begin, main) and later tail
+  // (commit, end): RecordedStep.
+  enum class Part { whole, head, tail };
+
+  // Step `s`, or a part of it, into its slot's submission: its kinematic paths and due impulses
+  // into the slot's drive block and step constants, then begin, the step and end (and the copy of
+  // the state out, when a read follows it, and of the contact lists, when a trace is filled).
+  // The step's last part signals the slot's fence, a head its head fence.
+  void submit_step(std::uint64_t s, bool copy_state, bool copy_trace, Part part) {
     const std::uint32_t slot = slot_of(s);
-    world_.drive.step(s, drive_paths_, drive_impulses_);
-    auto* drive = static_cast<char*>(gpu_.drive_host[slot].mapped());
-    const std::size_t paths = drive_paths_.size() * sizeof(glm::vec4);
-    if (paths) std::memcpy(drive, drive_paths_.data(), paths);
-    if (!drive_impulses_.empty()) {
-      std::memcpy(drive + gpu_.buf[b_drive_paths].size(), drive_impulses_.data(),
-                  drive_impulses_.size() * sizeof(glm::vec4));
+    if (copy_trace) make_trace_copies();
+    std::array<VkCommandBuffer, 6> cbs{};
+    std::uint32_t count = 0;
+    auto add = [&](VkCommandBuffer cb) { cbs[count++] = cb; };
+    if (part != Part::tail) {
+      world_.drive.step(s, drive_paths_, drive_impulses_);
+      auto* drive = static_cast<char*>(gpu_.drive_host[slot].mapped());
+      const std::size_t paths = drive_paths_.size() * sizeof(glm::vec4);
+      if (paths) std::memcpy(drive, drive_paths_.data(), paths);
+      if (!drive_impulses_.empty()) {
+        std::memcpy(drive + gpu_.buf[b_drive_paths].size(), drive_impulses_.data(),
+                    drive_impulses_.size() * sizeof(glm::vec4));
+      }
+      auto* params = static_cast<kern::WorldParams*>(gpu_.params_host[slot].mapped());
+      *params = params_;
+      params->drive.z = static_cast<std::uint32_t>(drive_impulses_.size() / 2);
+      add(step_.begin[slot]);
+      add(step_.main);
+      if (part == Part::head) {
+        ctx_.submit(std::span(cbs.data(), count), head_fences_[slot]);
+        head_in_flight_[slot] = true;
+        return;
+      }
     }
-    auto* params = static_cast<kern::WorldParams*>(gpu_.params_host[slot].mapped());
-    *params = params_;
-    params->drive.z = static_cast<std::uint32_t>(drive_impulses_.size() / 2);
-    const std::array<VkCommandBuffer, 4> cbs{step_.begin[slot], step_.main, step_.end[slot],
-                                             state_copy_cb_};
-    ctx_.submit(std::span(cbs.data(), copy_state ? 4u : 3u), fences_[slot]);
+    add(step_.commit);
+    add(step_.end[slot]);
+    if (copy_state) add(state_copy_cb_[slot]);
+    if (copy_trace) add(trace_copy_cb_[slot]);
+    ctx_.submit(std::span(cbs.data(), count), fences_[slot]);
     in_flight_[slot] = true;
   }
 
-  // Waits for the slot's submission, if it has one in flight.
+  // after_each for the step just accepted (step_index_ - 1), whose state its slot's transfer
+  // buffer holds. A throw from it drops the step submitted after it, which has not committed
+  // (its commit waits for after_each): the device's state goes back to that step's start, from
+  // its slot's backup, so that the steps taken stand alone.
+  void each_step(const std::function<void()>& after_each) {
+    state_slot_ = slot_of(step_index_ - 1);
+    state_copied_ = true;
+    try {
+      after_each();
+    } catch (...) {
+      state_copied_ = false;
+      if (submitted_ > step_index_) redo_from(step_index_);
+      state_copied_ = true;  // the transfer buffer still holds the last step taken
+      throw;
+    }
+    state_copied_ = false;
+  }
+
+  // Waits for the slot's submissions, if it has any in flight.
   void finish(std::uint32_t slot) {
+    if (head_in_flight_[slot]) {
+      head_in_flight_[slot] = false;
+      ctx_.wait(head_fences_[slot]);
+    }
     if (!in_flight_[slot]) return;
     in_flight_[slot] = false;
     ctx_.wait(fences_[slot]);
@@ -271,9 +343,9 @@ class GpuBackend final : public Backend {
   // Step s is to be redone: the step submitted after it, if any, is dropped (it ran on what s
   // left), and s's start state comes back from its slot's backup, with the counters cleared
   // (the dropped steps' undo flags too).
-  void redo_from(std::uint64_t s, std::uint64_t& submitted) {
+  void redo_from(std::uint64_t s) {
     finish_all();
-    submitted = s;
+    submitted_ = committed_ = s;
     ctx_.run_once([&](VkCommandBuffer cb) {
       gpu_.backup_copies(cb, true, world_, slot_of(s));
       gpu_.buf[b_counters].fill(cb, 0u);
@@ -301,15 +373,15 @@ class GpuBackend final : public Backend {
       rerecord();
     }
     stats_.device_bytes = ctx_.allocated_bytes();
-    // With a step ahead in flight the timestamps are its own; a trace is of the last step,
-    // which has none.
-    if (!in_flight_[slot_of(step_index_ + 1)]) {
+    // With a step submitted ahead (in flight, or waited for by the re-recording above) the
+    // timestamps are its own.
+    if (submitted_ == step_index_ + 1) {
       std::vector<double> ms = timestamps_.read_intervals_ms();
       for (std::size_t s = 0; s < ms.size() && s < kStageCount; ++s) stats_.stage_ms[s] = ms[s];
-      if (trace) {
-        fill_trace(*trace, std::min(counters.pairs, cap_.pairs),
-                   std::min(counters.pcontacts, cap_.contacts));
-      }
+    }
+    if (trace) {
+      fill_trace(*trace, std::min(counters.pairs, cap_.pairs),
+                 std::min(counters.pcontacts, cap_.contacts));
     }
     ++step_index_;  // last: a throw above leaves the step untaken, as a throw in its submit
   }
@@ -319,6 +391,7 @@ class GpuBackend final : public Backend {
   void allocate_lists() {
     params_ = make_world_params(scene_, world_, cap_);
     std::memcpy(gpu_.params_host[0].mapped(), &params_, sizeof params_);
+    free_trace_copies();  // copies of the lists replaced below
     WorldBuffers::KeptLists old = gpu_.size_lists(ctx_, scene_, world_, cap_, params_);
     free_command_buffer();
     for (vk::Kernel* k : kernels_.all()) k->reset_sets();
@@ -361,37 +434,102 @@ class GpuBackend final : public Backend {
       cb = VK_NULL_HANDLE;
     };
     free(step_.main);
+    free(step_.commit);
     for (std::uint32_t slot = 0; slot < kSlots; ++slot) {
       free(step_.begin[slot]);
       free(step_.end[slot]);
     }
   }
 
-  void fill_trace(StepTrace& t, std::uint32_t pairs, std::uint32_t contacts) const {
-    const VkDeviceSize v4 = sizeof(glm::vec4);
-    t.pairs = gpu_.buf[b_pair_info].download<glm::uvec4>(pairs);
-    t.normals = gpu_.buf[b_pair_normal].download<glm::vec4>(pairs);
-    t.points = gpu_.buf[b_point_geom].download<glm::vec4>(4 * std::size_t{pairs});
-    t.lambdas = gpu_.buf[b_point_lambda].download<glm::vec4>(4 * std::size_t{pairs});
-    t.colors = gpu_.buf[b_unit_color].download<std::uint32_t>(j_ + std::size_t{pairs} + contacts);
-    t.joint_lambda = gpu_.buf[b_joint_lambda].download<glm::vec4>(2 * std::size_t{j_});
-    t.predicted_vel = gpu_.predicted.download<glm::vec4>(n_);
-    t.predicted_omega = gpu_.predicted.download<glm::vec4>(r_, n_ * v4);
-    t.pcontact_bodies = gpu_.buf[b_pcontact_bodies].download<glm::uvec2>(contacts);
-    t.pcontact_geom = gpu_.buf[b_pcontact_geom].download<glm::vec4>(contacts);
-    t.pcontact_lambda = gpu_.buf[b_pcontact_lambda].download<glm::vec4>(contacts);
-    t.split_range = gpu_.buf[b_body_range].download<glm::uvec2>(n_);
+  // The contact lists a trace holds (StepTrace), copied out whole (their capacities: the step's
+  // counts are not known when the copy is recorded) into the slot's trace_host_ by a command
+  // buffer that rides in the step's submission, as the state's copy does. Before, each list was
+  // its own download (a staging buffer made and freed, a submit and a wait: twelve a step for a
+  // World that records contacts, as `vkphys run` of a rigid scene does), and the step ahead
+  // could not run meanwhile, since the lists were read from the device buffers it rewrites.
+  std::array<const vk::Buffer*, 11> trace_sources() const {
+    return {&gpu_.buf[b_pair_info],
+            &gpu_.buf[b_pair_normal],
+            &gpu_.buf[b_point_geom],
+            &gpu_.buf[b_point_lambda],
+            &gpu_.buf[b_unit_color],
+            &gpu_.buf[b_joint_lambda],
+            &gpu_.predicted,
+            &gpu_.buf[b_pcontact_bodies],
+            &gpu_.buf[b_pcontact_geom],
+            &gpu_.buf[b_pcontact_lambda],
+            &gpu_.buf[b_body_range]};
   }
 
-  // The state arrays (pos, vel: n_ each; rot, omega: r_ each) through state_transfer_, a
-  // host-visible buffer kept from load. Before, each array was its own download or upload,
-  // making and freeing a staging buffer and submitting and waiting alone. A World reads the
-  // state after every step by default, and on an H200 `vkphys soak` of the 10,000-box pile ran
-  // at 10.5 ms a step against the bench's 1.5 for the same step (docs/benchmarks.md, stop 44).
-  // Now the copy out rides in the step's own submission when a read follows it
-  // (read_after_next_step), and a read copies the arrays straight from the mapped buffer into
-  // the caller's: no submit, no wait and no allocation beyond the step's. Otherwise one submit
-  // and wait each way.
+  // The slots' trace buffers and copies, made when a step first fills a trace after a load or a
+  // regrow (a World that records no contacts has none). No step is in flight when they go.
+  void make_trace_copies() {
+    if (trace_copy_cb_[0]) return;
+    VkDeviceSize bytes = 0;
+    for (const vk::Buffer* b : trace_sources()) bytes += b->size();
+    for (std::uint32_t slot = 0; slot < kSlots; ++slot) {
+      trace_host_[slot] = vk::Buffer(ctx_, bytes, 0, true);
+      VkCommandBuffer cb = ctx_.allocate_command_buffer();
+      VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+      vk::check(vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
+      vk::barrier(cb);  // after the step's last writes (see record_state_copy)
+      VkDeviceSize at = 0;
+      for (const vk::Buffer* b : trace_sources()) {
+        copy_region(cb, *b, trace_host_[slot], 0, at, b->size());
+        at += b->size();
+      }
+      vk::barrier_to_host_and_queue(cb);  // before the step ahead rewrites the lists
+      vk::check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+      trace_copy_cb_[slot] = cb;
+    }
+  }
+
+  void free_trace_copies() {
+    for (std::uint32_t slot = 0; slot < kSlots; ++slot) {
+      if (trace_copy_cb_[slot]) ctx_.free_command_buffer(trace_copy_cb_[slot]);
+      trace_copy_cb_[slot] = VK_NULL_HANDLE;
+      trace_host_[slot] = vk::Buffer();
+    }
+  }
+
+  // Step step_index_'s lists from its slot's trace buffer: the stored pairs and contacts.
+  void fill_trace(StepTrace& t, std::uint32_t pairs, std::uint32_t contacts) const {
+    const auto* base = static_cast<const char*>(trace_host_[slot_of(step_index_)].mapped());
+    const std::array<const vk::Buffer*, 11> sources = trace_sources();
+    std::size_t part = 0;
+    VkDeviceSize at = 0;
+    // The next source's first `count` elements (of type T), from `offset` bytes into it.
+    auto take = [&]<class T>(std::vector<T>& out, std::size_t count, VkDeviceSize offset = 0,
+                             bool next = true) {
+      const auto* from = reinterpret_cast<const T*>(base + at + offset);
+      out.assign(from, from + count);
+      if (next) at += sources[part++]->size();
+    };
+    const std::size_t p = pairs, v4 = sizeof(glm::vec4);
+    take(t.pairs, p);
+    take(t.normals, p);
+    take(t.points, 4 * p);
+    take(t.lambdas, 4 * p);
+    take(t.colors, j_ + p + contacts);
+    take(t.joint_lambda, 2 * std::size_t{j_});
+    take(t.predicted_vel, n_, 0, false);
+    take(t.predicted_omega, r_, n_ * v4);
+    take(t.pcontact_bodies, contacts);
+    take(t.pcontact_geom, contacts);
+    take(t.pcontact_lambda, contacts);
+    take(t.split_range, n_);
+  }
+
+  // The state arrays (pos, vel: n_ each; rot, omega: r_ each) through state_transfer_,
+  // host-visible buffers kept from load, one per in-flight slot. Before, each array was its own
+  // download or upload, making and freeing a staging buffer and submitting and waiting alone. A
+  // World reads the state after every step by default, and on an H200 `vkphys soak` of the
+  // 10,000-box pile ran at 10.5 ms a step against the bench's 1.5 for the same step
+  // (docs/benchmarks.md, stop 44). Now the copy out rides in the step's own submission when a read
+  // follows it (read_after_next_step), and a read copies the arrays straight from the mapped buffer
+  // into the caller's: no submit, no wait and no allocation beyond the step's. Otherwise one submit
+  // and wait each way. Steps read one by one (steps' after_each) copy into their slot's buffer,
+  // so that step s is read while s + 1 runs.
   struct StatePart {
     Binding buf;
     VkDeviceSize at, bytes;
@@ -404,63 +542,68 @@ class GpuBackend final : public Backend {
              {b_rigid_omega, 2 * body + rigid, rigid}}};
   }
 
-  // The state into state_transfer_ in a submission of its own.
+  // The state into a transfer buffer in a submission of its own (no step is in flight).
   void copy_state_out() const {
-    ctx_.run_once([&](VkCommandBuffer cb) { record_state_parts(cb, true); });
+    state_slot_ = 0;
+    ctx_.run_once([&](VkCommandBuffer cb) { record_state_parts(cb, true, state_slot_); });
     state_copied_ = true;
   }
 
   void download_state(std::vector<glm::vec4>& pos, std::vector<glm::vec4>& vel,
                       std::vector<glm::vec4>& rot, std::vector<glm::vec4>& omega) const {
     if (!state_copied_) copy_state_out();
-    const auto* base = static_cast<const glm::vec4*>(state_transfer_.mapped());
+    const auto* base = static_cast<const glm::vec4*>(state_transfer_[state_slot_].mapped());
     pos.assign(base, base + n_);
     vel.assign(base + n_, base + 2u * n_);
     rot.assign(base + 2u * n_, base + 2u * n_ + r_);
     omega.assign(base + 2u * n_ + r_, base + 2u * n_ + 2u * r_);
   }
 
-  // The copies of the state parts into state_transfer_ (`out`) or back, with the barrier that
-  // makes them visible to the host after an outward copy.
-  void record_state_parts(VkCommandBuffer cb, bool out) const {
+  // The copies of the state parts into the slot's transfer buffer (`out`) or back, with the
+  // barrier that makes them visible to the host after an outward copy.
+  void record_state_parts(VkCommandBuffer cb, bool out, std::uint32_t slot) const {
+    const vk::Buffer& transfer = state_transfer_[slot];
     for (const StatePart& p : state_parts()) {
       if (out) {
-        copy_region(cb, gpu_.buf[p.buf], state_transfer_, 0, p.at, p.bytes);
+        copy_region(cb, gpu_.buf[p.buf], transfer, 0, p.at, p.bytes);
       } else {
-        copy_region(cb, state_transfer_, gpu_.buf[p.buf], p.at, 0, p.bytes);
+        copy_region(cb, transfer, gpu_.buf[p.buf], p.at, 0, p.bytes);
       }
     }
-    if (out) vk::barrier_to_host(cb);
+    if (out) vk::barrier_to_host_and_queue(cb);  // and before the step ahead moves it
   }
 
   // The copy out as a command buffer of its own, recorded once at load and submitted behind a
   // step that a read follows (read_after_next_step). Its first barrier orders it after the
   // step's last writes to the state: a barrier's first scope is every command submitted before
   // it on the queue, the other command buffers of the same submission included.
-  VkCommandBuffer record_state_copy() {
+  VkCommandBuffer record_state_copy(std::uint32_t slot) {
     VkCommandBuffer cb = ctx_.allocate_command_buffer();
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     vk::check(vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
     vk::barrier(cb);
-    record_state_parts(cb, true);
+    record_state_parts(cb, true, slot);
     vk::check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
     return cb;
   }
 
   void free_state_copy() {
-    if (state_copy_cb_) ctx_.free_command_buffer(state_copy_cb_);
-    state_copy_cb_ = VK_NULL_HANDLE;
+    for (VkCommandBuffer& cb : state_copy_cb_) {
+      if (cb) ctx_.free_command_buffer(cb);
+      cb = VK_NULL_HANDLE;
+    }
   }
 
   void upload_state(const std::vector<glm::vec4>& pos, const std::vector<glm::vec4>& vel,
                     const std::vector<glm::vec4>& rot, const std::vector<glm::vec4>& omega) {
-    auto* base = static_cast<glm::vec4*>(state_transfer_.mapped());
+    state_slot_ = 0;
+    auto* base = static_cast<glm::vec4*>(state_transfer_[state_slot_].mapped());
     std::copy(pos.begin(), pos.end(), base);
     std::copy(vel.begin(), vel.end(), base + n_);
     std::copy(rot.begin(), rot.end(), base + 2u * n_);
     std::copy(omega.begin(), omega.end(), base + 2u * n_ + r_);
-    ctx_.run_once([&](VkCommandBuffer cb) { record_state_parts(cb, false); });
-    state_copied_ = true;  // state_transfer_ holds what the device now has
+    ctx_.run_once([&](VkCommandBuffer cb) { record_state_parts(cb, false, state_slot_); });
+    state_copied_ = true;  // the transfer buffer holds what the device now has
   }
 
   vk::Context& ctx_;
@@ -482,15 +625,26 @@ class GpuBackend final : public Backend {
   std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
   std::vector<glm::vec4> drive_paths_, drive_impulses_;
   WorldBuffers gpu_;
-  vk::Buffer state_transfer_;  // host-visible: pos, vel (n_ each), rot, omega (r_ each)
-  VkCommandBuffer state_copy_cb_ = VK_NULL_HANDLE;  // record_state_copy
+  // Per in-flight slot, host-visible: pos, vel (n_ each), rot, omega (r_ each), and the command
+  // buffer that copies them out behind a step in that slot (record_state_copy).
+  std::array<vk::Buffer, kSlots> state_transfer_;
+  std::array<VkCommandBuffer, kSlots> state_copy_cb_{};
   bool copy_state_next_ = false;  // read_after_next_step: the next step copies the state out
-  // state_transfer_ holds the device's state as it is now (the last step copied it out, or a
-  // read or write since went through it).
+  // state_transfer_[state_slot_] holds the state read() gives: the device's state as it is now
+  // (the last step copied it out, or a read or write since went through it), or inside
+  // after_each the state of the step just taken.
   mutable bool state_copied_ = false;
+  mutable std::uint32_t state_slot_ = 0;
+  // Per in-flight slot: the contact lists a trace holds, and their copy (make_trace_copies).
+  std::array<vk::Buffer, kSlots> trace_host_;
+  std::array<VkCommandBuffer, kSlots> trace_copy_cb_{};
   RecordedStep step_;  // record_step
-  std::array<VkFence, kSlots> fences_{};
-  std::array<bool, kSlots> in_flight_{};  // the slot's step was submitted and not waited for
+  std::array<VkFence, kSlots> fences_{}, head_fences_{};
+  // The slot's step (its whole or its tail), its head, was submitted and not waited for.
+  std::array<bool, kSlots> in_flight_{}, head_in_flight_{};
+  // Within steps(): the steps before submitted_ have been submitted (whole or head), those
+  // before committed_ wholly (whole or tail).
+  std::uint64_t submitted_ = 0, committed_ = 0;
   // The step whose redos stats_ counts (regrows, ode_redos, cg_redos, color_redos).
   std::uint64_t redos_for_ = ~std::uint64_t{0};
 };

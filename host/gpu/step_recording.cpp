@@ -89,7 +89,8 @@ namespace {
 class StepRecorder {
  public:
   explicit StepRecorder(const StepRecordingInputs& in);
-  VkCommandBuffer record(StepStats& stats);
+  // Records main and commit into `step`; `stats` gets their dispatches and barriers.
+  void record(RecordedStep& step, StepStats& stats);
 
  private:
   // The stages, each ended by stage_done (a barrier and the stage's timestamp).
@@ -187,13 +188,18 @@ StepRecorder::StepRecorder(const StepRecordingInputs& in)
       gather_(jacobi_gathers(in.scene.settings.solver, in.world) && !in.choices.fuse_sweeps),
       color_marks_(2 * VkDeviceSize{bodies_} * sizeof(std::uint32_t)) {}
 
-VkCommandBuffer StepRecorder::record(StepStats& stats) {
-  cb_ = in_.ctx.allocate_command_buffer();
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  // Pending twice while two steps are in flight (record_step): one recording, both slots.
-  begin.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
-  vk::check(vkBeginCommandBuffer(cb_, &begin), "vkBeginCommandBuffer");
+void StepRecorder::record(RecordedStep& step, StepStats& stats) {
+  auto begin = [&] {
+    cb_ = in_.ctx.allocate_command_buffer();
+    VkCommandBufferBeginInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    // Pending twice while two steps are in flight (record_step): one recording, both slots.
+    info.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
+    vk::check(vkBeginCommandBuffer(cb_, &info), "vkBeginCommandBuffer");
+    return cb_;
+  };
+  auto end = [&] { vk::check(vkEndCommandBuffer(cb_), "vkEndCommandBuffer"); };
   vk::RecordCounts counted;  // the step's dispatches and barriers, as recorded
+  step.main = begin();
   in_.timestamps.reset(cb_);
   in_.timestamps.write(cb_, 0);
   setup();
@@ -203,11 +209,14 @@ VkCommandBuffer StepRecorder::record(StepStats& stats) {
   predict();
   prepare();
   solve_substeps();
+  end();
+  // Ordered after main by main's last barrier (stage_done), whose second scope is every later
+  // command on the queue, in a later submission too.
+  step.commit = begin();
   commit();
-  vk::check(vkEndCommandBuffer(cb_), "vkEndCommandBuffer");
+  end();
   stats.dispatches = counted.dispatches();
   stats.barriers = counted.barriers();
-  return cb_;
 }
 
 void StepRecorder::stage_done() {
@@ -567,7 +576,7 @@ void StepRecorder::commit() {
 
 RecordedStep record_step(const StepRecordingInputs& in, StepStats& stats) {
   RecordedStep step;
-  step.main = StepRecorder(in).record(stats);
+  StepRecorder(in).record(step, stats);
   vk::RecordCounts ends;  // one slot's begin and end, run with the step every time
   WorldBuffers& gpu = in.buffers;
   auto record = [&](auto&& commands) {

@@ -60,17 +60,21 @@ struct StepRecordingInputs {
   const RecordChoices& choices;
 };
 
-// A new command buffer holding the whole step, ended and ready to submit; `stats` gets its
-// dispatches and barriers.
-// A recorded step: `main` runs the stages; begin[slot] and end[slot] run before and after it in
-// the same submission, for a step in in-flight slot `slot` (kSlots, host/gpu/world_buffers.h).
+// A recorded step: `main` runs the stages up to the commit, `commit` the commit stage (this
+// step's contacts become the next one's warm-start source: the only writes a step makes to what
+// it carries, besides the state that begin backs up); begin[slot] and end[slot] run before and
+// after them, for a step in in-flight slot `slot` (kSlots, host/gpu/world_buffers.h). Usually
+// all four go in one submission; a step run ahead of a caller's look at the step before
+// (GpuBackend::steps, after_each) submits begin and main first and its commit and end once the
+// caller is done, so that a caller who stops there leaves it uncommitted: its start comes back
+// from the slot's backup, as for an undone step.
 // begin copies the slot's step constants and drive data in and the step-start state aside into
 // the slot's backup; end copies the counters out into the slot's readback block and keeps the
 // step's undo flags for the next step (WorldCounters::undone_before), with the barrier that
 // makes the readback visible to the host and orders everything after it on the queue, the next
 // submission included. `stats` gets the dispatches and barriers of main and one slot's ends.
 struct RecordedStep {
-  VkCommandBuffer main = VK_NULL_HANDLE;
+  VkCommandBuffer main = VK_NULL_HANDLE, commit = VK_NULL_HANDLE;
   std::array<VkCommandBuffer, kSlots> begin{}, end{};
 };
 RecordedStep record_step(const StepRecordingInputs& in, StepStats& stats);

@@ -24,6 +24,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <glm/glm.hpp>
 #include <memory>
 #include <optional>
@@ -173,8 +174,16 @@ class Backend {
   // backend pipelines them: each step is submitted before the host reads the counters of the
   // one before it, so the host's reading and deciding overlap the device's work
   // (host/gpu/gpu_backend.cpp). stats() is then the last step's.
-  virtual void steps(std::uint32_t n, StepTrace* trace = nullptr) {
-    for (std::uint32_t k = 0; k < n; ++k) step(k + 1 == n ? trace : nullptr);
+  // With `after_each`, every step fills `trace` and `after_each` runs after it, when read() and
+  // stats() give that step's state and statistics (the GPU backend reads them from the step's
+  // slot of a ring while the step after it runs); only read() and stats() may be called from
+  // it. A throw from it leaves the steps taken up to it, none after.
+  virtual void steps(std::uint32_t n, StepTrace* trace = nullptr,
+                     const std::function<void()>* after_each = nullptr) {
+    for (std::uint32_t k = 0; k < n; ++k) {
+      step(after_each || k + 1 == n ? trace : nullptr);
+      if (after_each) (*after_each)();
+    }
   }
   // Steps taken since the load (from the restored count after a restore): after a step or
   // steps call that threw, the steps that stand.

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <glm/glm.hpp>
 #include <memory>
 #include <optional>
@@ -131,6 +132,16 @@ class VKPHYS_API World {
   /// the n steps, submitting each before it reads the step before (the same bits as n calls of
   /// step(1)); statistics() is then the last step's.
   void step(std::uint32_t n = 1);
+  /// n steps, with `after_each` called after every one of them: inside it steps(), state(),
+  /// metrics(), statistics(), contacts(), constraint_errors(), camera(), render() and a
+  /// Recorder's frame() and metrics() give that step's (the state is read and checked for NaN
+  /// after every step, whatever read_back says). The GPU backend reads step k's state from a
+  /// ring of host-visible buffers while step k + 1 runs, so a loop that looks at every step
+  /// still keeps the device busy (a World that records contacts gets each step's lists from the
+  /// ring too). step(), write(), pull() and save() throw Error from
+  /// inside it (the device is already on the next step). A throw from `after_each` stops the
+  /// steps there: the steps it has seen stand, the state is the last one's.
+  void step(std::uint32_t n, const std::function<void()>& after_each);
   std::uint64_t steps() const;  ///< steps since the scene was loaded (a loaded Snapshot's count on)
   double time() const;          ///< steps() x time_step [s]
 

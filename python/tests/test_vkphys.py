@@ -86,6 +86,34 @@ def test_views_follow_the_state_without_copies():
     assert x[0, 1] < 3.0
 
 
+def test_after_each_sees_every_step_and_an_exception_stops_there():
+    scene = os.path.join(SCENES, "particle_bed.json")
+    backends = ["cpu"]
+    if os.environ.get("VKPHYS_REQUIRE_GPU") == "1":
+        backends.append("gpu")
+    for backend in backends:
+        one = vkphys.World.from_file(scene, backend=backend)
+        alone = []
+        for _ in range(12):
+            one.step()
+            alone.append(one.particle_positions.copy())
+        many = vkphys.World.from_file(scene, backend=backend)
+        seen = []
+
+        def each():
+            seen.append(many.steps)
+            assert np.array_equal(many.particle_positions, alone[many.steps - 1])
+            if many.steps == 9:
+                raise KeyError("stop here")
+
+        with pytest.raises(KeyError, match="stop here"):
+            many.step(30, each)
+        assert seen == list(range(1, 10))
+        assert many.steps == 9
+        many.step(3)
+        assert np.array_equal(many.particle_positions, alone[11])
+
+
 def test_dict_json_and_file_agree():
     scene = box_on_plane(2.0)
     a = vkphys.World.from_dict(scene)
