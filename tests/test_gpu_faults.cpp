@@ -119,11 +119,13 @@ TEST(GpuFaults, DeviceLostKeepsTheLastGoodStepAndTheCheckpoint) {
   EXPECT_TRUE(test::same_bits(resumed, reference));
 }
 
-// The command line: a run whose device is lost (at the 100th submit: the load's uploads, then a
+// The command line: a run whose device is lost (at the 70th submit: the load's uploads, then a
 // few per step) stops with one line naming the step, what to do and the checkpoint to resume
 // from; that checkpoint is whole, the last good state is a frame, and resuming (on a sound
 // device) finishes the run with the frames and metrics of a run that never failed. A device out
-// of memory at load is one line too.
+// of memory at load is one line too. The submit is chosen to fall inside a step (13), not in a
+// checkpoint's save: since steps go to the World in batches (World::step(n, after_each)), each step
+// submits fewer times and the 100th submit fell in step 20's save.
 TEST(GpuFaults, CliRunStopsCleanlyAndResumes) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   (void)ctx;
@@ -136,7 +138,7 @@ TEST(GpuFaults, CliRunStopsCleanlyAndResumes) {
   const fs::path failed = dir / "failed";
   test::CliResult r;
   {
-    ScopedEnv fault("VKPHYS_INJECT_FAULT", "device-lost:100");
+    ScopedEnv fault("VKPHYS_INJECT_FAULT", "device-lost:70");
     r = test::vkphys_cli(run + failed.string());
   }
   EXPECT_EQ(r.code, 2);
