@@ -140,9 +140,6 @@ bool reuse_manifold(uint p, uint a, uint b, uint prev) {
     point_ref[2u * slot + 1u] = lb;
     point_lambda[slot] = vec4(warm_start_impulse(prev_point_lambda[old], t1, t2), la.w);
   }
-  atomicAdd(counters.points, count);
-  atomicAdd(counters.manifolds, 1u);
-  atomicAdd(counters.reused, 1u);
   return true;
 }
 
@@ -153,15 +150,18 @@ float pair_margin(uint a, uint b) {
   return max(params.contact.x, body_reach(a) + body_reach(b));
 }
 
-void narrowphase_pair(uint p) {
+// Pair p's manifold, from last step's (reuse_manifold) or from the pair test, with its points'
+// warm starts. Returns what the step's counters count of it: (points, manifolds, reused), for
+// add_narrowphase_counts, which the GPU calls once per subgroup with the subgroup's sums
+// (shaders/world_narrowphase.comp), instead of three atomics a pair on the counters' one cache
+// line, which every pair of the dispatch contends for.
+uvec3 narrowphase_pair(uint p) {
   uvec4 info = pair_info[p];
   uint prev = find_previous_pair(info.x, info.y);
-  if (reuse_manifold(p, info.x, info.y, prev)) return;
+  if (reuse_manifold(p, info.x, info.y, prev)) return uvec3(pair_info[p].z, 1u, 1u);
   Manifold m = collide(body_collider(info.x), body_collider(info.y), pair_margin(info.x, info.y));
   pair_info[p] = uvec4(info.x, info.y, m.count, 0u);
   pair_normal[p] = vec4(m.normal, 0.0f);
-  atomicAdd(counters.points, m.count);
-  if (m.count > 0u) atomicAdd(counters.manifolds, 1u);
   vec3 t1;
   vec3 t2;
   tangent_basis(m.normal, t1, t2);
@@ -189,6 +189,7 @@ void narrowphase_pair(uint p) {
                                            : vec3(0.0f);
     point_lambda[slot] = vec4(lambda, feature_bits(feature));
   }
+  return uvec3(m.count, m.count > 0u ? 1u : 0u, 0u);
 }
 
 // The host will restore the step-start state and redo this step: a list overflowed, fewer
@@ -203,6 +204,13 @@ bool step_undone() {
          counters.ode_over != 0u || counters.undone_before[0] != 0u ||
          counters.undone_before[1] != 0u || counters.undone_before[2] != 0u ||
          counters.undone_before[3] != 0u;
+}
+
+// The narrowphase's counts (narrowphase_pair) into the step's counters.
+void add_narrowphase_counts(uvec3 c) {
+  if (c.x > 0u) atomicAdd(counters.points, c.x);
+  if (c.y > 0u) atomicAdd(counters.manifolds, c.y);
+  if (c.z > 0u) atomicAdd(counters.reused, c.z);
 }
 
 // ---- commit: this step's pairs become the previous step's (skipped when the step is redone) ----

@@ -479,7 +479,7 @@ class CpuBackend final : public Backend {
     }
     lap(Stage::broadphase);
     const std::uint32_t pairs = e.stored_pairs();
-    for (std::uint32_t q = 0; q < pairs; ++q) e.narrowphase_pair(q);
+    for (std::uint32_t q = 0; q < pairs; ++q) e.add_narrowphase_counts(e.narrowphase_pair(q));
     lap(Stage::narrowphase);
     color_or_incidence(e);
     lap(Stage::coloring);

@@ -67,7 +67,7 @@ class GpuBackend final : public Backend {
         cg_recording_(cg),
         warm_(warm),
         constants_(fault),
-        kernels_(ctx, constants_.values),
+        kernels_(supported(ctx), constants_.values),
         timestamps_(ctx, kStageCount + 1) {
     for (VkFence& fence : fences_) fence = ctx_.create_fence();
     for (VkFence& fence : head_fences_) fence = ctx_.create_fence();
@@ -87,6 +87,18 @@ class GpuBackend final : public Backend {
     free_command_buffer();
     free_state_copy();
     free_trace_copies();
+  }
+
+  // `ctx`, unless its device lacks what the step's kernels use (checked before their pipelines
+  // are made, which would fail less clearly).
+  static vk::Context& supported(vk::Context& ctx) {
+    if (!ctx.info().subgroup_arithmetic) {
+      throw vk::Unavailable("Vulkan device " + ctx.info().name +
+                            " has no subgroup arithmetic in compute shaders "
+                            "(VK_SUBGROUP_FEATURE_ARITHMETIC_BIT), which the GPU step's "
+                            "narrowphase counts with; use --backend cpu");
+    }
+    return ctx;
   }
 
   std::string name() const override { return "gpu (" + ctx_.info().name + ")"; }

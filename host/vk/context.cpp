@@ -234,6 +234,8 @@ DeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
   d.max_storage_buffer_range = lim.maxStorageBufferRange;
   d.max_compute_shared_memory = lim.maxComputeSharedMemorySize;
   d.subgroup_size = subgroup.subgroupSize;
+  d.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+                          (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0;
   d.timestamp_period_ns = lim.timestampPeriod;
   VkPhysicalDeviceMemoryProperties mem;
   vkGetPhysicalDeviceMemoryProperties(pd, &mem);

@@ -65,6 +65,8 @@ struct DeviceInfo {
   std::uint32_t max_workgroup_invocations = 0;
   std::uint32_t max_storage_buffer_range = 0;
   std::uint32_t subgroup_size = 0;
+  // Subgroup arithmetic (subgroupAdd) in compute shaders: the GPU narrowphase counts with it.
+  bool subgroup_arithmetic = false;
   std::uint32_t max_compute_shared_memory = 0;
   float timestamp_period_ns = 0.0f;
   bool timestamps = false;

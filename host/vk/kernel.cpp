@@ -148,41 +148,45 @@ void Kernel::dispatch_indirect(VkCommandBuffer cb, VkDescriptorSet set, const Bu
   RecordCounts::count_dispatch();
 }
 
-void barrier(VkCommandBuffer cb) {
+namespace {
+
+// One global memory barrier (every barrier here is one: the step's buffers are few and shared).
+void memory_barrier(VkCommandBuffer cb, VkAccessFlags src_access, VkAccessFlags dst_access,
+                    VkPipelineStageFlags src_stages, VkPipelineStageFlags dst_stages) {
   VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                     VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                     VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_UNIFORM_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-                           VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-                       0, 1, &mb, 0, nullptr, 0, nullptr);
+  mb.srcAccessMask = src_access;
+  mb.dstAccessMask = dst_access;
+  vkCmdPipelineBarrier(cb, src_stages, dst_stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
   RecordCounts::count_barrier();
+}
+
+constexpr VkAccessFlags kDeviceAccess =
+    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT |
+    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_UNIFORM_READ_BIT;
+constexpr VkPipelineStageFlags kDeviceStages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                                               VK_PIPELINE_STAGE_TRANSFER_BIT |
+                                               VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT;
+
+}  // namespace
+
+void barrier(VkCommandBuffer cb) {
+  memory_barrier(cb, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, kDeviceAccess,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 kDeviceStages);
 }
 
 void barrier_to_host_and_queue(VkCommandBuffer cb) {
-  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT |
-                     VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT |
-                     VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
-                     VK_ACCESS_UNIFORM_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
-                           VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-                       0, 1, &mb, 0, nullptr, 0, nullptr);
-  RecordCounts::count_barrier();
+  memory_barrier(cb, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_ACCESS_HOST_READ_BIT | kDeviceAccess,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_PIPELINE_STAGE_HOST_BIT | kDeviceStages);
 }
 
 void compute_barrier(VkCommandBuffer cb) {
-  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-  vkCmdPipelineBarrier(cb,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
-  RecordCounts::count_barrier();
+  memory_barrier(cb, VK_ACCESS_SHADER_WRITE_BIT,
+                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
 }
 
 Timestamps::Timestamps(const Context& ctx, std::uint32_t count) : ctx_(ctx), count_(count) {
