@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <regex>
 #include <string>
 
@@ -119,59 +120,100 @@ TEST(GpuFaults, DeviceLostKeepsTheLastGoodStepAndTheCheckpoint) {
   EXPECT_TRUE(test::same_bits(resumed, reference));
 }
 
-// The command line: a run whose device is lost (at the 70th submit: the load's uploads, then a
-// few per step) stops with one line naming the step, what to do and the checkpoint to resume
-// from; that checkpoint is whole, the last good state is a frame, and resuming (on a sound
-// device) finishes the run with the frames and metrics of a run that never failed. A device out
-// of memory at load is one line too. The submit is chosen to fall inside a step (13), not in a
-// checkpoint's save: since steps go to the World in batches (World::step(n, after_each)), each step
-// submits fewer times and the 100th submit fell in step 20's save.
-TEST(GpuFaults, CliRunStopsCleanlyAndResumes) {
-  VKPHYS_GPU_TEST_CONTEXT(ctx);
-  (void)ctx;
-  const fs::path dir =
-      fs::temp_directory_path() / ("vkphys_test_faults_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+// The command line: a run whose device is lost (`fault`: at the Nth submit, counting the load's
+// uploads, then a few a step and a dozen a checkpoint's save) stops with one line naming the
+// step (`saving step` when it fell in a checkpoint's save), what to do and the checkpoint to
+// resume from; that checkpoint is whole, the last good state is a frame, and resuming (on a sound
+// device) finishes the run with the frames and metrics of a run that never failed. Returns the
+// line's (step, last good step, checkpoint step), none when the line is missing.
+struct Stop {
+  std::uint64_t step, good, at;
+};
+std::optional<Stop> expect_cli_run_stops_and_resumes(const fs::path& dir, const std::string& fault,
+                                                     const std::string& where) {
   const std::string run = "run " + test::scene_file("particle_bed.json") +
                           " --backend gpu --steps 20 --every 4 --checkpoint-every 5 --out ";
-  ASSERT_EQ(test::vkphys_cli(run + (dir / "straight").string()).code, 0);
-  const fs::path failed = dir / "failed";
+  if (!fs::exists(dir / "straight")) {
+    EXPECT_EQ(test::vkphys_cli(run + (dir / "straight").string()).code, 0);
+  }
+  const fs::path failed = dir / ("failed_" + fault.substr(fault.find(':') + 1));
   test::CliResult r;
   {
-    ScopedEnv fault("VKPHYS_INJECT_FAULT", "device-lost:70");
+    ScopedEnv inject("VKPHYS_INJECT_FAULT", fault);
     r = test::vkphys_cli(run + failed.string());
   }
   EXPECT_EQ(r.code, 2);
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(
-      r.output, m,
-      std::regex(
-          "vkphys: step ([0-9]+): the Vulkan device was lost \\(VK_ERROR_DEVICE_LOST from "
-          "vkQueueSubmit: the GPU or its driver reset or hung\\); the GPU backend cannot go "
-          "on: run again, or use --backend cpu \\(frame_0*([0-9]+)\\.csv holds the last good "
-          "state; `vkphys resume [^`]+` continues from its last checkpoint \\(step "
-          "([0-9]+)\\)\\)\n")))
-      << r.output;
-  const std::uint64_t step = std::stoull(m[1]), good = std::stoull(m[2]), at = std::stoull(m[3]);
-  EXPECT_EQ(good, step - 1);
-  EXPECT_GT(step, 5u) << "the loss should fall after the first periodic checkpoint";
-  EXPECT_LT(step, 20u);
-  EXPECT_EQ(at, good / 5 * 5);
+  if (!std::regex_search(
+          r.output, m,
+          std::regex("vkphys: " + where +
+                     " ([0-9]+): the Vulkan device was lost \\(VK_ERROR_DEVICE_LOST from "
+                     "vkQueueSubmit: the GPU or its driver reset or hung\\); the GPU backend "
+                     "cannot go on: run again, or use --backend cpu \\(frame_0*([0-9]+)\\.csv "
+                     "holds the last good state; `vkphys resume [^`]+` continues from its last "
+                     "checkpoint \\(step ([0-9]+)\\)\\)\n"))) {
+    ADD_FAILURE() << "no '" << where << " N: the Vulkan device was lost' line in:\n" << r.output;
+    return std::nullopt;
+  }
+  const Stop stop{std::stoull(m[1]), std::stoull(m[2]), std::stoull(m[3])};
+  const std::uint64_t good = stop.good, at = stop.at;
   EXPECT_EQ(Snapshot::read(failed / "checkpoint.snapshot").step(), at);
   EXPECT_TRUE(fs::exists(failed / "frames" / fmt::format("frame_{:06d}.csv", good)));
   const test::CliResult resumed = test::vkphys_cli("resume " + failed.string());
-  ASSERT_EQ(resumed.code, 0) << resumed.output;
+  EXPECT_EQ(resumed.code, 0) << resumed.output;
   // The straight run has no frame at the failed run's last good step unless it is one of its
   // own (every 4th): the resume overwrites only what comes after the checkpoint.
   std::map<std::string, std::string> expected = test::outputs(dir / "straight");
   std::map<std::string, std::string> got = test::outputs(failed);
   if (good % 4 != 0) got.erase(fmt::format("frames/frame_{:06d}.csv", good));
   EXPECT_TRUE(test::same_outputs(expected, got));
+  return stop;
+}
 
+// The loss inside a step (the 70th submit falls in step 13; since steps go to the World in
+// batches, World::step(n, after_each), a step submits fewer times and the 100th fell in step 20's
+// save): the frame of the step before it is the last good state, and the checkpoint is the last
+// periodic one. A device out of memory at load is one line too.
+TEST(GpuFaults, CliRunStopsCleanlyAndResumes) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  (void)ctx;
+  const fs::path dir =
+      fs::temp_directory_path() / ("vkphys_test_faults_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::optional<Stop> stop = expect_cli_run_stops_and_resumes(dir, "device-lost:70", "step");
+  ASSERT_TRUE(stop);
+  const auto [step, good, at] = *stop;
+  EXPECT_EQ(good, step - 1);
+  EXPECT_GT(step, 5u) << "the loss should fall after the first periodic checkpoint";
+  EXPECT_LT(step, 20u);
+  EXPECT_EQ(at, good / 5 * 5);
+
+  const std::string run = "run " + test::scene_file("particle_bed.json") +
+                          " --backend gpu --steps 20 --every 4 --checkpoint-every 5 --out ";
   ScopedEnv oom("VKPHYS_INJECT_FAULT", "oom:1");
   test::expect_cli_refused(
       run + (dir / "oom").string(),
       {"vkphys: out of device memory: could not allocate", "(VK_ERROR_OUT_OF_DEVICE_MEMORY)"});
+  fs::remove_all(dir);
+}
+
+// The loss in a checkpoint's save (the 60th submit falls in step 10's, whose dozen reads make a
+// wide window): the step just taken is the last good state, written as a frame, and the
+// checkpoint on disk is still the one before (a checkpoint is only ever replaced whole).
+TEST(GpuFaults, CliRunLostWhileSavingKeepsTheCheckpointBefore) {
+  VKPHYS_GPU_TEST_CONTEXT(ctx);
+  (void)ctx;
+  const fs::path dir =
+      fs::temp_directory_path() / ("vkphys_test_faults_saving_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::optional<Stop> stop =
+      expect_cli_run_stops_and_resumes(dir, "device-lost:60", "saving step");
+  ASSERT_TRUE(stop);
+  const auto [step, good, at] = *stop;
+  EXPECT_EQ(good, step);
+  EXPECT_EQ(step % 5, 0u) << "a save falls at a checkpoint";
+  EXPECT_GT(step, 5u);
+  EXPECT_EQ(at, step - 5);
   fs::remove_all(dir);
 }
 
