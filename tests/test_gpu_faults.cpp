@@ -129,18 +129,28 @@ TEST(GpuFaults, DeviceLostKeepsTheLastGoodStepAndTheCheckpoint) {
 struct Stop {
   std::uint64_t step, good, at;
 };
+
+// The run both CLI fault tests make, into `out`.
+std::string cli_run(const fs::path& out) {
+  return "run " + test::scene_file("particle_bed.json") +
+         " --backend gpu --steps 20 --every 4 --checkpoint-every 5 --out " + out.string();
+}
+
+// An empty directory of the test's own, `name` and the process id.
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  return dir;
+}
+
 std::optional<Stop> expect_cli_run_stops_and_resumes(const fs::path& dir, const std::string& fault,
                                                      const std::string& where) {
-  const std::string run = "run " + test::scene_file("particle_bed.json") +
-                          " --backend gpu --steps 20 --every 4 --checkpoint-every 5 --out ";
-  if (!fs::exists(dir / "straight")) {
-    EXPECT_EQ(test::vkphys_cli(run + (dir / "straight").string()).code, 0);
-  }
-  const fs::path failed = dir / ("failed_" + fault.substr(fault.find(':') + 1));
+  EXPECT_EQ(test::vkphys_cli(cli_run(dir / "straight")).code, 0);
+  const fs::path failed = dir / "failed";
   test::CliResult r;
   {
     ScopedEnv inject("VKPHYS_INJECT_FAULT", fault);
-    r = test::vkphys_cli(run + failed.string());
+    r = test::vkphys_cli(cli_run(failed));
   }
   EXPECT_EQ(r.code, 2);
   std::smatch m;
@@ -156,16 +166,15 @@ std::optional<Stop> expect_cli_run_stops_and_resumes(const fs::path& dir, const 
     return std::nullopt;
   }
   const Stop stop{std::stoull(m[1]), std::stoull(m[2]), std::stoull(m[3])};
-  const std::uint64_t good = stop.good, at = stop.at;
-  EXPECT_EQ(Snapshot::read(failed / "checkpoint.snapshot").step(), at);
-  EXPECT_TRUE(fs::exists(failed / "frames" / fmt::format("frame_{:06d}.csv", good)));
+  EXPECT_EQ(Snapshot::read(failed / "checkpoint.snapshot").step(), stop.at);
+  EXPECT_TRUE(fs::exists(failed / "frames" / fmt::format("frame_{:06d}.csv", stop.good)));
   const test::CliResult resumed = test::vkphys_cli("resume " + failed.string());
   EXPECT_EQ(resumed.code, 0) << resumed.output;
   // The straight run has no frame at the failed run's last good step unless it is one of its
   // own (every 4th): the resume overwrites only what comes after the checkpoint.
   std::map<std::string, std::string> expected = test::outputs(dir / "straight");
   std::map<std::string, std::string> got = test::outputs(failed);
-  if (good % 4 != 0) got.erase(fmt::format("frames/frame_{:06d}.csv", good));
+  if (stop.good % 4 != 0) got.erase(fmt::format("frames/frame_{:06d}.csv", stop.good));
   EXPECT_TRUE(test::same_outputs(expected, got));
   return stop;
 }
@@ -177,9 +186,7 @@ std::optional<Stop> expect_cli_run_stops_and_resumes(const fs::path& dir, const 
 TEST(GpuFaults, CliRunStopsCleanlyAndResumes) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   (void)ctx;
-  const fs::path dir =
-      fs::temp_directory_path() / ("vkphys_test_faults_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const fs::path dir = fresh_dir("vkphys_test_faults");
   const std::optional<Stop> stop = expect_cli_run_stops_and_resumes(dir, "device-lost:70", "step");
   ASSERT_TRUE(stop);
   const auto [step, good, at] = *stop;
@@ -188,11 +195,9 @@ TEST(GpuFaults, CliRunStopsCleanlyAndResumes) {
   EXPECT_LT(step, 20u);
   EXPECT_EQ(at, good / 5 * 5);
 
-  const std::string run = "run " + test::scene_file("particle_bed.json") +
-                          " --backend gpu --steps 20 --every 4 --checkpoint-every 5 --out ";
   ScopedEnv oom("VKPHYS_INJECT_FAULT", "oom:1");
   test::expect_cli_refused(
-      run + (dir / "oom").string(),
+      cli_run(dir / "oom"),
       {"vkphys: out of device memory: could not allocate", "(VK_ERROR_OUT_OF_DEVICE_MEMORY)"});
   fs::remove_all(dir);
 }
@@ -203,9 +208,7 @@ TEST(GpuFaults, CliRunStopsCleanlyAndResumes) {
 TEST(GpuFaults, CliRunLostWhileSavingKeepsTheCheckpointBefore) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   (void)ctx;
-  const fs::path dir =
-      fs::temp_directory_path() / ("vkphys_test_faults_saving_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const fs::path dir = fresh_dir("vkphys_test_faults_saving");
   const std::optional<Stop> stop =
       expect_cli_run_stops_and_resumes(dir, "device-lost:60", "saving step");
   ASSERT_TRUE(stop);
@@ -240,9 +243,7 @@ TEST(GpuFaults, ValidationErrorsAreCountedAndFailTheCommand) {
   }
   EXPECT_EQ(validation_errors_reported(), before + 1);
 
-  const fs::path dir =
-      fs::temp_directory_path() / ("vkphys_test_validation_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const fs::path dir = fresh_dir("vkphys_test_validation");
   const std::string run =
       "run " + test::scene_file("particle_bed.json") + " --backend gpu --steps 3 --out ";
   const test::CliResult failed = test::vkphys_cli("--validation " + run + (dir / "a").string());

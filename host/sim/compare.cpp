@@ -580,7 +580,7 @@ CompareResult compare_backends(Backend& a, Backend& b, const Scene& scene, std::
     }
     if (on_step) on_step(k);
   };
-  if (steps > 0) a.steps(steps, nullptr, &after_each);
+  a.steps(steps, nullptr, &after_each);
   r.allowed = opt.tol;
   for (const Quantity& q : kQuantities) {
     r.allowed.*q.limit = std::max(opt.tol.*q.limit, opt.factor * (r.envelope_max.*q.max));
