@@ -89,11 +89,12 @@ uint kept_color(uint code) {
   return code > 0u ? code - 1u : VKPHYS_UNCOLORED;
 }
 
-// A unit left uncoloured is listed for the passes (sort_values[0, counters.uncolored), free
-// until color_key; in atomic order on the GPU, which changes nothing: a pass's result does not
-// depend on the order its units run in).
+// A unit left uncoloured is listed for the passes: sort_values[0, counters.uncolored), free
+// until color_key. The CPU lists it at once (list_uncolored); the GPU's color_init returns true
+// and shaders/world_color.comp reserves the subgroup's entries with one atomic (a ballot and its
+// prefix count), not one per unit on one counter, so the list is in subgroup order. That changes
+// nothing: a pass's result does not depend on the order its units run in.
 void list_uncolored(uint u) {
-  unit_color[u] = VKPHYS_UNCOLORED;
   sort_values[atomicAdd(counters.uncolored, 1u)] = u;
 }
 
@@ -103,29 +104,27 @@ void list_uncolored(uint u) {
 // mask of its joints' colours blocks those colours as this step's marks do. A particle contact
 // arrives with its kept colour or VKPHYS_UNCOLORED in unit_color (the grid wrote it) and marks
 // its colour on its dynamic bodies (atomicOr: the marks do not depend on the order).
-void color_init(uint u) {
+// Returns whether unit u is left for the passes (VKPHYS_UNCOLORED, to be listed).
+bool color_init(uint u) {
   if (u < params.counts.y) {
     uint load = body_color[3u * params.counts.x + u];  // the joint's colour from load
-    if (load == VKPHYS_UNCOLORED) {
-      list_uncolored(u);
-    } else {
-      unit_color[u] = load;
-    }
-    return;
+    unit_color[u] = load;
+    return load == VKPHYS_UNCOLORED;
   }
   if (!unit_active(u)) {
     unit_color[u] = VKPHYS_INACTIVE_COLOR;
-    return;
+    return false;
   }
   uint kept = u >= pcontact_unit_base() ? unit_color[u] : VKPHYS_UNCOLORED;
   if (kept >= params.coloring.x) {
-    list_uncolored(u);
-    return;
+    unit_color[u] = VKPHYS_UNCOLORED;
+    return true;
   }
   uvec2 ab = unit_bodies(u);
   uint n = params.counts.x;
   if (body_dynamic(ab.x)) atomicOr(body_color[n + ab.x], 1u << kept);
   if (body_dynamic(ab.y)) atomicOr(body_color[n + ab.y], 1u << kept);
+  return false;
 }
 
 // One invocation after color_init: the passes' indirect dispatch over its list.

@@ -1,5 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_ballot : require
 // Colouring and incidence lists (kernels/world_coloring.inl); push = (mode, colour, pass, 0),
 // mode: VKPHYS_COLOR_MODES, over the live units, indirect (COLOR_PROPOSE and COLOR_ASSIGN: over
 // the units color_init left uncoloured, listed in sort_values; INCIDENCE_KEY and INCIDENCE_RANGE:
@@ -39,9 +40,21 @@ void main() {
     }
     return;
   }
+  if (push.x == COLOR_INIT) {
+    // The subgroup's uncoloured units take consecutive entries of color_init's list, reserved
+    // with one atomic (kernels/world_coloring.inl, list_uncolored): every invocation reaches the
+    // ballot (no return before it), and the elected one, the first active, reserves.
+    bool listed = k < unit_count() && color_init(k);
+    uvec4 ballot = subgroupBallot(listed);
+    uint count = subgroupBallotBitCount(ballot);
+    uint base = 0u;
+    if (subgroupElect() && count > 0u) base = atomicAdd(counters.uncolored, count);
+    base = subgroupBroadcastFirst(base);
+    if (listed) sort_values[base + subgroupBallotExclusiveBitCount(ballot)] = k;
+    return;
+  }
   if (k >= unit_count()) return;
   switch (push.x) {
-    case COLOR_INIT: color_init(k); break;
     case COLOR_KEY: color_key(k); break;
     case COLOR_RANGE: color_range(k); break;
     case INCIDENCE_KEY:

@@ -179,15 +179,16 @@ std::optional<Stop> expect_cli_run_stops_and_resumes(const fs::path& dir, const 
   return stop;
 }
 
-// The loss inside a step (the 70th submit falls in step 13; since steps go to the World in
+// The loss inside a step (the 40th submit falls in step 12; since steps go to the World in
 // batches, World::step(n, after_each), a step submits fewer times and the 100th fell in step 20's
-// save): the frame of the step before it is the last good state, and the checkpoint is the last
-// periodic one. A device out of memory at load is one line too.
+// save, and since a save is one submit, the 70th falls past the run): the frame of the step before
+// it is the last good state, and the checkpoint is the last periodic one. A device out of memory at
+// load is one line too.
 TEST(GpuFaults, CliRunStopsCleanlyAndResumes) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   (void)ctx;
   const fs::path dir = fresh_dir("vkphys_test_faults");
-  const std::optional<Stop> stop = expect_cli_run_stops_and_resumes(dir, "device-lost:70", "step");
+  const std::optional<Stop> stop = expect_cli_run_stops_and_resumes(dir, "device-lost:40", "step");
   ASSERT_TRUE(stop);
   const auto [step, good, at] = *stop;
   EXPECT_EQ(good, step - 1);
@@ -202,15 +203,15 @@ TEST(GpuFaults, CliRunStopsCleanlyAndResumes) {
   fs::remove_all(dir);
 }
 
-// The loss in a checkpoint's save (the 60th submit falls in step 10's, whose dozen reads make a
-// wide window): the step just taken is the last good state, written as a frame, and the
+// The loss in a checkpoint's save (the 37th submit is step 10's: a save reads its buffers in one
+// submission): the step just taken is the last good state, written as a frame, and the
 // checkpoint on disk is still the one before (a checkpoint is only ever replaced whole).
 TEST(GpuFaults, CliRunLostWhileSavingKeepsTheCheckpointBefore) {
   VKPHYS_GPU_TEST_CONTEXT(ctx);
   (void)ctx;
   const fs::path dir = fresh_dir("vkphys_test_faults_saving");
   const std::optional<Stop> stop =
-      expect_cli_run_stops_and_resumes(dir, "device-lost:60", "saving step");
+      expect_cli_run_stops_and_resumes(dir, "device-lost:37", "saving step");
   ASSERT_TRUE(stop);
   const auto [step, good, at] = *stop;
   EXPECT_EQ(good, step);

@@ -585,7 +585,8 @@ class CpuBackend final : public Backend {
     const SolverScheme scheme = scene_.settings.solver.scheme;
     if (scheme == SolverScheme::colored) {
       std::fill_n(color_.begin(), 2 * world_.bodies(), 0u);  // not the joints' colours
-      for (std::uint32_t u = 0; u < live; ++u) e.color_init(u);
+      for (std::uint32_t u = 0; u < live; ++u)
+        if (e.color_init(u)) e.list_uncolored(u);
       // The passes over the units color_init listed as uncoloured (a coloured or inactive unit
       // neither proposes nor assigns), dropping those each pass colours, and only while there
       // are some: a pass's result does not depend on the order its units run in, so the

@@ -92,12 +92,16 @@ class GpuBackend final : public Backend {
   // `ctx`, unless its device lacks what the step's kernels use (checked before their pipelines
   // are made, which would fail less clearly).
   static vk::Context& supported(vk::Context& ctx) {
-    if (!ctx.info().subgroup_arithmetic) {
-      throw vk::Unavailable("Vulkan device " + ctx.info().name +
-                            " has no subgroup arithmetic in compute shaders "
-                            "(VK_SUBGROUP_FEATURE_ARITHMETIC_BIT), which the GPU step's "
-                            "narrowphase counts with; use --backend cpu");
-    }
+    auto require = [&](bool has, const char* what, const char* bit, const char* user) {
+      if (has) return;
+      throw vk::Unavailable("Vulkan device " + ctx.info().name + " has no subgroup " + what +
+                            " in compute shaders (" + bit + "), which the GPU step's " + user +
+                            "; use --backend cpu");
+    };
+    require(ctx.info().subgroup_arithmetic, "arithmetic", "VK_SUBGROUP_FEATURE_ARITHMETIC_BIT",
+            "narrowphase counts with");
+    require(ctx.info().subgroup_ballot, "ballots", "VK_SUBGROUP_FEATURE_BALLOT_BIT",
+            "colouring lists its uncoloured units with");
     return ctx;
   }
 
@@ -256,18 +260,25 @@ class GpuBackend final : public Backend {
     s.step = step_index_;
     s.pair_capacity = cap_.pairs;
     s.contact_capacity = cap_.contacts;
-#define VKPHYS_DOWNLOAD_CARRIED(T, name, count) s.name = gpu_.buf[b_##name].download<T>(count);
+    std::vector<vk::DownloadPart> parts;  // all in one submission (vk::download)
+#define VKPHYS_DOWNLOAD_CARRIED(T, name, count) \
+  s.name.resize(count);                         \
+  parts.push_back({&gpu_.buf[b_##name], 0, s.name.data(), s.name.size() * sizeof(T)});
     VKPHYS_CARRIED_BUFFERS(VKPHYS_DOWNLOAD_CARRIED)
 #undef VKPHYS_DOWNLOAD_CARRIED
+    vk::download(ctx_, parts);
     return s;
   }
 
   void restore(const Scene& scene, const CarriedState& s) override {
     load(scene, s.pair_capacity, s.contact_capacity);
     check_carried(s, carried_sizes(scene_, world_, cap_));
-#define VKPHYS_UPLOAD_CARRIED(T, name, count) gpu_.buf[b_##name].upload(std::span<const T>(s.name));
+    std::vector<vk::UploadPart> parts;  // all in one submission (vk::upload)
+#define VKPHYS_UPLOAD_CARRIED(T, name, count) \
+  parts.push_back({&gpu_.buf[b_##name], 0, s.name.data(), s.name.size() * sizeof(T)});
     VKPHYS_CARRIED_BUFFERS(VKPHYS_UPLOAD_CARRIED)
 #undef VKPHYS_UPLOAD_CARRIED
+    vk::upload(ctx_, parts);
     allocate_lists();  // rebuilds the warm-start table from the restored pairs
     step_index_ = s.step;
   }

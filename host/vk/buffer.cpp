@@ -3,6 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "host/vk/record_counts.h"
 
@@ -129,34 +130,78 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 }
 
 void Buffer::upload(const void* data, VkDeviceSize bytes, VkDeviceSize offset) {
-  if (bytes == 0) return;
-  if (offset + bytes > size_) throw Error("Buffer::upload past the end of the buffer");
-  if (mapped_) {
-    std::memcpy(static_cast<char*>(mapped_) + offset, data, bytes);
-    return;
-  }
-  Staging staging(*ctx_, bytes);
-  std::memcpy(staging.ptr, data, bytes);
-  ctx_->run_once([&](VkCommandBuffer cb) {
-    VkBufferCopy region{0, offset, bytes};
-    vkCmdCopyBuffer(cb, staging.raw.buffer, buffer_, 1, &region);
-  });
+  const UploadPart part{this, offset, data, bytes};
+  vk::upload(*ctx_, std::span(&part, 1));
 }
 
 void Buffer::download(void* data, VkDeviceSize bytes, VkDeviceSize offset) const {
-  if (bytes == 0) return;
-  if (offset + bytes > size_) throw Error("Buffer::download past the end of the buffer");
-  if (mapped_) {
-    std::memcpy(data, static_cast<const char*>(mapped_) + offset, bytes);
-    return;
+  const DownloadPart part{this, offset, data, bytes};
+  vk::download(*ctx_, std::span(&part, 1));
+}
+
+namespace {
+
+// Each part's offset in a staging buffer shared by the parts that need one (those not mapped),
+// 16-byte aligned, and their total; a part past its buffer's end throws, naming the direction.
+template <class Part>
+std::vector<VkDeviceSize> staging_offsets(std::span<const Part> parts, const char* what,
+                                          VkDeviceSize& total) {
+  std::vector<VkDeviceSize> at(parts.size(), 0);
+  total = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const Part& p = parts[i];
+    if (p.offset + p.bytes > p.buffer->size())
+      throw Error(std::string(what) + " past the end of the buffer");
+    if (p.bytes == 0 || p.buffer->mapped()) continue;
+    at[i] = total;
+    total += (p.bytes + 15) / 16 * 16;
   }
-  Staging staging(*ctx_, bytes);
-  ctx_->run_once([&](VkCommandBuffer cb) {
-    VkBufferCopy region{offset, 0, bytes};
-    vkCmdCopyBuffer(cb, buffer_, staging.raw.buffer, 1, &region);
+  return at;
+}
+
+}  // namespace
+
+void upload(const Context& ctx, std::span<const UploadPart> parts) {
+  VkDeviceSize total = 0;
+  const std::vector<VkDeviceSize> at = staging_offsets(parts, "Buffer::upload", total);
+  for (const UploadPart& p : parts)
+    if (p.bytes && p.buffer->mapped())
+      std::memcpy(static_cast<char*>(p.buffer->mapped()) + p.offset, p.host, p.bytes);
+  if (total == 0) return;
+  Staging staging(ctx, total);
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].bytes && !parts[i].buffer->mapped())
+      std::memcpy(static_cast<char*>(staging.ptr) + at[i], parts[i].host, parts[i].bytes);
+  ctx.run_once([&](VkCommandBuffer cb) {
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const UploadPart& p = parts[i];
+      if (p.bytes == 0 || p.buffer->mapped()) continue;
+      const VkBufferCopy region{at[i], p.offset, p.bytes};
+      vkCmdCopyBuffer(cb, staging.raw.buffer, p.buffer->handle(), 1, &region);
+    }
+  });
+}
+
+void download(const Context& ctx, std::span<const DownloadPart> parts) {
+  VkDeviceSize total = 0;
+  const std::vector<VkDeviceSize> at = staging_offsets(parts, "Buffer::download", total);
+  for (const DownloadPart& p : parts)
+    if (p.bytes && p.buffer->mapped())
+      std::memcpy(p.host, static_cast<const char*>(p.buffer->mapped()) + p.offset, p.bytes);
+  if (total == 0) return;
+  Staging staging(ctx, total);
+  ctx.run_once([&](VkCommandBuffer cb) {
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const DownloadPart& p = parts[i];
+      if (p.bytes == 0 || p.buffer->mapped()) continue;
+      const VkBufferCopy region{p.offset, at[i], p.bytes};
+      vkCmdCopyBuffer(cb, p.buffer->handle(), staging.raw.buffer, 1, &region);
+    }
     barrier_to_host(cb);
   });
-  std::memcpy(data, staging.ptr, bytes);
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].bytes && !parts[i].buffer->mapped())
+      std::memcpy(parts[i].host, static_cast<const char*>(staging.ptr) + at[i], parts[i].bytes);
 }
 
 void barrier_to_host(VkCommandBuffer cb) {

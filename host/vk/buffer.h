@@ -60,6 +60,25 @@ class Buffer {
   VkMemoryPropertyFlags memory_flags_ = 0;
 };
 
+// One part of a batched transfer: `bytes` from `offset` in `buffer` to `host`, or back.
+struct DownloadPart {
+  const Buffer* buffer;
+  VkDeviceSize offset;
+  void* host;
+  VkDeviceSize bytes;
+};
+struct UploadPart {
+  Buffer* buffer;
+  VkDeviceSize offset;
+  const void* host;
+  VkDeviceSize bytes;
+};
+// Every part in one submission and one wait, through one staging buffer (mapped buffers are
+// copied directly): a checkpoint's dozen carried buffers cost one submit, not a dozen. A part
+// past its buffer's end throws before anything moves.
+void download(const Context& ctx, std::span<const DownloadPart> parts);
+void upload(const Context& ctx, std::span<const UploadPart> parts);
+
 // A device-local storage buffer of `bytes`, after checking them against the device's
 // maxStorageBufferRange; the error names the buffer (`what`) and says what to do (`advice`).
 Buffer storage_buffer(const Context& ctx, VkDeviceSize bytes, const std::string& what,

@@ -67,6 +67,9 @@ struct DeviceInfo {
   std::uint32_t subgroup_size = 0;
   // Subgroup arithmetic (subgroupAdd) in compute shaders: the GPU narrowphase counts with it.
   bool subgroup_arithmetic = false;
+  // Subgroup ballots (subgroupBallot and its counts) in compute shaders: the GPU colouring lists
+  // its uncoloured units with them.
+  bool subgroup_ballot = false;
   std::uint32_t max_compute_shared_memory = 0;
   float timestamp_period_ns = 0.0f;
   bool timestamps = false;
