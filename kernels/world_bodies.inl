@@ -352,6 +352,28 @@ vec3 particle_end_position(uint i, vec3 v) {
   return integrate_position(vec3(body_pos[i]), v, h);
 }
 
+// ---- a state gone NaN or infinite ------------------------------------------------------------
+// Every step checks the bodies it moved where their state is final: after each substep's
+// integration (positions, orientations and the velocities they came from) and after the step's
+// measured last sweep (body_residual: the velocities a relax sweep changed after integration).
+// The lowest such body goes into counters.nonfinite as 0xFFFFFFFF - i (0: none; atomicMax, so
+// the result does not depend on the order), and the step commits nothing (step_undone). The GPU
+// backend then restores the step's start, the last finite state, and names the step and the
+// body, as the CPU backend's per-stage check does, without reading the state back each step.
+bool vec4_finite(vec4 v) {
+  return !any(isnan(v)) && !any(isinf(v));
+}
+
+void flag_nonfinite(uint i) {
+  atomicMax(counters.nonfinite, 0xFFFFFFFFu - i);
+}
+
+void note_nonfinite(uint i) {
+  bool ok = vec4_finite(body_pos[i]) && vec4_finite(body_vel[i]);
+  if (!is_particle(i)) ok = ok && vec4_finite(rigid_rot[i]) && vec4_finite(rigid_omega[i]);
+  if (!ok) flag_nonfinite(i);
+}
+
 void body_integrate(uint i) {
   vec4 vel = body_vel[i];
   if (vel.w <= 0.0f) return;
@@ -359,6 +381,7 @@ void body_integrate(uint i) {
   float h = params.gravity_dt.w;
   if (is_particle(i)) {
     body_pos[i] = vec4(particle_end_position(i, v), body_pos[i].w);
+    note_nonfinite(i);
     return;
   }
   vec3 w = vec3(rigid_omega[i]);
@@ -368,6 +391,7 @@ void body_integrate(uint i) {
   }
   body_pos[i] = vec4(integrate_position(vec3(body_pos[i]), v, h), body_pos[i].w);
   rigid_rot[i] = quat_integrate(rigid_rot[i], w, h);
+  note_nonfinite(i);
 }
 
 // Split impulse: after the position solve, keep its velocities for the integration (rigid

@@ -321,6 +321,8 @@ struct WorldCounters {
   uint uncolored_groups;
   uint uncolored_groups_y;
   uint uncolored_groups_z;
+  uint nonfinite;  // 0, or 0xFFFFFFFF - i for the lowest body i the step left NaN or infinite
+                   // (kernels/world_bodies.inl, note_nonfinite): the step is undone
   // Per colour list: list 2c holds colour c's joints and pairs, 2c + 1 its particle contacts
   // (kernels/world_coloring.inl, color_key).
   uint color_start[2 * VKPHYS_MAX_COLORS];
@@ -328,12 +330,12 @@ struct WorldCounters {
   uint color_groups[2 * VKPHYS_MAX_COLORS * 3];  // indirect dispatch per colour list (x, y, z)
   uint pcontact_first[VKPHYS_MAX_COLORS];  // colour c's particle contacts start here in colour
                                            // order (color_groups, pcontact_gather)
-  // The step before's overflow, redo, cg_short and ode_over, copied here as that step ended
-  // (host/gpu/step_recording.cpp, record_step_end) and not cleared as a step begins: a step
+  // The step before's overflow, redo, cg_short, ode_over and nonfinite, copied here as that step
+  // ended (host/gpu/step_recording.cpp, record_step_end) and not cleared as a step begins: a step
   // submitted before the host has read the step before it commits nothing when that step is to
   // be redone (kernels/world_narrowphase.inl, step_undone). Zero on the CPU backend, whose
   // steps run one at a time.
-  uint undone_before[4];
+  uint undone_before[5];
 };
 
 // Every world buffer after the step constants (binding 0) and the counters (binding 1), once:

@@ -195,15 +195,16 @@ uvec3 narrowphase_pair(uint p) {
 // The host will restore the step-start state and redo this step: a list overflowed, fewer
 // colours were recorded than the colouring needed, a CG solve needed more iterations than
 // were recorded (kernels/world_implicit.inl, "Recorded iterations"), or the adaptive step's
-// error passed its tolerance (kernels/world_ode.inl, ode_flag_over). Or the step before was
-// undone: this step ran ahead of the host's read of it (GPU, pipelined steps), and the host
-// will restore that step's start and redo both, so this one must leave last step's contact
+// error passed its tolerance (kernels/world_ode.inl, ode_flag_over); or restore it and stop:
+// the step left a body NaN or infinite (kernels/world_bodies.inl, note_nonfinite). Or the step
+// before was undone: this step ran ahead of the host's read of it (GPU, pipelined steps), and the
+// host will restore that step's start and redo both, so this one must leave last step's contact
 // lists as they were.
 bool step_undone() {
   return counters.overflow != 0u || counters.redo != 0u || counters.cg_short != 0u ||
-         counters.ode_over != 0u || counters.undone_before[0] != 0u ||
+         counters.ode_over != 0u || counters.nonfinite != 0u || counters.undone_before[0] != 0u ||
          counters.undone_before[1] != 0u || counters.undone_before[2] != 0u ||
-         counters.undone_before[3] != 0u;
+         counters.undone_before[3] != 0u || counters.undone_before[4] != 0u;
 }
 
 // The narrowphase's counts (narrowphase_pair) into the step's counters.

@@ -31,7 +31,7 @@
 // run by pcontact_sweep on exactly the inputs jacobi_pcontact gives it: the two-pass sweep's
 // arithmetic, operation for operation. The fused kernel and the CPU backend still run the two
 // passes, and tests/test_jacobi_gather.cpp holds the GPU's gather to their bits. The measured
-// sweep adds each body's change to the residual as body_residual does.
+// sweep adds each body's change to the residual, and checks it for NaN, as body_residual does.
 //
 // The price: each contact's rows run twice (once per dynamic end), and each end reads the other
 // particle's velocity and share. The two-pass sweep wrote and re-read 2 vec4 of unit_dv per
@@ -97,7 +97,10 @@ void jacobi_gather(uint b, uint parity, uint kind, bool measure) {
   } else {
     body_vel_next[b] = next;
   }
-  if (measure && vel.w > 0.0f) measure_residual(vec3(vel), vec3(next));
+  if (measure && vel.w > 0.0f) {
+    measure_residual(vec3(vel), vec3(next));
+    if (!vec4_finite(next)) flag_nonfinite(b);  // as body_residual's check (note_nonfinite)
+  }
 }
 
 // After an impact pass: body b's share of the pass's change added to its step-start velocity,

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "host/api/world_internal.h"
@@ -91,22 +92,72 @@ TEST(ApiReadBack, EveryStepReadRidesInTheStepsSubmission) {
   EXPECT_GT(every.body_count(), 0u);
 }
 
-// Every step: step() throws, naming the stage. On demand: step() runs, the first read throws
-// naming the step, and later reads show the last finite state (the start).
-TEST(ApiReadBack, OnDemandReportsANaNAtTheFirstRead) {
+// Every step: step() throws, naming the stage. On demand: the step's own check throws, naming
+// the body but no stage (kernels/world_bodies.inl, note_nonfinite), and the reads show the last
+// finite state (the start).
+TEST(ApiReadBack, OnDemandStepsStillStopAtANaN) {
   World every(overforced());
   EXPECT_EQ(error_of([&] { every.step(); }),
             "step 1: the predict stage made body 1 (sphere) NaN or infinite");
   World lazy(overforced(), {.read_back = ReadBack::on_demand});
-  EXPECT_NO_THROW(lazy.step());
   try {
-    (void)lazy.state(Field::body_velocity);
+    lazy.step();
     ADD_FAILURE() << "no NonFiniteError";
   } catch (const NonFiniteError& e) {
     EXPECT_EQ(e.step, 1u);
-    EXPECT_EQ(e.where, "body 1 (sphere) has a NaN or infinite position, orientation or velocity");
+    EXPECT_EQ(e.where, "the step made body 1 (sphere) NaN or infinite");
   }
+  EXPECT_EQ(lazy.steps(), 0u);
   EXPECT_EQ(lazy.state(Field::body_velocity)[1], glm::vec4(0.0f));  // the start, held
+}
+
+// A 1 kg sphere under 2.9e38 N gains a h = 4.83e36 m/s a step at 60 Hz: its speed passes the
+// largest float, 3.4028e38 m/s, in step ceil(3.4028e38 / 4.83e36) = 71. Steps taken together
+// (World::step(n): pipelined on the GPU, with no state read between them) stop at that step on
+// both backends, as steps taken one at a time with every stage checked do; the GPU World then
+// holds step 70's state, bit for bit that of a World stepped 70 times.
+TEST(ApiReadBack, StepsTakenTogetherStopAtTheStepThatMadeTheNaN) {
+  Scene runaway = overforced();
+  runaway.bodies[1].mass = 1.0f;
+  runaway.bodies[1].force.y = 2.9e38f;
+  const double gain = 2.9e38 * static_cast<double>(runaway.settings.time_step);
+  const auto expected = static_cast<std::uint64_t>(
+      std::ceil(static_cast<double>(std::numeric_limits<float>::max()) / gain));
+  ASSERT_EQ(expected, 71u);
+  auto stop_of = [&](World& w, std::uint32_t n) -> NonFiniteError {
+    try {
+      w.step(n);
+    } catch (const NonFiniteError& e) {
+      return e;
+    }
+    ADD_FAILURE() << w.backend_name() << ": no NonFiniteError";
+    return NonFiniteError(0, "");
+  };
+  World one_at_a_time(runaway);
+  std::uint64_t k = 0;
+  for (; k < 100; ++k) {
+    try {
+      one_at_a_time.step();
+    } catch (const NonFiniteError& e) {
+      EXPECT_EQ(e.where, "the predict stage made body 1 (sphere) NaN or infinite");
+      break;
+    }
+  }
+  EXPECT_EQ(k + 1, expected);
+  World cpu(runaway, {.read_back = ReadBack::on_demand});
+  const NonFiniteError c = stop_of(cpu, 100);
+  EXPECT_EQ(c.step, expected);
+  EXPECT_EQ(c.where, "the step made body 1 (sphere) NaN or infinite");
+  SKIP_WITHOUT_GPU();
+  World gpu(runaway, {.backend = "gpu"});
+  const NonFiniteError g = stop_of(gpu, 100);
+  EXPECT_EQ(g.step, expected);
+  EXPECT_EQ(g.where, "the step made body 1 (sphere) NaN or infinite");
+  EXPECT_EQ(gpu.steps(), expected - 1);
+  World before(runaway, {.backend = "gpu"});
+  before.step(static_cast<std::uint32_t>(expected - 1));
+  EXPECT_TRUE(same_bits(gpu, before));
+  EXPECT_GT(gpu.state(Field::body_velocity)[1].y, 3.0e38f);
 }
 
 // Two Worlds on one SharedDevice, stepped in turns, end with the bits of the same scenes on

@@ -116,7 +116,7 @@ int cmd_soak(const Options& opt) {
   latest.write(dir / kCheckpointFile);
   Progress progress(opt.steps);
   // The steps between samples go to the World together (World::step(n): pipelined on the GPU,
-  // the state read and checked for NaN after the last of them).
+  // the state read after the last of them; every step checks itself for NaN and names itself).
   for (std::uint32_t k = 0; k < opt.steps;) {
     const std::uint32_t n = std::min(opt.sample_every - k % opt.sample_every, opt.steps - k);
     try {

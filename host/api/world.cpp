@@ -163,8 +163,13 @@ struct World::Impl {
       backend->steps(n, record ? &trace : nullptr, after_each ? &each : nullptr);
     } catch (const NonFiniteState& e) {
       taken();
+      // The GPU finds it at the step's end, not per stage (kernels/world_bodies.inl,
+      // note_nonfinite), and keeps the step's start: the World then holds that state.
+      if (e.start_kept) refresh();
       throw NonFiniteError(steps + 1,
-                           fmt::format("the {} stage made {} NaN or infinite", stage_name(e.stage),
+                           fmt::format("{} made {} NaN or infinite",
+                                       e.stage ? fmt::format("the {} stage", stage_name(*e.stage))
+                                               : std::string("the step"),
                                        describe_world_index(e.body)));
     } catch (const vk::Error& e) {
       taken();

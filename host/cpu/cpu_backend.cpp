@@ -548,6 +548,10 @@ class CpuBackend final : public Backend {
       ode_redo_ = true;
       return false;
     }
+    // After the adaptive step's redo, which may stay finite at a smaller step: the step's own
+    // check (note_nonfinite).
+    if (e.counters.nonfinite != 0u)
+      throw NonFiniteState(std::nullopt, ~e.counters.nonfinite, false);
     stats_.ode_steps = sv.integrator == Integrator::symplectic ? 0u : ode_.steps;
     stats_.ode_error = error;
     ode_.relax(sv, error);
@@ -574,7 +578,7 @@ class CpuBackend final : public Backend {
       const bool rigid = i < world_.rigid;
       if (!finite(world_.pos[i]) || !finite(world_.vel[i]) ||
           (rigid && (!finite(world_.rot[i]) || !finite(world_.omega[i])))) {
-        throw NonFiniteState(stage, i);
+        throw NonFiniteState(stage, i, false);
       }
     }
   }

@@ -601,7 +601,9 @@ RecordedStep record_step(const StepRecordingInputs& in, StepStats& stats) {
       vk::copy(cb, counters, gpu.counters_host[slot], offsetof(kern::WorldCounters, undone_before));
       constexpr VkDeviceSize kFlags[] = {
           offsetof(kern::WorldCounters, overflow), offsetof(kern::WorldCounters, redo),
-          offsetof(kern::WorldCounters, cg_short), offsetof(kern::WorldCounters, ode_over)};
+          offsetof(kern::WorldCounters, cg_short), offsetof(kern::WorldCounters, ode_over),
+          offsetof(kern::WorldCounters, nonfinite)};
+      static_assert(std::size(kFlags) == std::size(kern::WorldCounters{}.undone_before));
       for (std::size_t f = 0; f < std::size(kFlags); ++f) {
         copy_region(cb, counters, counters, kFlags[f],
                     offsetof(kern::WorldCounters, undone_before) + f * sizeof(std::uint32_t),
