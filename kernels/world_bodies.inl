@@ -368,6 +368,14 @@ void flag_nonfinite(uint i) {
   atomicMax(counters.nonfinite, 0xFFFFFFFFu - i);
 }
 
+// The velocities alone (body_residual: the poses were checked at integration, and the fused
+// solve, which measures the residual, binds no orientations).
+void note_nonfinite_velocity(uint i) {
+  bool ok = vec4_finite(body_vel[i]);
+  if (!is_particle(i)) ok = ok && vec4_finite(rigid_omega[i]);
+  if (!ok) flag_nonfinite(i);
+}
+
 void note_nonfinite(uint i) {
   bool ok = vec4_finite(body_pos[i]) && vec4_finite(body_vel[i]);
   if (!is_particle(i)) ok = ok && vec4_finite(rigid_rot[i]) && vec4_finite(rigid_omega[i]);

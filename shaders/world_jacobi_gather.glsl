@@ -99,7 +99,7 @@ void jacobi_gather(uint b, uint parity, uint kind, bool measure) {
   }
   if (measure && vel.w > 0.0f) {
     measure_residual(vec3(vel), vec3(next));
-    if (!vec4_finite(next)) flag_nonfinite(b);  // as body_residual's check (note_nonfinite)
+    if (!vec4_finite(next)) flag_nonfinite(b);  // as body_residual's (note_nonfinite_velocity)
   }
 }
 

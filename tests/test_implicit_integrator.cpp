@@ -180,7 +180,13 @@ OscillatorRun run_oscillator(const Scene& s, std::uint32_t steps) {
   OscillatorRun r;
   WorldState st;
   for (std::uint32_t k = 0; k < steps; ++k) {
-    cpu->step();
+    try {
+      cpu->step();
+    } catch (const NonFiniteState&) {  // blown up past the largest float: it stays so
+      r.d.resize(steps, double(INFINITY));
+      r.v.resize(steps, double(INFINITY));
+      break;
+    }
     cpu->read(st);
     r.d.push_back(double(st.particles.pos_radius[1].x) - 1.0);
     r.v.push_back(double(st.particles.vel_invmass[1].x));
