@@ -1,6 +1,7 @@
 #include "host/vk/buffer.h"
 
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -141,8 +142,15 @@ void Buffer::download(void* data, VkDeviceSize bytes, VkDeviceSize offset) const
 
 namespace {
 
-// Each part's offset in a staging buffer shared by the parts that need one (those not mapped),
-// 16-byte aligned, and their total; a part past its buffer's end throws, naming the direction.
+// A part moves through the staging buffer unless it is empty or its buffer is mapped (then the
+// host copies it directly).
+template <class Part>
+bool staged(const Part& p) {
+  return p.bytes != 0 && !p.buffer->mapped();
+}
+
+// Each staged part's offset in the staging buffer, 16-byte aligned, and their total; a part past
+// its buffer's end throws, naming the direction, before anything moves.
 template <class Part>
 std::vector<VkDeviceSize> staging_offsets(std::span<const Part> parts, const char* what,
                                           VkDeviceSize& total) {
@@ -152,7 +160,7 @@ std::vector<VkDeviceSize> staging_offsets(std::span<const Part> parts, const cha
     const Part& p = parts[i];
     if (p.offset + p.bytes > p.buffer->size())
       throw Error(std::string(what) + " past the end of the buffer");
-    if (p.bytes == 0 || p.buffer->mapped()) continue;
+    if (!staged(p)) continue;
     at[i] = total;
     total += (p.bytes + 15) / 16 * 16;
   }
@@ -164,20 +172,21 @@ std::vector<VkDeviceSize> staging_offsets(std::span<const Part> parts, const cha
 void upload(const Context& ctx, std::span<const UploadPart> parts) {
   VkDeviceSize total = 0;
   const std::vector<VkDeviceSize> at = staging_offsets(parts, "Buffer::upload", total);
-  for (const UploadPart& p : parts)
-    if (p.bytes && p.buffer->mapped())
-      std::memcpy(static_cast<char*>(p.buffer->mapped()) + p.offset, p.host, p.bytes);
-  if (total == 0) return;
-  Staging staging(ctx, total);
-  for (std::size_t i = 0; i < parts.size(); ++i)
-    if (parts[i].bytes && !parts[i].buffer->mapped())
-      std::memcpy(static_cast<char*>(staging.ptr) + at[i], parts[i].host, parts[i].bytes);
+  std::optional<Staging> staging;
+  if (total > 0) staging.emplace(ctx, total);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const UploadPart& p = parts[i];
+    if (p.bytes == 0) continue;
+    char* to = staged(p) ? static_cast<char*>(staging->ptr) + at[i]
+                         : static_cast<char*>(p.buffer->mapped()) + p.offset;
+    std::memcpy(to, p.host, p.bytes);
+  }
+  if (!staging) return;
   ctx.run_once([&](VkCommandBuffer cb) {
     for (std::size_t i = 0; i < parts.size(); ++i) {
-      const UploadPart& p = parts[i];
-      if (p.bytes == 0 || p.buffer->mapped()) continue;
-      const VkBufferCopy region{at[i], p.offset, p.bytes};
-      vkCmdCopyBuffer(cb, staging.raw.buffer, p.buffer->handle(), 1, &region);
+      if (!staged(parts[i])) continue;
+      const VkBufferCopy region{at[i], parts[i].offset, parts[i].bytes};
+      vkCmdCopyBuffer(cb, staging->raw.buffer, parts[i].buffer->handle(), 1, &region);
     }
   });
 }
@@ -185,23 +194,25 @@ void upload(const Context& ctx, std::span<const UploadPart> parts) {
 void download(const Context& ctx, std::span<const DownloadPart> parts) {
   VkDeviceSize total = 0;
   const std::vector<VkDeviceSize> at = staging_offsets(parts, "Buffer::download", total);
-  for (const DownloadPart& p : parts)
-    if (p.bytes && p.buffer->mapped())
-      std::memcpy(p.host, static_cast<const char*>(p.buffer->mapped()) + p.offset, p.bytes);
-  if (total == 0) return;
-  Staging staging(ctx, total);
-  ctx.run_once([&](VkCommandBuffer cb) {
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      const DownloadPart& p = parts[i];
-      if (p.bytes == 0 || p.buffer->mapped()) continue;
-      const VkBufferCopy region{p.offset, at[i], p.bytes};
-      vkCmdCopyBuffer(cb, p.buffer->handle(), staging.raw.buffer, 1, &region);
-    }
-    barrier_to_host(cb);
-  });
-  for (std::size_t i = 0; i < parts.size(); ++i)
-    if (parts[i].bytes && !parts[i].buffer->mapped())
-      std::memcpy(parts[i].host, static_cast<const char*>(staging.ptr) + at[i], parts[i].bytes);
+  std::optional<Staging> staging;
+  if (total > 0) {
+    staging.emplace(ctx, total);
+    ctx.run_once([&](VkCommandBuffer cb) {
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (!staged(parts[i])) continue;
+        const VkBufferCopy region{parts[i].offset, at[i], parts[i].bytes};
+        vkCmdCopyBuffer(cb, parts[i].buffer->handle(), staging->raw.buffer, 1, &region);
+      }
+      barrier_to_host(cb);
+    });
+  }
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const DownloadPart& p = parts[i];
+    if (p.bytes == 0) continue;
+    const char* from = staged(p) ? static_cast<const char*>(staging->ptr) + at[i]
+                                 : static_cast<const char*>(p.buffer->mapped()) + p.offset;
+    std::memcpy(p.host, from, p.bytes);
+  }
 }
 
 void barrier_to_host(VkCommandBuffer cb) {
