@@ -171,6 +171,12 @@
 //   FAULT_PREDICT      gravity is applied twice in the first substep; with an explicit integrator
 //                      every ODE step's first stage also counts its acceleration twice
 //   FAULT_SOLVE        the iterations skip every even-numbered unit (warm start only)
+// The stages a step's own NaN check names (kernels/world_bodies.inl, flag_nonfinite): their
+// ordinals in VKPHYS_STAGE_TABLE (host/sim/backend.cpp checks them).
+#define VKPHYS_CHECKED_STAGES(MODE) \
+  MODE(STAGE_PREDICT, 4u)           \
+  MODE(STAGE_SOLVE, 6u)
+
 #define VKPHYS_FAULTS(MODE)   \
   MODE(FAULT_NONE, 0u)        \
   MODE(FAULT_BROADPHASE, 2u)  \
@@ -196,11 +202,30 @@ VKPHYS_ODE_MODES(VKPHYS_DEFINE_MODE)
 VKPHYS_TARGET_PHASES(VKPHYS_DEFINE_MODE)
 VKPHYS_SWEEP_KINDS(VKPHYS_DEFINE_MODE)
 VKPHYS_FAULTS(VKPHYS_DEFINE_MODE)
+VKPHYS_CHECKED_STAGES(VKPHYS_DEFINE_MODE)
 #undef VKPHYS_DEFINE_MODE
+
+// WorldCounters::nonfinite: 0, or ((7 - stage) << 29) | (0x1FFFFFFF - i) for the body i a
+// step's own check found NaN or infinite in `stage` (kernels/world_bodies.inl, flag_nonfinite).
+// atomicMax keeps the earliest stage, then the lowest body there, whatever order the checks ran
+// in. World indices stay below 2^24 (kMaxBodies + kMaxParticles + the planes), stages below 8.
+KFN uint nonfinite_code(uint i, uint stage) {
+  return ((7u - stage) << 29u) | (0x1FFFFFFFu - i);
+}
+KFN uint nonfinite_stage(uint code) {
+  return 7u - (code >> 29u);
+}
+KFN uint nonfinite_body(uint code) {
+  return 0x1FFFFFFFu - (code & 0x1FFFFFFFu);
+}
 
 // FUSED_SWEEPS's flag (above the two kinds): its last sweep is the step's last, so it also
 // measures the solver residual (shaders/world_fused.comp, kernels/world_units.inl).
 const uint FUSED_MEASURE_LAST = 0x10000u;
+
+// ODE_END's and IMPLICIT_END's flag (above their stage 1): the first substep's, whose velocities
+// the predict stage's NaN check reads (kernels/world_implicit.inl, ode_pass).
+const uint ODE_END_CHECKS = 2u;
 
 // Mass-split Jacobi passes over the overflow colour per sweep (kernels/world_coloring.inl). Jacobi
 // converges more slowly than the colours' Gauss-Seidel: the 10-row pyramid at 2 colours (101 of

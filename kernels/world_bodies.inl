@@ -353,33 +353,38 @@ vec3 particle_end_position(uint i, vec3 v) {
 }
 
 // ---- a state gone NaN or infinite ------------------------------------------------------------
-// Every step checks the bodies it moved where their state is final: after each substep's
-// integration (positions, orientations and the velocities they came from) and after the step's
-// measured last sweep (body_residual: the velocities a relax sweep changed after integration).
-// The lowest such body goes into counters.nonfinite as 0xFFFFFFFF - i (0: none; atomicMax, so
-// the result does not depend on the order), and the step commits nothing (step_undone). The GPU
-// backend then restores the step's start, the last finite state, and names the step and the
-// body, as the CPU backend's per-stage check does, without reading the state back each step.
+// Every step checks the bodies where a stage leaves their state: the velocities the rows will
+// see at the end of the first substep's prediction (body_predict and the ODE's end, as the
+// predict stage: world_body.comp, ode_pass), and the state each substep's integration leaves
+// (positions, orientations and the velocities they came from) and the step's measured last
+// sweep leaves (body_residual: what a relax sweep changed after integration), as the solve
+// stage. The earliest stage's lowest such body goes into counters.nonfinite (nonfinite_code in
+// kernels/stages.h), and the step commits nothing (step_undone). The GPU backend then restores
+// the step's start, the last finite state, and names the step, the stage and the body, as the
+// CPU backend's per-stage check does, without reading the state back each step. Newton
+// restitution's impact passes (predict) and a later substep's prediction (solve) are checked at
+// the integration that follows them, which the per-stage check names alike, save a NaN the
+// impact passes made: solve here, predict there.
 bool vec4_finite(vec4 v) {
   return !any(isnan(v)) && !any(isinf(v));
 }
 
-void flag_nonfinite(uint i) {
-  atomicMax(counters.nonfinite, 0xFFFFFFFFu - i);
+void flag_nonfinite(uint i, uint stage) {
+  atomicMax(counters.nonfinite, nonfinite_code(i, stage));
 }
 
-// The velocities alone (body_residual: the poses were checked at integration, and the fused
-// solve, which measures the residual, binds no orientations).
-void note_nonfinite_velocity(uint i) {
+// The velocities alone (the poses are checked at integration, and the fused solve, which
+// measures the residual, binds no orientations).
+void note_nonfinite_velocity(uint i, uint stage) {
   bool ok = vec4_finite(body_vel[i]);
   if (!is_particle(i)) ok = ok && vec4_finite(rigid_omega[i]);
-  if (!ok) flag_nonfinite(i);
+  if (!ok) flag_nonfinite(i, stage);
 }
 
 void note_nonfinite(uint i) {
   bool ok = vec4_finite(body_pos[i]) && vec4_finite(body_vel[i]);
   if (!is_particle(i)) ok = ok && vec4_finite(rigid_rot[i]) && vec4_finite(rigid_omega[i]);
-  if (!ok) flag_nonfinite(i);
+  if (!ok) flag_nonfinite(i, STAGE_SOLVE);
 }
 
 void body_integrate(uint i) {

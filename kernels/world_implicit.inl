@@ -197,7 +197,20 @@ vec3 cg_dv_of(uint i) {
   return implicit_filtered(i) ? vec3(0.0f) : vec3(cg_dv[i - params.kinds.x]);
 }
 
-void implicit_setup(uint i) {
+// A load the solve cannot take in float: the sums of squares (|b|^2, r.r) would pass the largest
+// float, the solve would stop at once (p . A p not finite, or |r| <= tolerance |b| read as
+// inf <= inf) and leave the particle at dv0 without a word. A sum of P terms passes FLT_MAX only
+// if one term passes FLT_MAX / P, so particle i flags itself as the step's NaN check does, in
+// `stage` (the predict stage in the first substep), when its own |b_i|^2 P is not finite: the
+// step stops naming it, where before backward Euler held a particle under a 3e38 N/m spring
+// stretched 1 m at rest (tests/test_nonfinite_stage.cpp).
+void check_implicit_load(uint i, vec3 b, uint stage) {
+  float share = dot(b, b) * float(params.kinds.y);
+  if (isnan(share) || isinf(share)) flag_nonfinite(i, stage);
+}
+
+// `stage`: the stage a load past float range is named in (check_implicit_load).
+void implicit_setup(uint i, uint stage) {
   uint p = i - params.kinds.x;
   uint c = cg_base(i);
   vec3 b = vec3(0.0f);
@@ -225,6 +238,7 @@ void implicit_setup(uint i) {
       ad += block_times(spring, d - cg_dv_of(other));
     }
     b = h * (m * ode_acceleration(i) + h * dfdx_v0);
+    check_implicit_load(i, b, stage);
     r = b - ad;
     // Lines: the block itself, which cg_line factors with its line's couplings.
     diag = cg_lines_on() ? block : ldlt3(block);
@@ -451,8 +465,8 @@ bool cg_converged(float rr, float bb) {
 // implicit_end takes dv = 0 (cg_solution). Relative to |b| = 0 the tolerance could never be met
 // from a warm start dv0 != 0 (r = -A dv0), and such a solve ran to the cap to approach the 0 it
 // could have taken at once. Also a b whose squares underflow (every |b_i| below about 4e-23 N s),
-// where dv = 0 is within |b| / m of the solution. (A b that is not finite is not this case: its
-// NaN reaches the state, where the step's checks see it.)
+// where dv = 0 is within |b| / m of the solution. (A b that is not finite, or whose squares pass
+// the largest float, is not this case: implicit_setup's check_implicit_load stops the step.)
 bool cg_trivial(float bb) {
   return bb == 0.0f;
 }
@@ -571,9 +585,12 @@ void implicit_end(uint i, bool short_recording) {
 
 // Every ODE pass but the marks (kernels/stages.h VKPHYS_ODE_MODES): invocation x of
 // ode_pass_invocations(mode, P, lines) (a particle R + x, a line x, or the one invocation 0);
-// s = 1 marks implicit_setup's CG_LINES and CG_LINE_SUM (factor, p = z) and a short recording's
-// IMPLICIT_END (implicit_end). A CG pass's scalar
-// step comes before (cg_begin_pass), its chunk sums after (cg_chunk_sum).
+// s is the stage IMPLICIT_SETUP names a load past float range in (check_implicit_load); s = 1
+// marks implicit_setup's CG_LINES and CG_LINE_SUM (factor, p = z), a short recording's
+// IMPLICIT_END (implicit_end) and ODE_END's flag of a step to redo (ode_flag_over); the ends'
+// ODE_END_CHECKS bit, the first substep's, checks the velocities v* for NaN as the predict
+// stage's (flag_nonfinite). A CG pass's scalar step comes before (cg_begin_pass), its chunk sums
+// after (cg_chunk_sum).
 void ode_pass(uint mode, uint x, uint s, float h, uint role) {
   uint i = params.kinds.x + x;
   switch (mode) {
@@ -591,10 +608,11 @@ void ode_pass(uint mode, uint x, uint s, float h, uint role) {
       break;
     case ODE_END:
       ode_end(i);
-      if (s != 0u) ode_flag_over(i);
+      if ((s & 1u) != 0u) ode_flag_over(i);
+      if ((s & ODE_END_CHECKS) != 0u) note_nonfinite_velocity(i, STAGE_PREDICT);
       break;
     case IMPLICIT_SETUP:
-      implicit_setup(i);
+      implicit_setup(i, s);
       break;
     case CG_MATVEC:
       cg_matvec(i);
@@ -609,7 +627,8 @@ void ode_pass(uint mode, uint x, uint s, float h, uint role) {
       cg_direction(i);
       break;
     case IMPLICIT_END:
-      implicit_end(i, s != 0u);
+      implicit_end(i, (s & 1u) != 0u);
+      if ((s & ODE_END_CHECKS) != 0u) note_nonfinite_velocity(i, STAGE_PREDICT);
       break;
     case CG_LINES:
       cg_line(x, s != 0u);

@@ -321,8 +321,8 @@ struct WorldCounters {
   uint uncolored_groups;
   uint uncolored_groups_y;
   uint uncolored_groups_z;
-  uint nonfinite;  // 0, or 0xFFFFFFFF - i for the lowest body i the step left NaN or infinite
-                   // (kernels/world_bodies.inl, note_nonfinite): the step is undone
+  uint nonfinite;  // 0, or the first stage and body the step left NaN or infinite
+                   // (kernels/stages.h, nonfinite_code): the step is undone
   // Per colour list: list 2c holds colour c's joints and pairs, 2c + 1 its particle contacts
   // (kernels/world_coloring.inl, color_key).
   uint color_start[2 * VKPHYS_MAX_COLORS];

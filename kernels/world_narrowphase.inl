@@ -196,7 +196,7 @@ uvec3 narrowphase_pair(uint p) {
 // colours were recorded than the colouring needed, a CG solve needed more iterations than
 // were recorded (kernels/world_implicit.inl, "Recorded iterations"), or the adaptive step's
 // error passed its tolerance (kernels/world_ode.inl, ode_flag_over); or restore it and stop:
-// the step left a body NaN or infinite (kernels/world_bodies.inl, note_nonfinite). Or the step
+// the step left a body NaN or infinite (kernels/world_bodies.inl, flag_nonfinite). Or the step
 // before was undone: this step ran ahead of the host's read of it (GPU, pipelined steps), and the
 // host will restore that step's start and redo both, so this one must leave last step's contact
 // lists as they were.

@@ -241,7 +241,7 @@ void measure_residual(vec3 before, vec3 after) {
 
 void body_residual(uint i) {
   if (body_vel[i].w <= 0.0f) return;  // static and kinematic bodies: no sweep moves them
-  note_nonfinite_velocity(i);
+  note_nonfinite_velocity(i, STAGE_SOLVE);
   measure_residual(vec3(sweep_ref[i]), vec3(body_vel[i]));
   if (is_particle(i)) return;
   float dw = length(vec3(rigid_omega[i]) - vec3(sweep_ref[params.counts.x + i]));

@@ -99,7 +99,8 @@ void jacobi_gather(uint b, uint parity, uint kind, bool measure) {
   }
   if (measure && vel.w > 0.0f) {
     measure_residual(vec3(vel), vec3(next));
-    if (!vec4_finite(next)) flag_nonfinite(b);  // as body_residual's (note_nonfinite_velocity)
+    // As body_residual's note_nonfinite_velocity.
+    if (!vec4_finite(next)) flag_nonfinite(b, STAGE_SOLVE);
   }
 }
 

@@ -93,8 +93,8 @@ TEST(ApiReadBack, EveryStepReadRidesInTheStepsSubmission) {
 }
 
 // Every step: step() throws, naming the stage. On demand: the step's own check throws, naming
-// the body but no stage (kernels/world_bodies.inl, note_nonfinite), and the reads show the last
-// finite state (the start).
+// the same stage and body (kernels/world_bodies.inl, flag_nonfinite), and the reads show the
+// last finite state (the start).
 TEST(ApiReadBack, OnDemandStepsStillStopAtANaN) {
   World every(overforced());
   EXPECT_EQ(error_of([&] { every.step(); }),
@@ -105,7 +105,7 @@ TEST(ApiReadBack, OnDemandStepsStillStopAtANaN) {
     ADD_FAILURE() << "no NonFiniteError";
   } catch (const NonFiniteError& e) {
     EXPECT_EQ(e.step, 1u);
-    EXPECT_EQ(e.where, "the step made body 1 (sphere) NaN or infinite");
+    EXPECT_EQ(e.where, "the predict stage made body 1 (sphere) NaN or infinite");
   }
   EXPECT_EQ(lazy.steps(), 0u);
   EXPECT_EQ(lazy.state(Field::body_velocity)[1], glm::vec4(0.0f));  // the start, held
@@ -147,12 +147,12 @@ TEST(ApiReadBack, StepsTakenTogetherStopAtTheStepThatMadeTheNaN) {
   World cpu(runaway, {.read_back = ReadBack::on_demand});
   const NonFiniteError c = stop_of(cpu, 100);
   EXPECT_EQ(c.step, expected);
-  EXPECT_EQ(c.where, "the step made body 1 (sphere) NaN or infinite");
+  EXPECT_EQ(c.where, "the predict stage made body 1 (sphere) NaN or infinite");
   SKIP_WITHOUT_GPU();
   World gpu(runaway, {.backend = "gpu"});
   const NonFiniteError g = stop_of(gpu, 100);
   EXPECT_EQ(g.step, expected);
-  EXPECT_EQ(g.where, "the step made body 1 (sphere) NaN or infinite");
+  EXPECT_EQ(g.where, "the predict stage made body 1 (sphere) NaN or infinite");
   EXPECT_EQ(gpu.steps(), expected - 1);
   World before(runaway, {.backend = "gpu"});
   before.step(static_cast<std::uint32_t>(expected - 1));

@@ -272,7 +272,8 @@ struct LineEnv {
     e.cg_lines = world.cg_lines.data();
     e.cg_factor = cg_factor.data();
     e.cg_blocks = cg_blocks.data();
-    for (std::uint32_t p = 0; p < n; ++p) e.implicit_setup(world.rigid + p);  // A's blocks
+    for (std::uint32_t p = 0; p < n; ++p)
+      e.implicit_setup(world.rigid + p, kern::STAGE_PREDICT);  // A's blocks
   }
 
   // z = P^-1 r; the first call factors.

@@ -163,13 +163,11 @@ struct World::Impl {
       backend->steps(n, record ? &trace : nullptr, after_each ? &each : nullptr);
     } catch (const NonFiniteState& e) {
       taken();
-      // The GPU finds it at the step's end, not per stage (kernels/world_bodies.inl,
-      // note_nonfinite), and keeps the step's start: the World then holds that state.
+      // The GPU finds it with the step's own check (kernels/world_bodies.inl,
+      // flag_nonfinite), and keeps the step's start: the World then holds that state.
       if (e.start_kept) refresh();
       throw NonFiniteError(steps + 1,
-                           fmt::format("{} made {} NaN or infinite",
-                                       e.stage ? fmt::format("the {} stage", stage_name(*e.stage))
-                                               : std::string("the step"),
+                           fmt::format("the {} stage made {} NaN or infinite", stage_name(e.stage),
                                        describe_world_index(e.body)));
     } catch (const vk::Error& e) {
       taken();

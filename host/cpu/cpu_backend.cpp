@@ -432,10 +432,13 @@ class CpuBackend final : public Backend {
     if (sub > 0 && carry_warm_start_) {
       for (std::uint32_t i = 0; i < n; ++i) e.body_predict_carrying(i);
     } else {
-      for (std::uint32_t i = 0; i < n; ++i) e.body_predict(i, true);
+      for (std::uint32_t i = 0; i < n; ++i) {
+        e.body_predict(i, true);
+        if (sub == 0) e.note_nonfinite_velocity(i, kern::STAGE_PREDICT);  // as BODY_PREDICT's
+      }
     }
     if (sv.integrator == Integrator::symplectic || r == n) return;
-    ode_.for_each_pass(sv, params_.gravity_dt.w, ode_pass_runner(e));
+    ode_.for_each_pass(sv, params_.gravity_dt.w, sub, ode_pass_runner(e));
   }
 
   // Returns false (having changed nothing but the capacities, or the adaptive step's n) when a
@@ -549,9 +552,9 @@ class CpuBackend final : public Backend {
       return false;
     }
     // After the adaptive step's redo, which may stay finite at a smaller step: the step's own
-    // check (note_nonfinite).
+    // check (flag_nonfinite).
     if (e.counters.nonfinite != 0u)
-      throw NonFiniteState(std::nullopt, ~e.counters.nonfinite, false);
+      throw NonFiniteState::found_by_step(e.counters.nonfinite, false);
     stats_.ode_steps = sv.integrator == Integrator::symplectic ? 0u : ode_.steps;
     stats_.ode_error = error;
     ode_.relax(sv, error);

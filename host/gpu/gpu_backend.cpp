@@ -231,10 +231,10 @@ class GpuBackend final : public Backend {
       }
       if (counters.nonfinite != 0u) {
         // After the redos (a smaller adaptive step may stay finite): the step left a body NaN or
-        // infinite (note_nonfinite) and committed nothing: its start, the last finite state, comes
+        // infinite (flag_nonfinite) and committed nothing: its start, the last finite state, comes
         // back, and the step is not counted.
         redo_from(s);
-        throw NonFiniteState(std::nullopt, ~counters.nonfinite, true);
+        throw NonFiniteState::found_by_step(counters.nonfinite, true);
       }
       accept(counters, after_each || s + 1 == end ? trace : nullptr);
       if (after_each) each_step(*after_each);

@@ -369,9 +369,11 @@ void StepRecorder::predict_forces(std::uint32_t sub) {
     run(kernels_.ode(kern::ODE_SPRING_FORCE), particle_groups_, kern::ODE_SPRING_FORCE);
   }
   const bool carry = sub > 0 && choices_.carry_warm_start;
-  run(kernels_.body(), body_groups_, carry ? kern::BODY_PREDICT_CARRYING : kern::BODY_PREDICT);
+  // The first substep's velocities checked for NaN as the predict stage's (push.y).
+  run(kernels_.body(), body_groups_, carry ? kern::BODY_PREDICT_CARRYING : kern::BODY_PREDICT,
+      sub == 0 ? 1u : 0u);
   if (!explicit_ode) return;
-  in_.ode.for_each_pass(sv_, in_.params.gravity_dt.w, ode_pass_recorder());
+  in_.ode.for_each_pass(sv_, in_.params.gravity_dt.w, sub, ode_pass_recorder());
 }
 
 // Preparation and targets: joints and pairs in the unit kernel, particle contacts in their own

@@ -213,18 +213,23 @@ class Backend {
 
 // Thrown by a step that left a body NaN or infinite: by a step that checks its stages
 // (Backend::check_stages) at the first stage that made one, with the state as that stage left
-// it; otherwise by the step's own check where the bodies' state is final (kernels/
-// world_bodies.inl, note_nonfinite), with no stage named. `start_kept`: the backend holds the
-// state the step started from, the last finite one (the GPU backend restores it), and has not
-// counted the step.
+// it; otherwise by the step's own check, from WorldCounters::nonfinite (kernels/
+// world_bodies.inl, flag_nonfinite: the predict stage's velocities, then each integration and
+// the last sweep's). `start_kept`: the backend holds the state the step started from, the last
+// finite one (the GPU backend restores it), and has not counted the step.
 struct NonFiniteState : std::runtime_error {
-  NonFiniteState(std::optional<Stage> s, std::uint32_t b, bool kept)
-      : std::runtime_error((s ? std::string("the ") + stage_name(*s) + " stage" : "the step") +
-                           " made body " + std::to_string(b) + " NaN or infinite"),
+  NonFiniteState(Stage s, std::uint32_t b, bool kept)
+      : std::runtime_error(std::string("the ") + stage_name(s) + " stage made body " +
+                           std::to_string(b) + " NaN or infinite"),
         stage(s),
         body(b),
         start_kept(kept) {}
-  std::optional<Stage> stage;
+  // From a step's own check: its nonzero WorldCounters::nonfinite (kern::nonfinite_code).
+  static NonFiniteState found_by_step(std::uint32_t code, bool kept) {
+    return NonFiniteState(static_cast<Stage>(kern::nonfinite_stage(code)),
+                          kern::nonfinite_body(code), kept);
+  }
+  Stage stage;
   std::uint32_t body;  // world index: the scene's bodies, the plane bodies, then the particles
   bool start_kept;
 };

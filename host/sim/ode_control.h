@@ -149,10 +149,12 @@ struct OdeControl {
   // kernels/stages.h's ODE modes, each over kern::ode_pass_invocations(mode, P, lines)
   // invocations.
   // Both backends run exactly this sequence.
+  // `sub`: the substep (the first's end passes check for NaN as the predict stage's).
   template <class Pass>
-  void for_each_pass(const SolverSettings& sv, float h, Pass&& pass) const {
+  void for_each_pass(const SolverSettings& sv, float h, std::uint32_t sub, Pass&& pass) const {
+    const std::uint32_t checks = sub == 0 ? kern::ODE_END_CHECKS : 0u;
     if (sv.integrator == Integrator::implicit) {
-      implicit_passes(sv, h, pass);
+      implicit_passes(sv, h, checks, pass);
       return;
     }
     const std::uint32_t stages = kern::ode_stages(static_cast<std::uint32_t>(sv.integrator));
@@ -175,7 +177,7 @@ struct OdeControl {
       }
     }
     // Stage 1: a step over the tolerance will be redone (kernels/world_ode.inl, ode_flag_over).
-    pass(kern::ODE_END, may_redo(sv) ? 1u : 0u, size, VKPHYS_ODE_PLAIN);
+    pass(kern::ODE_END, (may_redo(sv) ? 1u : 0u) | checks, size, VKPHYS_ODE_PLAIN);
   }
 
  private:
@@ -188,10 +190,12 @@ struct OdeControl {
   // (the passes after convergence do nothing; kernels/world_implicit.inl). A short recording's
   // IMPLICIT_END (stage 1) flags a solve that it stopped unconverged.
   template <class Pass>
-  void implicit_passes(const SolverSettings& sv, float h, Pass&& pass) const {
+  void implicit_passes(const SolverSettings& sv, float h, std::uint32_t checks, Pass&& pass) const {
     pass(kern::ODE_BEGIN, 0u, h, VKPHYS_ODE_PLAIN);
     const bool lines = sv.cg_preconditioner == CgPreconditioner::lines;
-    pass(kern::IMPLICIT_SETUP, 0u, h, VKPHYS_ODE_PLAIN);
+    // The stage a load past float range is named in (check_implicit_load).
+    const std::uint32_t stage = checks != 0u ? kern::STAGE_PREDICT : kern::STAGE_SOLVE;
+    pass(kern::IMPLICIT_SETUP, stage, h, VKPHYS_ODE_PLAIN);
     // Lines: factor and solve (stage 1), then z and p = z.
     if (lines) {
       pass(kern::CG_LINES, 1u, h, VKPHYS_ODE_PLAIN);
@@ -204,7 +208,7 @@ struct OdeControl {
       if (lines) pass(kern::CG_LINES, 0u, h, VKPHYS_ODE_PLAIN);
       pass(kern::CG_DIRECTION, 0u, h, VKPHYS_ODE_PLAIN);
     }
-    pass(kern::IMPLICIT_END, cg_short(sv) ? 1u : 0u, h, VKPHYS_ODE_PLAIN);
+    pass(kern::IMPLICIT_END, (cg_short(sv) ? 1u : 0u) | checks, h, VKPHYS_ODE_PLAIN);
   }
 };
 

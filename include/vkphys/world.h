@@ -38,9 +38,9 @@ enum class ReadBack : std::uint32_t {
   /// Only when something reads the state (state(), metrics(), compare(), spring_strain(),
   /// constraint_errors(), camera(), render(), write(), a Recorder): step() then runs the steps
   /// alone, as `vkphys bench` times them. Each step still checks itself for NaN and infinity
-  /// where the bodies' state is final (no stage named, on the CPU backend too, whose check per
-  /// stage needs every_step) and throws NonFiniteError naming the step; a read of a state that
-  /// is not finite throws it too, and later reads show the last finite state.
+  /// where a stage leaves the bodies' state and throws NonFiniteError naming the step, the stage
+  /// and the body as the per-stage check of every_step would; a read of a state that is not
+  /// finite throws it too, and later reads show the last finite state.
   /// A span taken earlier shows a newer step once any call has read the state.
   on_demand,
 };
@@ -125,8 +125,8 @@ class VKPHYS_API World {
   /// Takes n steps of scene().settings.time_step. Throws NonFiniteError (vkphys/error.h) when the
   /// state becomes NaN or infinite, naming the step and the body or particle: the CPU backend
   /// checks after every stage of every step and names the stage; the GPU backend's step checks
-  /// itself where the bodies' state is final, with no read back, undoes that step and names it
-  /// (no stage). state() then shows the last finite state: on the GPU the step before it, on the
+  /// itself where a stage leaves the bodies' state, with no read back, undoes that step and
+  /// names it, the stage and the body. state() then shows the last finite state: on the GPU the step before it, on the
   /// CPU the last one read.
   /// A GPU failure under a step (the device lost, out of device memory while a list grows)
   /// throws Error, one line saying what happened and what to do; state() keeps the last state
