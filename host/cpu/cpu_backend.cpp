@@ -1,7 +1,8 @@
 // The CPU reference backend of the world step: the stages of host/sim/backend.h as plain
 // loops over the kernel functions the shaders call (host/cpu/world_env.h), in the same order,
-// with the CPU twins of the GPU sort and scan. Single-threaded: every run is bit-identical, and
-// the coloured scheme replays the GPU's colouring exactly (same passes, same priorities).
+// with the CPU twins of the GPU sort and scan, over the arrays of host/cpu/cpu_buffers.h.
+// Single-threaded: every run is bit-identical, and the coloured scheme replays the GPU's
+// colouring exactly (same passes, same priorities).
 //
 // Unlike the GPU, the CPU knows the pair and contact counts before it writes them, so an
 // overflow grows the buffers and restarts the step at once; the result is the same as the GPU's
@@ -12,8 +13,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "host/cpu/cpu_buffers.h"
 #include "host/cpu/primitives.h"
-#include "host/cpu/world_env.h"
 #include "host/sim/finite.h"
 #include "host/sim/ode_control.h"
 #include "host/sim/world_setup.h"
@@ -33,50 +34,14 @@ class CpuBackend final : public Backend {
             std::uint32_t contact_capacity) override {
     scene_ = scene;
     world_ = build_world(scene);
-    const std::size_t n = world_.bodies(), r = world_.rigid, p = world_.particles();
     cap_ = default_capacities(world_);
     if (pair_capacity) cap_.pairs = pair_capacity;
     if (contact_capacity) cap_.contacts = contact_capacity;
     params_ = make_world_params(scene_, world_, cap_);  // validates before allocating
     carry_warm_start_ =
         warm_ == WarmStart::carried && carries_warm_start(scene_.settings.solver, world_);
-    start_.assign(n, glm::vec4(0.0f));
-    // Claims and marks, then the joints' colours from load (kernels/world_layout.h).
-    color_.assign(2 * n, 0u);
-    color_.insert(color_.end(), world_.joint_colors.begin(), world_.joint_colors.end());
-    range_.assign(n, glm::uvec2(0u));
-    omega_start_.assign(r, glm::vec4(0.0f));
-    iinv_.assign(3 * r, glm::vec4(0.0f));
-    aabb_.assign(2 * r, glm::vec4(0.0f));
-    vel_pos_.assign(2 * r, glm::vec4(0.0f));
-    sweep_ref_.assign(n + r, glm::vec4(0.0f));
-    tree_blocks_.assign(VKPHYS_TREE_NODE_STRIDE * world_.tree_nodes.size(), glm::vec4(0.0f));
-    joint_rows_.assign(4 * VKPHYS_JOINT_ROWS * world_.joints(), glm::vec4(0.0f));
-    joint_lambda_.assign(2 * world_.joints(), glm::vec4(0.0f));
-    ode_state_.assign(VKPHYS_ODE_STRIDE * p, glm::vec4(0.0f));
-    ode_deriv_.assign(p, glm::vec4(0.0f));
-    ode_touched_.assign(p, 0u);
-    const bool implicit = scene_.settings.solver.integrator == Integrator::implicit;
-    cg_vec_.assign(implicit ? VKPHYS_CG_STRIDE * p : 0u, glm::vec4(0.0f));
-    cg_dv_.assign(implicit ? p : 0u, glm::vec4(0.0f));
-    cg_blocks_.assign(implicit ? 3u * world_.fspring_params.size() : 0u, glm::vec4(0.0f));
-    cg_partial_.assign(
-        implicit ? kern::cg_partials(world_.particles(), params_.lines.y + params_.lines.z) : 0u,
-        glm::vec4(0.0f));
-    cg_scalar_.assign(implicit ? 4u : 0u, glm::vec4(0.0f));
-    cg_factor_.assign(world_.cg_lines.empty() ? 0u : VKPHYS_LINE_STRIDE * p, glm::vec4(0.0f));
+    buf_.load(world_, params_, scene_.settings.solver.integrator == Integrator::implicit);
     ode_ = {};
-    grid_keys_.assign(p, 0u);
-    grid_values_.assign(p, 0u);
-    cell_start_.assign(params_.kinds.w, VKPHYS_EMPTY_CELL);
-    cell_end_.assign(params_.kinds.w, 0u);
-    pc_offsets_.assign(p + 1, 0u);
-    prev_pc_offsets_.assign(p + 1, 0u);
-    prev_info_.clear();
-    prev_lambda_.clear();
-    prev_frame_.clear();
-    prev_pc_other_.clear();
-    prev_pc_lambda_.clear();
     allocate_lists();
     stats_ = {};
     step_index_ = 0;
@@ -85,7 +50,7 @@ class CpuBackend final : public Backend {
   void step(StepTrace* trace) override {
     stats_.regrows = 0;
     stats_.ode_redos = 0;
-    world_.drive.step(step_index_, drive_paths_, drive_impulses_);
+    world_.drive.step(step_index_, buf_.drive_paths, buf_.drive_impulses);
     while (!try_step(trace)) {
       if (ode_redo_) {  // the adaptive step's error passed its tolerance: n doubled, redo
         ode_redo_ = false;
@@ -119,14 +84,14 @@ class CpuBackend final : public Backend {
     s.body_vel = world_.vel;
     s.rigid_rot = world_.rot;
     s.rigid_omega = world_.omega;
-    s.joint_lambda = joint_lambda_;
-    s.prev_pair_info = prev_info_;
-    s.prev_point_lambda = prev_lambda_;
-    s.prev_pair_frame = prev_frame_;
-    s.prev_pcontact_offsets = prev_pc_offsets_;
-    s.prev_pcontact_other = prev_pc_other_;
-    s.prev_pcontact_lambda = prev_pc_lambda_;
-    s.cg_dv = cg_dv_;
+    s.joint_lambda = buf_.joint_lambda;
+    s.prev_pair_info = buf_.prev_info;
+    s.prev_point_lambda = buf_.prev_lambda;
+    s.prev_pair_frame = buf_.prev_frame;
+    s.prev_pcontact_offsets = buf_.prev_pc_offsets;
+    s.prev_pcontact_other = buf_.prev_pc_other;
+    s.prev_pcontact_lambda = buf_.prev_pc_lambda;
+    s.cg_dv = buf_.cg_dv;
     return s;
   }
 
@@ -137,14 +102,14 @@ class CpuBackend final : public Backend {
     world_.vel = s.body_vel;
     world_.rot = s.rigid_rot;
     world_.omega = s.rigid_omega;
-    joint_lambda_ = s.joint_lambda;
-    prev_info_ = s.prev_pair_info;
-    prev_lambda_ = s.prev_point_lambda;
-    prev_frame_ = s.prev_pair_frame;
-    prev_pc_offsets_ = s.prev_pcontact_offsets;
-    prev_pc_other_ = s.prev_pcontact_other;
-    prev_pc_lambda_ = s.prev_pcontact_lambda;
-    cg_dv_ = s.cg_dv;
+    buf_.joint_lambda = s.joint_lambda;
+    buf_.prev_info = s.prev_pair_info;
+    buf_.prev_lambda = s.prev_point_lambda;
+    buf_.prev_frame = s.prev_pair_frame;
+    buf_.prev_pc_offsets = s.prev_pcontact_offsets;
+    buf_.prev_pc_other = s.prev_pcontact_other;
+    buf_.prev_pc_lambda = s.prev_pcontact_lambda;
+    buf_.cg_dv = s.cg_dv;
     allocate_lists();  // rebuilds the warm-start table from the restored pairs
     step_index_ = s.step;
   }
@@ -159,129 +124,13 @@ class CpuBackend final : public Backend {
   // rebuilt), last step's particle contacts their places.
   void allocate_lists() {
     params_ = make_world_params(scene_, world_, cap_);
-    const std::size_t pairs = cap_.pairs, contacts = cap_.contacts;
-    const std::size_t units = params_.coloring.w;
-    pair_info_.assign(pairs, glm::uvec4(0u));
-    pair_normal_.assign(pairs, glm::vec4(0.0f));
-    point_geom_.assign(4 * pairs, glm::vec4(0.0f));
-    point_lambda_.assign(4 * pairs, glm::vec4(0.0f));
-    point_prep_.assign(4 * VKPHYS_POINT_PREP * pairs, glm::vec4(0.0f));
-    pair_frame_.assign(2 * pairs, glm::vec4(0.0f));
-    point_ref_.assign(8 * pairs, glm::vec4(0.0f));
-    prev_info_.resize(pairs, glm::uvec4(0u));
-    prev_lambda_.resize(12 * pairs, glm::vec4(0.0f));
-    prev_frame_.resize(2 * pairs, glm::vec4(0.0f));
-    hash_.assign(params_.counts.w, VKPHYS_EMPTY_SLOT);
-    pc_bodies_.assign(contacts, glm::uvec2(0u));
-    pc_geom_.assign(contacts, glm::vec4(0.0f));
-    pc_target_.assign(contacts, glm::vec4(0.0f));
-    pc_lambda_.assign(contacts, glm::vec4(0.0f));
-    pc_origin_.assign(contacts, 0u);
-    // The gather into colour order (kernels/world_coloring.inl): the coloured scheme only.
-    const bool ordered = scene_.settings.solver.scheme == SolverScheme::colored;
-    pc_copy_bodies_.assign(ordered ? contacts : 0, glm::uvec2(0u));
-    pc_copy_lambda_.assign(ordered ? contacts : 0, glm::vec4(0.0f));
-    prev_pc_other_.resize(contacts, 0u);
-    prev_pc_lambda_.resize(contacts, glm::vec4(0.0f));
-    unit_color_.assign(units, 0u);
-    uncoloured_.reserve(units);
-    unit_dv_.assign(4 * (world_.joints() + pairs) + 2 * contacts, glm::vec4(0.0f));
-    const std::size_t sort = std::max<std::size_t>(world_.bodies(), 2 * units);
-    keys_.assign(sort, 0u);
-    values_.assign(sort, 0u);
-    offsets_.assign(world_.bodies() + 1, 0u);
-    walk_.assign(world_.bodies() + 1, 0u);
-    walk_ranges_.assign(world_.bodies(), glm::uvec4(0u));
-    sweep_yz_.assign(world_.bodies(), glm::vec4(0.0f));
+    buf_.size_lists(world_, params_, cap_, scene_.settings.solver.scheme == SolverScheme::colored);
+    uncoloured_.reserve(params_.coloring.w);
     kern::WorldEnv env = make_env();
     for (std::uint32_t q = 0; q < cap_.pairs; ++q) env.hash_insert_pair(q, true);
   }
 
-  kern::WorldEnv make_env() {
-    kern::WorldEnv e;
-    e.params = params_;
-    e.body_pos = world_.pos.data();
-    e.body_vel = world_.vel.data();
-    e.body_start = start_.data();
-    e.body_info = world_.info.data();
-    e.body_color = color_.data();
-    e.body_range = range_.data();
-    e.rigid_rot = world_.rot.data();
-    e.rigid_omega = world_.omega.data();
-    e.rigid_omega_start = omega_start_.data();
-    e.rigid_iinv = iinv_.data();
-    e.rigid_inertia = world_.inertia.data();
-    e.rigid_dims = world_.dims.data();
-    e.rigid_aabb = aabb_.data();
-    e.rigid_vel_pos = vel_pos_.data();
-    e.sweep_ref = sweep_ref_.data();
-    e.tree_ranges = world_.tree_ranges.data();
-    e.tree_nodes = world_.tree_nodes.data();
-    e.tree_blocks = tree_blocks_.data();
-    e.sort_keys = keys_.data();
-    e.sort_values = values_.data();
-    e.pair_offsets = offsets_.data();
-    e.sweep_walk = walk_.data();
-    e.sweep_ranges = walk_ranges_.data();
-    e.sweep_yz = sweep_yz_.data();
-    e.pair_info = pair_info_.data();
-    e.pair_normal = pair_normal_.data();
-    e.point_geom = point_geom_.data();
-    e.point_lambda = point_lambda_.data();
-    e.point_prep = point_prep_.data();
-    e.prev_pair_info = prev_info_.data();
-    e.prev_point_lambda = prev_lambda_.data();
-    e.pair_frame = pair_frame_.data();
-    e.point_ref = point_ref_.data();
-    e.prev_pair_frame = prev_frame_.data();
-    e.prev_hash = hash_.data();
-    e.joint_info = world_.joint_info.data();
-    e.joint_frames = world_.joint_frames.data();
-    e.joint_rows = joint_rows_.data();
-    e.joint_lambda = joint_lambda_.data();
-    e.unit_color = unit_color_.data();
-    e.unit_dv = unit_dv_.data();
-    e.grid_keys = grid_keys_.data();
-    e.grid_values = grid_values_.data();
-    e.cell_start = cell_start_.data();
-    e.cell_end = cell_end_.data();
-    e.pcontact_offsets = pc_offsets_.data();
-    e.pcontact_bodies = pc_bodies_.data();
-    e.pcontact_geom = pc_geom_.data();
-    e.pcontact_target = pc_target_.data();
-    e.pcontact_lambda = pc_lambda_.data();
-    e.pcontact_origin = pc_origin_.data();
-    e.pcontact_copy_bodies = pc_copy_bodies_.data();
-    e.pcontact_copy_lambda = pc_copy_lambda_.data();
-    e.prev_pcontact_offsets = prev_pc_offsets_.data();
-    e.prev_pcontact_other = prev_pc_other_.data();
-    e.prev_pcontact_lambda = prev_pc_lambda_.data();
-    e.rigid_force = world_.force.data();
-    e.rigid_torque = world_.torque.data();
-    e.drive_paths = drive_paths_.data();
-    e.drive_impulses = drive_impulses_.data();
-    e.fspring_ends = world_.fspring_ends.data();
-    e.fspring_params = world_.fspring_params.data();
-    e.fspring_offsets = world_.fspring_offsets.data();
-    e.fspring_incident = world_.fspring_incident.data();
-    e.wind_tris = world_.wind_tris.data();
-    e.wind_offsets = world_.wind_offsets.data();
-    e.wind_incident = world_.wind_incident.data();
-    e.partner_offsets = world_.partner_offsets.data();
-    e.partner_list = world_.partner_list.data();
-    e.ode_state = ode_state_.data();
-    e.ode_deriv = ode_deriv_.data();
-    e.ode_touched = ode_touched_.data();
-    e.cg_vec = cg_vec_.data();
-    e.cg_dv = cg_dv_.data();
-    e.cg_blocks = cg_blocks_.data();
-    e.cg_partial = cg_partial_.data();
-    e.cg_scalar = cg_scalar_.data();
-    e.cg_lines = world_.cg_lines.data();
-    e.cg_factor = cg_factor_.data();
-    e.params.drive.z = static_cast<std::uint32_t>(drive_impulses_.size() / 2);
-    return e;
-  }
+  kern::WorldEnv make_env() { return buf_.env(params_, world_); }
 
   // One sweep of every unit, in the scheme's order.
   void sweep(kern::WorldEnv& e, std::uint32_t kind) {
@@ -309,13 +158,13 @@ class CpuBackend final : public Backend {
         // averages (kern::overflow_passes).
         const std::uint32_t overflow = 2 * params_.coloring.x;
         for (std::uint32_t list = 0; list < overflow; ++list) {
-          e.colour_in_lanes(values_.data() + e.counters.color_start[list], 0,
+          e.colour_in_lanes(buf_.values.data() + e.counters.color_start[list], 0,
                             e.counters.color_end[list] - e.counters.color_start[list], kind, false);
         }
         if (overflow_bodies_.empty()) break;
         for (std::uint32_t pass = 0; pass < kern::overflow_passes(kind); ++pass) {
           for (std::uint32_t list = overflow; list < overflow + 2; ++list) {
-            e.colour_in_lanes(values_.data() + e.counters.color_start[list], 0,
+            e.colour_in_lanes(buf_.values.data() + e.counters.color_start[list], 0,
                               e.counters.color_end[list] - e.counters.color_start[list], kind,
                               true);
           }
@@ -371,32 +220,32 @@ class CpuBackend final : public Backend {
   // lengths and their scan, then the work items' pair counts, then (after the scan) the pairs.
   void sweep_and_prune(kern::WorldEnv& e) {
     const std::uint32_t n = world_.bodies();
-    std::fill(offsets_.begin(), offsets_.end(), 0u);
+    std::fill(buf_.offsets.begin(), buf_.offsets.end(), 0u);
     if (world_.sweepers == 0) return;
-    cpu::radix_sort(std::span(keys_).first(n), std::span(values_).first(n), 32);
+    cpu::radix_sort(std::span(buf_.keys).first(n), std::span(buf_.values).first(n), 32);
     if (params_.sweep.x != 0.0f) {
       for (std::uint32_t s = 0; s < n; ++s) e.sweep_slab_key(s);
-      cpu::radix_sort(std::span(keys_).first(n), std::span(values_).first(n),
+      cpu::radix_sort(std::span(buf_.keys).first(n), std::span(buf_.values).first(n),
                       VKPHYS_SWEEP_SLAB_BITS);
     }
     for (std::uint32_t s = 0; s < n; ++s) e.sweep_walk_length(s);
-    cpu::exclusive_scan(walk_);
+    cpu::exclusive_scan(buf_.walk);
     for (std::uint32_t w = 0; w < n; ++w) e.sweep_count(w);
-    cpu::exclusive_scan(offsets_);
+    cpu::exclusive_scan(buf_.offsets);
   }
 
   // The particle grid: cells, contact counts, then (after the scan) the contacts.
   void particle_grid(kern::WorldEnv& e) {
     const std::uint32_t p = world_.particles();
-    std::fill(pc_offsets_.begin(), pc_offsets_.end(), 0u);
+    std::fill(buf_.pc_offsets.begin(), buf_.pc_offsets.end(), 0u);
     if (!world_.particle_contacts) return;
     for (std::uint32_t k = 0; k < p; ++k) e.grid_hash_particle(k);
     const auto bits = static_cast<std::uint32_t>(std::bit_width(params_.kinds.w - 1u));
-    cpu::radix_sort(std::span(grid_keys_), std::span(grid_values_), bits);
-    std::fill(cell_start_.begin(), cell_start_.end(), VKPHYS_EMPTY_CELL);
+    cpu::radix_sort(std::span(buf_.grid_keys), std::span(buf_.grid_values), bits);
+    std::fill(buf_.cell_start.begin(), buf_.cell_start.end(), VKPHYS_EMPTY_CELL);
     for (std::uint32_t k = 0; k < p; ++k) e.grid_cell_range(k);
     for (std::uint32_t k = 0; k < p; ++k) e.grid_count(k);
-    cpu::exclusive_scan(pc_offsets_);
+    cpu::exclusive_scan(buf_.pc_offsets);
   }
 
   // One ODE pass over its invocations, as the GPU's dispatch of shaders/world_ode.comp.
@@ -452,7 +301,7 @@ class CpuBackend final : public Backend {
       saved_vel_ = world_.vel;
       saved_rot_ = world_.rot;
       saved_omega_ = world_.omega;
-      saved_joint_lambda_ = joint_lambda_;
+      saved_joint_lambda_ = buf_.joint_lambda;
     }
     auto t = Clock::now();
     auto lap = [&](Stage s) {
@@ -547,7 +396,7 @@ class CpuBackend final : public Backend {
       world_.vel = saved_vel_;
       world_.rot = saved_rot_;
       world_.omega = saved_omega_;
-      joint_lambda_ = saved_joint_lambda_;
+      buf_.joint_lambda = saved_joint_lambda_;
       ode_redo_ = true;
       return false;
     }
@@ -591,7 +440,7 @@ class CpuBackend final : public Backend {
     const std::uint32_t live = e.unit_count();
     const SolverScheme scheme = scene_.settings.solver.scheme;
     if (scheme == SolverScheme::colored) {
-      std::fill_n(color_.begin(), 2 * world_.bodies(), 0u);  // not the joints' colours
+      std::fill_n(buf_.color.begin(), 2 * world_.bodies(), 0u);  // not the joints' colours
       for (std::uint32_t u = 0; u < live; ++u)
         if (e.color_init(u)) e.list_uncolored(u);
       // The passes over the units color_init listed as uncoloured (a coloured or inactive unit
@@ -600,18 +449,18 @@ class CpuBackend final : public Backend {
       // colouring is the GPU's. Over every live unit, the passes took 8.6 of a 64 x 64 cloth's
       // 22 ms step (22 colours).
       const std::uint32_t sub = params_.coloring.y;
-      uncoloured_.assign(values_.begin(), values_.begin() + e.counters.uncolored);
+      uncoloured_.assign(buf_.values.begin(), buf_.values.begin() + e.counters.uncolored);
       for (std::uint32_t c = 0; c < params_.coloring.x && !uncoloured_.empty(); ++c) {
         for (std::uint32_t k = 0; k < sub; ++k) {
           const std::uint32_t pass = c * sub + k + 1;
           for (const std::uint32_t u : uncoloured_) e.color_propose(u, c, pass);
           for (const std::uint32_t u : uncoloured_) e.color_assign(u, c, pass);
           std::erase_if(uncoloured_,
-                        [&](std::uint32_t u) { return unit_color_[u] != VKPHYS_UNCOLORED; });
+                        [&](std::uint32_t u) { return buf_.unit_color[u] != VKPHYS_UNCOLORED; });
         }
       }
       for (std::uint32_t u = 0; u < live; ++u) e.color_key(u);
-      cpu::radix_sort(std::span(keys_).first(live), std::span(values_).first(live), 6);
+      cpu::radix_sort(std::span(buf_.keys).first(live), std::span(buf_.values).first(live), 6);
       for (std::uint32_t s = 0; s < live; ++s) e.color_range(s);
       e.color_groups(params_.coloring.x);
       for (std::uint32_t s = 0; s < live; ++s) e.pcontact_gather(s);
@@ -629,8 +478,9 @@ class CpuBackend final : public Backend {
     } else if (scheme == SolverScheme::jacobi) {
       for (std::uint32_t k = 0; k < 2 * live; ++k) e.incidence_key(k);
       const auto bits = static_cast<std::uint32_t>(std::bit_width(world_.bodies()));
-      cpu::radix_sort(std::span(keys_).first(2 * live), std::span(values_).first(2 * live), bits);
-      std::fill(range_.begin(), range_.end(), glm::uvec2(0u));
+      cpu::radix_sort(std::span(buf_.keys).first(2 * live), std::span(buf_.values).first(2 * live),
+                      bits);
+      std::fill(buf_.range.begin(), buf_.range.end(), glm::uvec2(0u));
       for (std::uint32_t s = 0; s < 2 * live; ++s) e.incidence_range(s);
     }
   }
@@ -641,31 +491,32 @@ class CpuBackend final : public Backend {
     const std::uint32_t list = 2 * params_.coloring.x, n = world_.bodies();
     overflow_bodies_.clear();
     if (e.color_list_size(list) + e.color_list_size(list + 1) == 0) return;
-    std::fill_n(color_.begin(), 2 * world_.bodies(), 0u);  // not the joints' colours
+    std::fill_n(buf_.color.begin(), 2 * world_.bodies(), 0u);  // not the joints' colours
     for (std::uint32_t k = list; k <= list + 1; ++k) {
       for (std::uint32_t t = 0; t < e.color_list_size(k); ++t) e.overflow_count(k, t);
     }
-    cpu::exclusive_scan(std::span(color_).first(n + 1));
+    cpu::exclusive_scan(std::span(buf_.color).first(n + 1));
     for (std::uint32_t k = list; k <= list + 1; ++k) {
       for (std::uint32_t t = 0; t < e.color_list_size(k); ++t) e.overflow_fill(k, t);
     }
     for (std::uint32_t b = 0; b < n; ++b) {
       e.overflow_order(b);
-      if (range_[b].y > range_[b].x) overflow_bodies_.push_back(b);
+      if (buf_.range[b].y > buf_.range[b].x) overflow_bodies_.push_back(b);
     }
   }
 
   void fill_trace(StepTrace& t, std::uint32_t pairs, std::uint32_t contacts) const {
-    t.pairs.assign(pair_info_.begin(), pair_info_.begin() + pairs);
-    t.normals.assign(pair_normal_.begin(), pair_normal_.begin() + pairs);
-    t.points.assign(point_geom_.begin(), point_geom_.begin() + 4 * pairs);
-    t.lambdas.assign(point_lambda_.begin(), point_lambda_.begin() + 4 * pairs);
-    t.colors.assign(unit_color_.begin(), unit_color_.begin() + world_.joints() + pairs + contacts);
-    t.joint_lambda = joint_lambda_;
-    t.pcontact_bodies.assign(pc_bodies_.begin(), pc_bodies_.begin() + contacts);
-    t.pcontact_geom.assign(pc_geom_.begin(), pc_geom_.begin() + contacts);
-    t.pcontact_lambda.assign(pc_lambda_.begin(), pc_lambda_.begin() + contacts);
-    t.split_range = range_;
+    t.pairs.assign(buf_.pair_info.begin(), buf_.pair_info.begin() + pairs);
+    t.normals.assign(buf_.pair_normal.begin(), buf_.pair_normal.begin() + pairs);
+    t.points.assign(buf_.point_geom.begin(), buf_.point_geom.begin() + 4 * pairs);
+    t.lambdas.assign(buf_.point_lambda.begin(), buf_.point_lambda.begin() + 4 * pairs);
+    t.colors.assign(buf_.unit_color.begin(),
+                    buf_.unit_color.begin() + world_.joints() + pairs + contacts);
+    t.joint_lambda = buf_.joint_lambda;
+    t.pcontact_bodies.assign(buf_.pc_bodies.begin(), buf_.pc_bodies.begin() + contacts);
+    t.pcontact_geom.assign(buf_.pc_geom.begin(), buf_.pc_geom.begin() + contacts);
+    t.pcontact_lambda.assign(buf_.pc_lambda.begin(), buf_.pc_lambda.begin() + contacts);
+    t.split_range = buf_.range;
   }
 
   const WarmStart warm_;
@@ -677,9 +528,8 @@ class CpuBackend final : public Backend {
   StepStats stats_;
   std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
   bool check_stages_ = false;     // check_stages: look for NaN and infinity after each stage
-  std::vector<glm::vec4> drive_paths_, drive_impulses_;
-  OdeControl ode_;         // the explicit integrators' n (host/sim/ode_control.h)
-  bool ode_redo_ = false;  // try_step returned false for the adaptive step, not a list
+  OdeControl ode_;                // the explicit integrators' n (host/sim/ode_control.h)
+  bool ode_redo_ = false;         // try_step returned false for the adaptive step, not a list
   // The bodies the overflow colour touches this step: the sweeps average only these (each on
   // its own, so in any order; the GPU runs every body, the others' ranges empty).
   std::vector<std::uint32_t> overflow_bodies_;
@@ -692,17 +542,9 @@ class CpuBackend final : public Backend {
   // plan entry's parts start.
   std::vector<kern::wide::RowParts> lane_parts_;
   std::vector<std::uint32_t> lane_parts_at_;
-  std::vector<glm::vec4> ode_state_, ode_deriv_, cg_vec_, cg_dv_, cg_partial_, cg_scalar_,
-      cg_factor_, cg_blocks_, saved_pos_, saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
-  std::vector<glm::vec4> start_, omega_start_, iinv_, aabb_, vel_pos_, sweep_ref_, tree_blocks_,
-      pair_normal_, point_geom_, point_lambda_, point_prep_, prev_lambda_, joint_rows_,
-      joint_lambda_, unit_dv_, pc_geom_, pc_target_, pc_lambda_, pc_copy_lambda_, prev_pc_lambda_,
-      pair_frame_, point_ref_, prev_frame_, sweep_yz_;
-  std::vector<glm::uvec4> pair_info_, prev_info_, walk_ranges_;
-  std::vector<glm::uvec2> range_, pc_bodies_, pc_copy_bodies_;
-  std::vector<std::uint32_t> color_, keys_, values_, offsets_, hash_, unit_color_, grid_keys_,
-      grid_values_, cell_start_, cell_end_, pc_offsets_, pc_origin_, prev_pc_offsets_,
-      prev_pc_other_, ode_touched_, uncoloured_, walk_;
+  std::vector<glm::vec4> saved_pos_, saved_vel_, saved_rot_, saved_omega_, saved_joint_lambda_;
+  std::vector<std::uint32_t> uncoloured_;  // the colouring's units still to colour
+  CpuBuffers buf_;
 };
 
 }  // namespace
