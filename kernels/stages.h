@@ -31,16 +31,17 @@
   STAGE(integrate)
 
 // (constant, value): shaders/world_body.comp, per body
-#define VKPHYS_BODY_MODES(MODE) \
-  MODE(BODY_SETUP, 0u)          \
-  MODE(BODY_PREDICT, 1u)        \
-  MODE(BODY_PREDICT_AGAIN, 2u)  \
-  MODE(BODY_INTEGRATE, 3u)      \
-  MODE(BODY_SAVE_POS_VEL, 4u)   \
-  MODE(BODY_JACOBI_AVERAGE, 5u) \
-  MODE(BODY_KEEP_REFERENCE, 6u) \
-  MODE(BODY_RESIDUAL, 7u)       \
-  MODE(BODY_PREDICT_CARRYING, 8u)
+#define VKPHYS_BODY_MODES(MODE)   \
+  MODE(BODY_SETUP, 0u)            \
+  MODE(BODY_PREDICT, 1u)          \
+  MODE(BODY_PREDICT_AGAIN, 2u)    \
+  MODE(BODY_INTEGRATE, 3u)        \
+  MODE(BODY_SAVE_POS_VEL, 4u)     \
+  MODE(BODY_JACOBI_AVERAGE, 5u)   \
+  MODE(BODY_KEEP_REFERENCE, 6u)   \
+  MODE(BODY_RESIDUAL, 7u)         \
+  MODE(BODY_PREDICT_CARRYING, 8u) \
+  MODE(BODY_CHECK_PREDICTED, 9u)
 
 // shaders/world_grid.comp, per particle (or per sorted grid entry)
 #define VKPHYS_GRID_MODES(MODE) \

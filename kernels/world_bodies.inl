@@ -354,17 +354,17 @@ vec3 particle_end_position(uint i, vec3 v) {
 
 // ---- a state gone NaN or infinite ------------------------------------------------------------
 // Every step checks the bodies where a stage leaves their state: the velocities the rows will
-// see at the end of the first substep's prediction (body_predict and the ODE's end, as the
-// predict stage: world_body.comp, ode_pass), and the state each substep's integration leaves
+// see at the end of the first substep's prediction (body_predict and the ODE's end, and after
+// Newton restitution's impact passes BODY_CHECK_PREDICTED, as the predict stage:
+// world_body.comp, ode_pass), and the state each substep's integration leaves
 // (positions, orientations and the velocities they came from) and the step's measured last
 // sweep leaves (body_residual: what a relax sweep changed after integration), as the solve
 // stage. The earliest stage's lowest such body goes into counters.nonfinite (nonfinite_code in
 // kernels/stages.h), and the step commits nothing (step_undone). The GPU backend then restores
 // the step's start, the last finite state, and names the step, the stage and the body, as the
-// CPU backend's per-stage check does, without reading the state back each step. Newton
-// restitution's impact passes (predict) and a later substep's prediction (solve) are checked at
-// the integration that follows them, which the per-stage check names alike, save a NaN the
-// impact passes made: solve here, predict there.
+// CPU backend's per-stage check does, without reading the state back each step. A later
+// substep's prediction is checked at the integration that follows it, in the solve stage, where
+// the per-stage check counts it too.
 bool vec4_finite(vec4 v) {
   return !any(isnan(v)) && !any(isinf(v));
 }

@@ -24,6 +24,7 @@ void main() {
     case BODY_JACOBI_AVERAGE: jacobi_body(i, push.y); break;
     case BODY_KEEP_REFERENCE: body_keep_reference(i); break;
     case BODY_RESIDUAL: body_residual(i); break;
+    case BODY_CHECK_PREDICTED: note_nonfinite_velocity(i, STAGE_PREDICT); break;
     default: break;
   }
 }

@@ -17,6 +17,8 @@
 namespace vkphys {
 namespace {
 
+using test::empty_rigid_scene;
+using test::make_sphere;
 using test::overforced;
 
 // What one step of `b` throws, or nothing (a failure of the test) when it does not.
@@ -91,6 +93,8 @@ TEST(NonFiniteStage, GpuStepNamesTheStageAndTheBodyAndKeepsItsStart) {
 //    and the step's check finds at integration;
 //  - explicit Euler: a 1e8 N/m force spring at h = 1/60 grows about (h omega)^2 = 2.8e4-fold a
 //    step until the ODE's v* overflows (ODE_END);
+//  - Newton impact: a 1 g sphere touching the ground at 3e38 m/s with e = 1, whose impact pass
+//    turns it round past the largest float (BODY_CHECK_PREDICTED);
 //  - backward Euler: a spring of 3e38 N/m whose force on a 10 m stretch is past the largest
 //    float, so the linear solve's v1 is not finite (IMPLICIT_END).
 struct Tripwire {
@@ -105,9 +109,16 @@ std::vector<Tripwire> tripwires() {
   second.settings.solver.substeps = 2;
   second.bodies[1].force.y = 3.0e38f * second.bodies[1].mass;
   second.bodies[1].velocity.y = 3.362e38f;
+  Scene impact = empty_rigid_scene(0.0f);
+  impact.settings.solver.restitution = RestitutionModel::newton;
+  impact.materials[0].restitution = 1.0f;
+  impact.planes.push_back(Plane{});
+  impact.bodies.push_back(make_sphere({0.0f, 0.5f, 0.0f}, 0.5f, 1.0e-3f));
+  impact.bodies[0].velocity.y = -3.0e38f;
   const float h = 1.0f / 60.0f;
   return {{"rigid", overforced(), Stage::predict, 1u},
           {"second substep", second, Stage::solve, 1u},
+          {"Newton impact", impact, Stage::predict, 0u},
           {"explicit Euler", test::oscillator_scene(Integrator::euler, h, 1.0e8f, 1.0f, 0.01f),
            Stage::predict, 1u},
           {"backward Euler", test::oscillator_scene(Integrator::implicit, h, 3.0e38f, 1.0f, 10.0f),

@@ -347,6 +347,7 @@ class CpuBackend final : public Backend {
     }
     if (scene_.settings.solver.restitution == RestitutionModel::newton) {
       sweeps(e, kern::KIND_NONE, kern::KIND_IMPACT, scene_.settings.solver.impact_passes, false);
+      for (std::uint32_t i = 0; i < n; ++i) e.note_nonfinite_velocity(i, kern::STAGE_PREDICT);
     }
     lap(Stage::predict);
     const std::uint32_t units = e.unit_count();

@@ -520,6 +520,8 @@ void StepRecorder::predict() {
   vk::barrier(cb_);
   if (sv_.restitution == RestitutionModel::newton) {
     sweeps(kern::KIND_NONE, kern::KIND_IMPACT, sv_.impact_passes, false);
+    // What the impact passes changed, checked for NaN as the predict stage's.
+    run(kernels_.body(), body_groups_, kern::BODY_CHECK_PREDICTED);
   }
   stage_done();
 }
