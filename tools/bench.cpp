@@ -383,7 +383,8 @@ int cmd_bench(const Options& opt) {
               std::uint32_t strain_samples = 0;
               std::uint64_t cg_iterations = 0;
               for (std::uint32_t k = 0; k < opt.steps;) {
-                // A call of n steps: its last step's statistics stand for all n (--batch).
+                // A call of n steps (--batch): its stage times are the n steps' mean, its other
+                // statistics its last step's, which stand for all n.
                 const std::uint32_t n = std::min(opt.batch, opt.steps - k);
                 const auto t0 = std::chrono::steady_clock::now();
                 world.step(n);

@@ -8,9 +8,11 @@
 // overflow grows the buffers and restarts the step at once; the result is the same as the GPU's
 // undo-and-redo.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 #include "host/cpu/cpu_buffers.h"
@@ -47,7 +49,21 @@ class CpuBackend final : public Backend {
     step_index_ = 0;
   }
 
+  // Backend::steps' loop, the stage times averaged over the call (StageTimeMean).
+  void steps(std::uint32_t n, StepTrace* trace, const std::function<void()>* after_each) override {
+    stage_mean_ = {};
+    in_steps_ = true;
+    try {
+      Backend::steps(n, trace, after_each);
+    } catch (...) {
+      in_steps_ = false;
+      throw;
+    }
+    in_steps_ = false;
+  }
+
   void step(StepTrace* trace) override {
+    if (!in_steps_) stage_mean_ = {};
     stats_.regrows = 0;
     stats_.ode_redos = 0;
     world_.drive.step(step_index_, buf_.drive_paths, buf_.drive_impulses);
@@ -60,6 +76,7 @@ class CpuBackend final : public Backend {
       ++stats_.regrows;
       allocate_lists();
     }
+    stage_mean_.add(step_ms_, stats_.stage_ms);
     ++step_index_;
   }
 
@@ -306,7 +323,7 @@ class CpuBackend final : public Backend {
     auto t = Clock::now();
     auto lap = [&](Stage s) {
       auto now = Clock::now();
-      stats_.stage_ms[static_cast<std::size_t>(s)] =
+      step_ms_[static_cast<std::size_t>(s)] =
           std::chrono::duration<double, std::milli>(now - t).count();
       if (check_stages_) check_finite(s);
       t = now;
@@ -529,8 +546,11 @@ class CpuBackend final : public Backend {
   StepStats stats_;
   std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
   bool check_stages_ = false;     // check_stages: look for NaN and infinity after each stage
-  OdeControl ode_;                // the explicit integrators' n (host/sim/ode_control.h)
-  bool ode_redo_ = false;         // try_step returned false for the adaptive step, not a list
+  std::array<double, kStageCount> step_ms_{};  // the step's stage times (try_step's laps)
+  StageTimeMean stage_mean_;                   // the call's (StepStats::stage_ms)
+  bool in_steps_ = false;                      // step() is one of a steps() call's
+  OdeControl ode_;         // the explicit integrators' n (host/sim/ode_control.h)
+  bool ode_redo_ = false;  // try_step returned false for the adaptive step, not a list
   // The bodies the overflow colour touches this step: the sweeps average only these (each on
   // its own, so in any order; the GPU runs every body, the others' ranges empty).
   std::vector<std::uint32_t> overflow_bodies_;

@@ -160,6 +160,7 @@ class GpuBackend final : public Backend {
   // that a throw from after_each finds it uncommitted.
   void steps(std::uint32_t n, StepTrace* trace, const std::function<void()>* after_each) override {
     if (n == 0) return;
+    stage_mean_ = {};
     const bool copy_last = std::exchange(copy_state_next_, false) || after_each;
     state_copied_ = false;
     const SolverSettings& sv = scene_.settings.solver;
@@ -236,7 +237,7 @@ class GpuBackend final : public Backend {
         redo_from(s);
         throw NonFiniteState::found_by_step(counters.nonfinite, true);
       }
-      accept(counters, after_each || s + 1 == end ? trace : nullptr);
+      accept(counters, slot, after_each || s + 1 == end ? trace : nullptr);
       if (after_each) each_step(*after_each);
     }
     state_copied_ = copy_last;
@@ -384,7 +385,7 @@ class GpuBackend final : public Backend {
 
   // Step step_index_ stands: its statistics, what the next recording should hold (re-recorded
   // once the step submitted after it has finished), its trace.
-  void accept(const kern::WorldCounters& counters, StepTrace* trace) {
+  void accept(const kern::WorldCounters& counters, std::uint32_t slot, StepTrace* trace) {
     const SolverSettings& sv = scene_.settings.solver;
     const float error = std::bit_cast<float>(counters.ode_error);
     stats_.ode_steps = sv.integrator == Integrator::symplectic ? 0u : ode_.steps;
@@ -403,11 +404,13 @@ class GpuBackend final : public Backend {
       rerecord();
     }
     stats_.device_bytes = ctx_.allocated_bytes();
-    // With a step submitted ahead (in flight, or waited for by the re-recording above) the
-    // timestamps are its own.
-    if (submitted_ == step_index_ + 1) {
-      std::vector<double> ms = timestamps_.read_intervals_ms();
-      for (std::size_t s = 0; s < ms.size() && s < kStageCount; ++s) stats_.stage_ms[s] = ms[s];
+    // The step's own stage times, which its end copied into its slot (step_recording.cpp).
+    if (timestamps_.supported()) {
+      const std::vector<double> ms = timestamps_.intervals_ms(
+          static_cast<const std::uint64_t*>(gpu_.stamps_host[slot].mapped()));
+      std::array<double, kStageCount> step_ms{};
+      std::copy_n(ms.begin(), std::min(ms.size(), kStageCount), step_ms.begin());
+      stage_mean_.add(step_ms, stats_.stage_ms);
     }
     if (trace) {
       fill_trace(*trace, std::min(counters.pairs, cap_.pairs),
@@ -643,6 +646,7 @@ class GpuBackend final : public Backend {
   WorldConstants constants_;
   WorldKernels kernels_;
   vk::Timestamps timestamps_;
+  StageTimeMean stage_mean_;  // this steps() call's stage times (StepStats::stage_ms)
   Scene scene_;
   WorldArrays world_;
   Capacities cap_;

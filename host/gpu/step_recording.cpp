@@ -613,6 +613,9 @@ RecordedStep record_step(const StepRecordingInputs& in, StepStats& stats) {
                     offsetof(kern::WorldCounters, undone_before) + f * sizeof(std::uint32_t),
                     sizeof(std::uint32_t));
       }
+      // The step's stage times, before the next step on the queue resets the pool (the reset
+      // waits for every earlier command on its queries).
+      in.timestamps.copy_to(cb, gpu.stamps_host[slot]);
       vk::barrier_to_host_and_queue(cb);
     });
   }

@@ -33,6 +33,7 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   for (std::uint32_t k = 0; k < kSlots; ++k) {
     params_host[k] = vk::Buffer(ctx, sizeof(kern::WorldParams), 0, true);
     counters_host[k] = vk::Buffer(ctx, sizeof(kern::WorldCounters), 0, true);
+    stamps_host[k] = vk::Buffer(ctx, (kStageCount + 1) * sizeof(std::uint64_t), 0, true);
   }
   dispatch_args =
       vk::Buffer(ctx, sizeof(kern::WorldCounters), VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, false);

@@ -49,6 +49,7 @@ struct WorldBuffers {
   VkDeviceSize backup_cg = 0;                    // cg_dv's bytes (0 but under the implicit method)
   std::array<vk::Buffer, kSlots> params_host;    // the step constants as the host writes them
   std::array<vk::Buffer, kSlots> counters_host;  // the counters as the step's end copies them out
+  std::array<vk::Buffer, kSlots> stamps_host;    // the step's stage timestamps, copied out alike
   // The step's kinematic paths, then its due impulses (host/sim/drive.h), as the host writes
   // them; copied into b_drive_paths and b_drive_impulses as the step begins.
   std::array<vk::Buffer, kSlots> drive_host;

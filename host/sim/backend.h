@@ -51,6 +51,21 @@ inline constexpr std::size_t kStageCount = 0 VKPHYS_STAGE_TABLE(VKPHYS_STAGE_COU
 // The stage's name, which is also its timestamp label in `vkphys bench`.
 const char* stage_name(Stage s);
 
+// One step() or steps() call's stage times, averaged into StepStats::stage_ms as each step ends
+// (a call that throws leaves the mean of the steps it took). Before, a GPU batch reported its
+// last step's times, the only ones its single query pool still held when the host looked.
+struct StageTimeMean {
+  std::array<double, kStageCount> sum{};
+  std::uint32_t steps = 0;
+  void add(const std::array<double, kStageCount>& step_ms, std::array<double, kStageCount>& mean) {
+    ++steps;
+    for (std::size_t s = 0; s < kStageCount; ++s) {
+      sum[s] += step_ms[s];
+      mean[s] = sum[s] / steps;
+    }
+  }
+};
+
 struct StepStats {
   std::uint32_t bodies = 0;
   std::uint32_t pairs = 0;              // broadphase pairs (AABBs overlap)
@@ -94,6 +109,7 @@ struct StepStats {
   float solver_residual = 0.0f;
   float solver_residual_angular = 0.0f;
   std::uint64_t device_bytes = 0;  // device memory the GPU backend holds (0 on the CPU)
+  // [ms] per stage: the mean over the steps of the last step() or steps() call (StageTimeMean).
   std::array<double, kStageCount> stage_ms{};
   // The bytes each stage's kernels read and write, modelled from the layouts and the counts above
   // (host/sim/traffic_model.h).

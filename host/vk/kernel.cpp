@@ -209,6 +209,12 @@ void Timestamps::write(VkCommandBuffer cb, std::uint32_t index) const {
   if (pool_) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool_, index);
 }
 
+void Timestamps::copy_to(VkCommandBuffer cb, const Buffer& dst) const {
+  if (!pool_) return;
+  vkCmdCopyQueryPoolResults(cb, pool_, 0, count_, dst.handle(), 0, sizeof(std::uint64_t),
+                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+}
+
 std::vector<double> Timestamps::read_intervals_ms() const {
   if (!pool_) return {};
   std::vector<std::uint64_t> ticks(count_);
@@ -216,6 +222,11 @@ std::vector<double> Timestamps::read_intervals_ms() const {
                               ticks.data(), sizeof(std::uint64_t),
                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
         "vkGetQueryPoolResults");
+  return intervals_ms(ticks.data());
+}
+
+std::vector<double> Timestamps::intervals_ms(const std::uint64_t* ticks) const {
+  if (!pool_) return {};
   std::vector<double> ms;
   double period = static_cast<double>(ctx_.info().timestamp_period_ns) * 1e-6;
   for (std::uint32_t i = 1; i < count_; ++i) {

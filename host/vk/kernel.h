@@ -92,6 +92,12 @@ class Timestamps {
   void write(VkCommandBuffer cb, std::uint32_t index) const;
   // Milliseconds between consecutive timestamps 0..count-1 (count-1 values); empty if unsupported.
   std::vector<double> read_intervals_ms() const;
+  // The same from `ticks`, the count values copy_to left in a buffer.
+  std::vector<double> intervals_ms(const std::uint64_t* ticks) const;
+  // Copies the timestamps (64-bit ticks, waiting until they are written) into `dst`: a transfer
+  // write, to be made visible by the caller's barrier. Nothing if unsupported.
+  void copy_to(VkCommandBuffer cb, const Buffer& dst) const;
+  VkDeviceSize bytes() const { return VkDeviceSize{count_} * sizeof(std::uint64_t); }
 
  private:
   const Context& ctx_;

@@ -11,7 +11,8 @@
 namespace vkphys {
 
 /// One stage of the step (setup, broadphase, narrowphase, coloring, predict, prepare, solve,
-/// integrate; the stage table in ARCHITECTURE.md) and its time in the last step.
+/// integrate; the stage table in ARCHITECTURE.md) and its time: the mean over the steps of the
+/// last World::step call (one step, or the n of step(n)).
 struct StageTime {
   const char* name = "";  ///< the stage's name, also its label in `vkphys bench`
   /// [ms]: the CPU backend's wall clock, the GPU backend's device timestamps where the device
@@ -23,8 +24,8 @@ struct StageTime {
   std::uint64_t model_bytes = 0;
 };
 
-/// The last step's statistics beyond its contacts (World::contacts); all zero before the first
-/// step of this World.
+/// The last step's statistics beyond its contacts (World::contacts), its stage times the mean of
+/// the last World::step call's steps; all zero before the first step of this World.
 struct StepStatistics {
   /// The highest colour in use + 1, the overflow colour not counted (coloured scheme): the
   /// colours a sweep runs through (a colour below it can be empty when contacts keep theirs).

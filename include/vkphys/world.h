@@ -182,8 +182,8 @@ class VKPHYS_API World {
   glm::dvec3 pull(const Grab& grab, glm::dvec3 target);
 
   Contacts contacts() const;
-  /// The last step's statistics: stage times, list capacities, colours, integrator counts
-  /// (vkphys/statistics.h).
+  /// The last step's statistics: list capacities, colours, integrator counts, and the stage
+  /// times averaged over the last step() call's steps (vkphys/statistics.h).
   StepStatistics statistics() const;
   /// How far the last step of this World left its contacts, joints and springs from holding
   /// (vkphys/metrics.h); all zero before this World's first step. Throws Error for a scene with
