@@ -471,7 +471,8 @@ step's contact lists (constraint_errors needs them for a scene with rigid bodies
           "ode_steps, ode_redos, ode_error, cg_iterations, cg_residual, cg_unmet, cg_redos, "
           "color_redos, solver_residual, solver_residual_angular, device_bytes, stages: each "
           "stage's name to "
-          "its time [ms] in the last step, in step order, and stage_model_bytes: each stage's "
+          "its time [ms], the mean over the last step() call's steps, in step order, and "
+          "stage_model_bytes: each stage's "
           "name to the bytes its kernels read and write by the traffic model.")
       .def(
           "constraint_errors", [](const World& w) { return to_dict(w.constraint_errors()); },
