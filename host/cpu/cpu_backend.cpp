@@ -49,35 +49,16 @@ class CpuBackend final : public Backend {
     step_index_ = 0;
   }
 
-  // Backend::steps' loop, the stage times averaged over the call (StageTimeMean).
+  void step(StepTrace* trace) override { steps(1, trace, nullptr); }
+
+  // One at a time, the last (or with after_each every) step filling `trace`; the stage times
+  // averaged over the call (StageTimeMean).
   void steps(std::uint32_t n, StepTrace* trace, const std::function<void()>* after_each) override {
     stage_mean_ = {};
-    in_steps_ = true;
-    try {
-      Backend::steps(n, trace, after_each);
-    } catch (...) {
-      in_steps_ = false;
-      throw;
+    for (std::uint32_t k = 0; k < n; ++k) {
+      take_step(after_each || k + 1 == n ? trace : nullptr);
+      if (after_each) (*after_each)();
     }
-    in_steps_ = false;
-  }
-
-  void step(StepTrace* trace) override {
-    if (!in_steps_) stage_mean_ = {};
-    stats_.regrows = 0;
-    stats_.ode_redos = 0;
-    world_.drive.step(step_index_, buf_.drive_paths, buf_.drive_impulses);
-    while (!try_step(trace)) {
-      if (ode_redo_) {  // the adaptive step's error passed its tolerance: n doubled, redo
-        ode_redo_ = false;
-        ++stats_.ode_redos;
-        continue;
-      }
-      ++stats_.regrows;
-      allocate_lists();
-    }
-    stage_mean_.add(step_ms_, stats_.stage_ms);
-    ++step_index_;
   }
 
   void read(WorldState& out) const override {
@@ -137,6 +118,25 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  // One step: redone at once after a list grew or the adaptive step's error passed its
+  // tolerance.
+  void take_step(StepTrace* trace) {
+    stats_.regrows = 0;
+    stats_.ode_redos = 0;
+    world_.drive.step(step_index_, buf_.drive_paths, buf_.drive_impulses);
+    while (!try_step(trace)) {
+      if (ode_redo_) {  // the adaptive step's error passed its tolerance: n doubled, redo
+        ode_redo_ = false;
+        ++stats_.ode_redos;
+        continue;
+      }
+      ++stats_.regrows;
+      allocate_lists();
+    }
+    stage_mean_.add(step_ms_, stats_.stage_ms);
+    ++step_index_;
+  }
+
   // Grows the pair and contact lists; last step's pairs keep their slots (the hash table is
   // rebuilt), last step's particle contacts their places.
   void allocate_lists() {
@@ -548,7 +548,6 @@ class CpuBackend final : public Backend {
   bool check_stages_ = false;     // check_stages: look for NaN and infinity after each stage
   std::array<double, kStageCount> step_ms_{};  // the step's stage times (try_step's laps)
   StageTimeMean stage_mean_;                   // the call's (StepStats::stage_ms)
-  bool in_steps_ = false;                      // step() is one of a steps() call's
   OdeControl ode_;         // the explicit integrators' n (host/sim/ode_control.h)
   bool ode_redo_ = false;  // try_step returned false for the adaptive step, not a list
   // The bodies the overflow colour touches this step: the sweeps average only these (each on

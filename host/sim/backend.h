@@ -51,9 +51,8 @@ inline constexpr std::size_t kStageCount = 0 VKPHYS_STAGE_TABLE(VKPHYS_STAGE_COU
 // The stage's name, which is also its timestamp label in `vkphys bench`.
 const char* stage_name(Stage s);
 
-// One step() or steps() call's stage times, averaged into StepStats::stage_ms as each step ends
-// (a call that throws leaves the mean of the steps it took). Before, a GPU batch reported its
-// last step's times, the only ones its single query pool still held when the host looked.
+// One steps() call's stage times, averaged into StepStats::stage_ms as each step ends (a call
+// that throws leaves the mean of the steps it took).
 struct StageTimeMean {
   std::array<double, kStageCount> sum{};
   std::uint32_t steps = 0;
@@ -189,18 +188,14 @@ class Backend {
   // n steps, the last one filling `trace`: what n calls of step() give, bit for bit. The GPU
   // backend pipelines them: each step is submitted before the host reads the counters of the
   // one before it, so the host's reading and deciding overlap the device's work
-  // (host/gpu/gpu_backend.cpp). stats() is then the last step's.
+  // (host/gpu/gpu_backend.cpp). stats() is then the last step's, its stage times the n steps'
+  // mean (StageTimeMean); step() is steps(1) on both backends.
   // With `after_each`, every step fills `trace` and `after_each` runs after it, when read() and
   // stats() give that step's state and statistics (the GPU backend reads them from the step's
   // slot of a ring while the step after it runs); only read() and stats() may be called from
   // it. A throw from it leaves the steps taken up to it, none after.
   virtual void steps(std::uint32_t n, StepTrace* trace = nullptr,
-                     const std::function<void()>* after_each = nullptr) {
-    for (std::uint32_t k = 0; k < n; ++k) {
-      step(after_each || k + 1 == n ? trace : nullptr);
-      if (after_each) (*after_each)();
-    }
-  }
+                     const std::function<void()>* after_each = nullptr) = 0;
   // Steps taken since the load (from the restored count after a restore): after a step or
   // steps call that threw, the steps that stand.
   virtual std::uint64_t steps_taken() const = 0;

@@ -97,7 +97,6 @@ class Timestamps {
   // Copies the timestamps (64-bit ticks, waiting until they are written) into `dst`: a transfer
   // write, to be made visible by the caller's barrier. Nothing if unsupported.
   void copy_to(VkCommandBuffer cb, const Buffer& dst) const;
-  VkDeviceSize bytes() const { return VkDeviceSize{count_} * sizeof(std::uint64_t); }
 
  private:
   const Context& ctx_;
