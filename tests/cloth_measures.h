@@ -1,12 +1,13 @@
 // Measures of a cloth's state for the cloth tests (tests/test_cloth.cpp,
 // tests/test_implicit_integrator.cpp, tests/test_cloth_self_collision.cpp): its springs'
 // stretch, where two stacked cloths are, and its kinetic energy; the hanging cloth they share and
-// the budget they run it at.
+// the budget they run it at; a run to rest.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <glm/glm.hpp>
+#include <memory>
 #include <utility>
 
 #include "host/sim/backend.h"
@@ -64,6 +65,31 @@ inline double kinetic_energy(const WorldState& st) {
     if (v.w > 0.0f) e += 0.5 * double(glm::dot(glm::vec3(v), glm::vec3(v))) / double(v.w);
   }
   return e;
+}
+
+// How a cloth came to rest: the largest kinetic energy sampled, the energy at the end [J] and
+// the largest length over rest length of its springs of stiffness k there.
+struct ClothRest {
+  double peak_energy = 0.0, final_energy = 0.0, stretch = 0.0;
+};
+
+// `steps` steps of `s` on the CPU backend, the kinetic energy sampled every `every` steps.
+inline ClothRest run_to_rest(const Scene& s, float k, int steps, int every) {
+  std::unique_ptr<Backend> cpu = make_cpu_backend();
+  cpu->load(s);
+  ClothRest r;
+  WorldState st;
+  for (int n = 0; n < steps; ++n) {
+    cpu->step();
+    if (n % every == 0) {
+      cpu->read(st);
+      r.peak_energy = std::max(r.peak_energy, kinetic_energy(st));
+    }
+  }
+  cpu->read(st);
+  r.final_energy = kinetic_energy(st);
+  r.stretch = max_stretch(s, st, k);
+  return r;
 }
 
 }  // namespace vkphys::test

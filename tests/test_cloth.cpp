@@ -20,7 +20,10 @@ namespace {
 class Springs : public WorldTest {};
 
 // A particle of mass m hangs from a pinned particle on a spring of rest length 1 m: at rest the
-// spring stretches m g / k exactly (SPOOK's Hooke's law: the violation settles at -F / k).
+// spring stretches m g / k exactly (SPOOK's Hooke's law: the violation settles at -F / k), held
+// here to 1 um: a float position near 1 m resolves 0.06 um (measured, every backend and scheme:
+// 0.069 um short at k 500, 0.132 um at k 5000; the bound was 1% until the "exactly" was
+// measured).
 TEST_P(Springs, HangingMassStretchesItsSpringByLoadOverK) {
   for (float k : {500.0f, 5000.0f}) {
     Scene s;
@@ -32,9 +35,9 @@ TEST_P(Springs, HangingMassStretchesItsSpringByLoadOverK) {
     const WorldState st = run(600);
     const double stretch = 1.0 - double(st.particles.pos_radius[1].y);
     const double expected = 0.5 * 10.0 / double(k);  // 1 cm and 1 mm
-    std::printf("%s, k %g: stretch %.6f m, m g / k %.6f m\n", scheme_name(GetParam().scheme),
+    std::printf("%s, k %g: stretch %.9f m, m g / k %.9f m\n", scheme_name(GetParam().scheme),
                 double(k), stretch, expected);
-    EXPECT_NEAR(stretch, expected, 0.01 * expected) << "k = " << k;
+    EXPECT_NEAR(stretch, expected, 1e-6) << "k = " << k;
     EXPECT_LT(std::abs(st.particles.vel_invmass[1].y), 1e-4f);
   }
 }

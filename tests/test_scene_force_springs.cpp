@@ -93,7 +93,8 @@ TEST(SceneForceSprings, BadValuesNameTheirField) {
   expect_error(error_of(v1), {"solver.integrator", "needs \"version\": 2"});
 }
 
-// The C++ API's checks, on load (host/sim/particle_links.cpp, world_params.cpp), name the spring or setting.
+// The C++ API's checks, on load (host/sim/particle_links.cpp, world_params.cpp), name the spring or
+// setting.
 TEST(SceneForceSprings, ApiRefusesBadSpringsAndSettings) {
   Scene s;
   s.particles.add(glm::vec3(0.0f), glm::vec3(0.0f), 0.05f, 1.0f, 0);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <string>
 
 #include "host/sim/scene_builders.h"
 #include "host/sim/splitmix.h"
@@ -142,7 +143,9 @@ Scene drape_stage(std::string name, std::uint32_t substeps) {
 }  // namespace
 
 Scene cloth_drape_scene(std::uint32_t n, bool self_collision) {
-  Scene s = drape_stage("cloth_drape", 4);
+  // The shipped files are named by their size (scenes/cloth_drape.json is the 32 x 32 one,
+  // scenes/cloth_drape_64.json, scenes/large/cloth_drape_128.json and _256.json the others).
+  Scene s = drape_stage(n == 32 ? "cloth_drape" : "cloth_drape_" + std::to_string(n), 4);
   ClothSpec c;
   c.origin = {-0.75f, 0.7f, -0.75f};
   c.u = {1.5f, 0.0f, 0.0f};
@@ -239,6 +242,40 @@ Scene jelly_cube_scene() {
   b.k_edge = 800.0f;
   b.k_face = 400.0f;
   b.k_body = 200.0f;
+  add_soft_box(s, b);
+  return s;
+}
+
+Scene jelly_pyramid_scene() {
+  Scene s;
+  s.name = "jelly_pyramid";
+  s.settings.contact_margin = 0.05f;
+  s.settings.solver.substeps = 4;
+  s.settings.solver.iterations = 4;
+  s.materials[0].name = "jelly";
+  s.materials[0].friction = 0.5f;
+  s.planes.push_back({{0.0f, 1.0f, 0.0f}, 0.0f, 0});
+  constexpr std::uint32_t kBase = 4;
+  for (std::uint32_t row = 0; row < kBase; ++row) {
+    const std::uint32_t n = kBase - row;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      Body b;
+      b.shape = Shape::box;
+      b.half_extents = glm::vec3(0.5f);
+      b.position = {static_cast<float>(i) - 0.5f * static_cast<float>(n - 1),
+                    0.5f + static_cast<float>(row), 0.0f};
+      b.mass = 1.0f;
+      s.bodies.push_back(b);
+    }
+  }
+  SoftBoxSpec b;
+  b.origin = {-0.3f, static_cast<float>(kBase) + 0.3f, -0.3f};
+  b.size = glm::vec3(0.6f);
+  b.nx = b.ny = b.nz = 5;
+  b.density = 10.0f;
+  b.k_edge = 200.0f;
+  b.k_face = 100.0f;
+  b.k_body = 50.0f;
   add_soft_box(s, b);
   return s;
 }

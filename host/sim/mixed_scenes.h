@@ -60,6 +60,14 @@ Scene flag_scene(std::uint32_t n = 25);
 // 4 substeps of 4 iterations, a 5 cm contact margin (the landing covers 4 cm a step).
 Scene jelly_cube_scene();
 
+// scenes/jelly_pyramid.json: a 0.6 m jelly cube of 5 x 5 x 5 particles (10 kg/m^3, 2.16 kg in
+// all; compliant edge, face and body springs 200 / 100 / 50 N/m) dropped from 0.3 m onto the
+// top of a pyramid of 10 one-metre, 1 kg boxes (base 4, friction 0.5); 60 Hz, 4 substeps of 4
+// iterations, a 5 cm contact margin, as the jelly cube's. Soft body on rigid bodies on the
+// ground: two-way contacts between particles and dynamic boxes, the jelly twice the top box's
+// mass.
+Scene jelly_pyramid_scene();
+
 // scenes/rope_box.json: a rope of kRopeParticles particles (kRopeParticleMass kg, radius 2 cm,
 // one particle group) kRopeSegment m apart, pinned (static) at its top end at (0, 3, 0), with a
 // 0.2 m box of kRopeBoxMass kg hanging from its last particle by a particle-body spring to the
