@@ -211,7 +211,7 @@ int main(int argc, char** argv) {
   bench
       ->add_option("--batch", opt.batch,
                    "timed steps per World::step call (default 1); the GPU backend pipelines the "
-                   "steps of a call, and the stage times are each call's last step's")
+                   "steps of a call, and the stage times are the mean of its steps' own")
       ->check(CLI::Range(1u, 1000000u));
   bench
       ->add_option("--fused", opt.fused,
