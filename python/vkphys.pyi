@@ -98,7 +98,8 @@ class World:
     def compare(self, other: World) -> dict[str, float | int]: ...
     def statistics(self) -> dict[str, Any]:
         """The last step's statistics (all zero before the first step); "stages" maps each
-        stage's name to its time [ms], in step order."""
+        stage's name to its time [ms], the mean over the last step() call's steps, in step
+        order."""
     def constraint_errors(self) -> dict[str, float]:
         """max/mean_rigid_penetration [m], max/mean_joint_error [m], max/mean_spring_strain
         after the last step; a scene with rigid bodies needs record_contacts=True."""
