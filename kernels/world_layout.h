@@ -97,8 +97,9 @@
 //   joint_info[j]       (a, b, type, limited)
 //   joint_frames[9j + ...]  anchor_a (w: length), anchor_b, axis_a, axis_b, ref_a, ref_b,
 //                           limit_lo, limit_hi, (k, d, limit k, limit d)
-//   joint_rows[4 (J r + j) + ...] the prepared rows, row-major over the J joints; joint j uses
-//                                rows 0 .. joint_row_count - 1 (kernels/joints.inl)
+//   joint_rows[joint_row_base(j, r) + ...] the prepared rows, row-major: row 0 of the J joints,
+//                                then rows 1 .. 5 of the first J1 (joint_row_slots); joint j
+//                                uses rows 0 .. joint_row_count - 1 (kernels/joints.inl)
 //   joint_lambda[2j], [2j+1]     six accumulated impulses
 // Joint trees (kernels/joint_trees.inl, K trees of NT nodes: bodies and joints):
 //   tree_ranges[t]     (first node, end)
@@ -217,6 +218,13 @@ KFN uint joint_row_count(uint type, bool limited) {
   return limited ? 6u : 3u;
 }
 
+// The row slots of J joints of which the first J1 may use rows past row 0 (joint_row_base,
+// kernels/joints.inl): row 0 of every joint, rows 1 .. 5 of those J1. A compliant spring has one
+// row, so a cloth's joints take one slot each (64 B), not six.
+KFN uint joint_row_slots(uint joints, uint multi_row_joints) {
+  return joints + (VKPHYS_JOINT_ROWS - 1u) * multi_row_joints;
+}
+
 // A limited joint's axis is locked when its range is empty (hi <= lo; joint frames 6 and 7 hold
 // lo and hi): its limit row is two-sided (kernels/joints.inl, limit_locked).
 KFN bool limit_axis_locked(vec4 lo, vec4 hi, uint axis) {
@@ -274,6 +282,8 @@ struct WorldParams {
                     //  family 0 L0, of family 1 L1, 0), kernels/world_implicit.inl
   vec4 strain;      // (the force springs' strain limit (0: off), 0, 0, 0),
                     //  kernels/strain_limit.inl
+  uvec4 joint_rows;  // (J1: joints 0 .. J1 - 1 have row slots past row 0, 0, 0, 0);
+                     //  kernels/joints.inl, joint_row_base
   uvec4 plane_bodies[VKPHYS_MAX_PLANES / 4];  // body indices of the plane bodies, 4 per entry
   vec4 materials[VKPHYS_MAX_MATERIALS];       // (restitution, friction, SPOOK k, SPOOK d)
 };

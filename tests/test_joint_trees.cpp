@@ -11,7 +11,9 @@
 #include "kernels/quat.h"
 #include "tests/backends.h"
 #include "tests/rigid_scene_helpers.h"
+#include "tests/same_bits.h"
 #include "vkphys/build.h"
+#include "vkphys/cloth.h"
 
 namespace vkphys::test {
 namespace {
@@ -268,6 +270,55 @@ TEST_P(JointTreesWorld, LinkTurningFastKeepsItsPinAtThirtyHertz) {
   EXPECT_LT(worst, 0.05f);
   EXPECT_GT(slowest, 0.99f * 15.0f);
   EXPECT_LT(fastest, 1.01f * 15.0f);
+}
+
+// Joint rows' slots (kernels/joints.inl, joint_row_base): row 0 of every joint, rows 1 .. 5 only
+// of the joints up to the last one with more than one row, so a cloth's springs take one 64 B
+// slot each. The Y (ball, hinge, ball, distance) with a pinned 12 x 12 cloth beside it: the cloth's
+// springs come after the Y's joints and add no multi-row joint; the Y's distance joint, after its
+// last multi-row one, has row 0 alone. Neither part touches the other, so each must move, bit for
+// bit, as it does alone: a slot two joints' rows shared would show in either.
+Scene pinned_cloth(Scene s) {
+  ClothSpec c;
+  c.origin = {4.0f, 9.0f, 0.0f};
+  c.u = {1.1f, 0.0f, 0.0f};
+  c.v = {0.0f, -0.2f, 1.0f};
+  c.nu = 12;
+  c.nv = 12;
+  c.pins = {{0u, 0u}, {11u, 0u}};
+  add_cloth(s, c);
+  return s;
+}
+
+TEST(JointRows, SpringsAddNoRowsPastRowZero) {
+  const WorldArrays y = build_world(y_tree());
+  EXPECT_EQ(y.multi_row_joints, 3u) << "the ball, hinge and ball before the distance joint";
+  const WorldArrays both = build_world(pinned_cloth(y_tree()));
+  EXPECT_GT(both.joints(), 300u);
+  EXPECT_EQ(both.multi_row_joints, 3u);
+  EXPECT_EQ(kern::joint_row_slots(both.joints(), both.multi_row_joints), both.joints() + 15u);
+}
+
+TEST_P(JointTreesWorld, JointsAndClothInOneWorldMoveAsEachAlone) {
+  const Scene y = y_tree();
+  const Scene cloth = pinned_cloth(empty_rigid_scene(-9.81f));
+  const Scene both = pinned_cloth(y_tree());
+  ASSERT_EQ(y.settings.gravity, cloth.settings.gravity);
+  const WorldState alone_y = (load(y), run(60));
+  const WorldState alone_cloth = (load(cloth), run(60));
+  const WorldState st = (load(both), run(60));
+  EXPECT_TRUE(same_bits(st.pos, alone_y.pos));
+  EXPECT_TRUE(same_bits(st.rot, alone_y.rot));
+  EXPECT_TRUE(same_bits(st.vel, alone_y.vel));
+  EXPECT_TRUE(same_bits(st.omega, alone_y.omega));
+  EXPECT_TRUE(same_bits(st.particles.pos_radius, alone_cloth.particles.pos_radius));
+  EXPECT_TRUE(same_bits(st.particles.vel_invmass, alone_cloth.particles.vel_invmass));
+  // and both moved: the Y swung, the cloth swings down about its pinned edge
+  EXPECT_GT(glm::length(glm::vec3(st.pos[2]) - y.bodies[2].position), 0.05f);
+  const std::size_t corner = 11 * 12 + 11;  // the free edge's far corner
+  EXPECT_GT(glm::length(glm::vec3(st.particles.pos_radius[corner]) -
+                        glm::vec3(cloth.particles.pos_radius[corner])),
+            0.5f);
 }
 
 VKPHYS_ON_ALL_CASES(JointTreesWorld);

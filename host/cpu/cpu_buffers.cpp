@@ -18,7 +18,8 @@ void CpuBuffers::load(const WorldArrays& world, const kern::WorldParams& params,
   vel_pos.assign(2 * r, glm::vec4(0.0f));
   sweep_ref.assign(n + r, glm::vec4(0.0f));
   tree_blocks.assign(VKPHYS_TREE_NODE_STRIDE * world.tree_nodes.size(), glm::vec4(0.0f));
-  joint_rows.assign(4 * VKPHYS_JOINT_ROWS * world.joints(), glm::vec4(0.0f));
+  joint_rows.assign(4 * kern::joint_row_slots(world.joints(), world.multi_row_joints),
+                    glm::vec4(0.0f));
   joint_lambda.assign(2 * world.joints(), glm::vec4(0.0f));
   ode_state.assign(VKPHYS_ODE_STRIDE * p, glm::vec4(0.0f));
   ode_deriv.assign(p, glm::vec4(0.0f));

@@ -64,7 +64,9 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_sweep_yz] = storage(ctx, n * v4, "sweep y and z extents in sweep order");
   buf[b_joint_info] = storage(ctx, j * u4, "joint bodies");
   buf[b_joint_frames] = storage(ctx, j * VKPHYS_JOINT_STRIDE * v4, "joint frames");
-  buf[b_joint_rows] = storage(ctx, j * 4 * VKPHYS_JOINT_ROWS * v4, "joint rows");
+  buf[b_joint_rows] = storage(
+      ctx, VkDeviceSize{kern::joint_row_slots(world.joints(), world.multi_row_joints)} * 4 * v4,
+      "joint rows");
   buf[b_joint_lambda] = storage(ctx, j * 2 * v4, "joint impulses");
   buf[b_grid_keys] = storage(ctx, p * u1, "particle cell keys");
   buf[b_grid_values] = storage(ctx, p * u1, "particle cell values");

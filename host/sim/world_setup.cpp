@@ -50,7 +50,9 @@ void pack_joint(const Joint& j, std::uint32_t a, std::uint32_t b, WorldArrays& w
   w.joint_frames.emplace_back(j.limit_lo, 0.0f);
   w.joint_frames.emplace_back(j.limit_hi, 0.0f);
   w.joint_frames.emplace_back(j.spook_k, j.spook_d, j.limit_k, j.limit_d);
-  w.joint_rows += kern::joint_row_count(static_cast<std::uint32_t>(j.type), j.limited);
+  const std::uint32_t rows = kern::joint_row_count(static_cast<std::uint32_t>(j.type), j.limited);
+  w.joint_rows += rows;
+  if (rows > 1u) w.multi_row_joints = w.joints();
 }
 
 bool jacobi_gathers(const SolverSettings& solver, const WorldArrays& world) {

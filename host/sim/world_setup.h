@@ -66,6 +66,8 @@ struct WorldArrays {
   bool particle_pairs = false;
   bool particle_contacts = false;
   std::uint32_t joint_rows = 0;  // rows the joints use (for statistics)
+  // J1: 1 + the last joint with more than one row (kern::joint_row_slots)
+  std::uint32_t multi_row_joints = 0;
   float max_particle_radius = 0.0f;
   float max_pair_radius = 0.0f;  // the largest max(r, t/2) a particle shows other particles
   float sweep_slab = 0.0f;       // the sweep's slab width along z [m], 0: one slab
