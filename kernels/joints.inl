@@ -22,7 +22,7 @@
 // spring_prepare.
 
 vec4 joint_frame(uint j, uint k) {
-  return joint_frames[VKPHYS_JOINT_STRIDE * j + k];
+  return joint_frames[joint_frame_slot(j, k, params.counts.y, params.joint_use.y)];
 }
 
 // Limit rows are one-sided, except for a locked axis (lo = hi): with one side only, a row
@@ -36,12 +36,12 @@ bool limit_locked(uint j, uint axis) {
 // row 1, ...), so springs (distance joints, one row each) lie 64 B apart and a sweep over a
 // cloth streams through them. Stored joint-major (6 slots of 64 B per joint), a 64 x 64 cloth's
 // sweep touched a new 4 KB page every other spring and spent half its time waiting on that load.
-// Rows past row 0 have slots only for the first J1 joints (params.joint_rows.x: up to the last
+// Rows past row 0 have slots only for the first J1 joints (params.joint_use.x: up to the last
 // joint with more than one row, host/sim/world_setup.cpp): a cloth of 390k springs kept 150 MB of
 // rows, 128 of them never written, past lavapipe's 128 MiB binding range; it keeps 25 MB.
 uint joint_row_base(uint j, uint r) {
   uint J = params.counts.y;
-  return 4u * (r == 0u ? j : J + (r - 1u) * params.joint_rows.x + j);
+  return 4u * (r == 0u ? j : J + (r - 1u) * params.joint_use.x + j);
 }
 
 // The rows joint j brings to its tree's direct solve (joint_tree_row_mask, kernels/world_layout.h);

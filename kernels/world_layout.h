@@ -95,8 +95,10 @@
 //                        other half of the double-buffered impulses
 // Joints (J of them, topology fixed for the run), between rigid bodies:
 //   joint_info[j]       (a, b, type, limited)
-//   joint_frames[9j + ...]  anchor_a (w: length), anchor_b, axis_a, axis_b, ref_a, ref_b,
-//                           limit_lo, limit_hi, (k, d, limit k, limit d)
+//   joint_frames[joint_frame_slot(j, k, J, JF)]  frame k of joint j: 0 anchor_a (w: length),
+//                           1 anchor_b, 2 axis_a, 3 axis_b, 4 ref_a, 5 ref_b, 6 limit_lo,
+//                           7 limit_hi, 8 (k, d, limit k, limit d); frames 1 .. 7 only for the
+//                           first JF joints (a spring reads 0 and 8 alone)
 //   joint_rows[joint_row_base(j, r) + ...] the prepared rows, row-major: row 0 of the J joints,
 //                                then rows 1 .. 5 of the first J1 (joint_row_slots); joint j
 //                                uses rows 0 .. joint_row_count - 1 (kernels/joints.inl)
@@ -225,6 +227,21 @@ KFN uint joint_row_slots(uint joints, uint multi_row_joints) {
   return joints + (VKPHYS_JOINT_ROWS - 1u) * multi_row_joints;
 }
 
+// Frame k (0 .. VKPHYS_JOINT_STRIDE - 1) of joint j among J joints of which the first JF have
+// frames 1 .. 7: frame 0 of every joint, then frame 8 of every joint, then frames 1 .. 7 of the
+// JF. A spring between two particles (kernels/joints.inl, joint_is_spring) reads only its rest
+// length (frame 0's w) and its k and d (frame 8), and the scene's joints come before the springs,
+// so a cloth's spring keeps 32 B of frames, not 144.
+KFN uint joint_frame_slot(uint j, uint k, uint joints, uint framed) {
+  if (k == 0u) return j;
+  if (k == VKPHYS_JOINT_STRIDE - 1u) return joints + j;
+  return 2u * joints + (k - 1u) * framed + j;
+}
+
+KFN uint joint_frame_slots(uint joints, uint framed) {
+  return 2u * joints + (VKPHYS_JOINT_STRIDE - 2u) * framed;
+}
+
 // A limited joint's axis is locked when its range is empty (hi <= lo; joint frames 6 and 7 hold
 // lo and hi): its limit row is two-sided (kernels/joints.inl, limit_locked).
 KFN bool limit_axis_locked(vec4 lo, vec4 hi, uint axis) {
@@ -282,8 +299,9 @@ struct WorldParams {
                     //  family 0 L0, of family 1 L1, 0), kernels/world_implicit.inl
   vec4 strain;      // (the force springs' strain limit (0: off), 0, 0, 0),
                     //  kernels/strain_limit.inl
-  uvec4 joint_rows;  // (J1: joints 0 .. J1 - 1 have row slots past row 0, 0, 0, 0);
-                     //  kernels/joints.inl, joint_row_base
+  uvec4 joint_use;  // (J1: joints 0 .. J1 - 1 have row slots past row 0, JF: joints
+                    //  0 .. JF - 1 have frames 1 .. 7, 0, 0): joint_row_slots,
+                    //  joint_frame_slot
   uvec4 plane_bodies[VKPHYS_MAX_PLANES / 4];  // body indices of the plane bodies, 4 per entry
   vec4 materials[VKPHYS_MAX_MATERIALS];       // (restitution, friction, SPOOK k, SPOOK d)
 };

@@ -274,7 +274,8 @@ TEST_P(JointTreesWorld, LinkTurningFastKeepsItsPinAtThirtyHertz) {
 
 // Joint rows' slots (kernels/joints.inl, joint_row_base): row 0 of every joint, rows 1 .. 5 only
 // of the joints up to the last one with more than one row, so a cloth's springs take one 64 B
-// slot each. The Y (ball, hinge, ball, distance) with a pinned 12 x 12 cloth beside it: the cloth's
+// slot each; likewise frames 1 .. 7 only up to the last joint that is not a spring
+// (kern::joint_frame_slot). The Y (ball, hinge, ball, distance) with a pinned 12 x 12 cloth beside it: the cloth's
 // springs come after the Y's joints and add no multi-row joint; the Y's distance joint, after its
 // last multi-row one, has row 0 alone. Neither part touches the other, so each must move, bit for
 // bit, as it does alone: a slot two joints' rows shared would show in either.
@@ -290,13 +291,30 @@ Scene pinned_cloth(Scene s) {
   return s;
 }
 
-TEST(JointRows, SpringsAddNoRowsPastRowZero) {
+TEST(JointRows, SpringsAddNoRowsPastRowZeroNorFramesPastTheirOwn) {
   const WorldArrays y = build_world(y_tree());
   EXPECT_EQ(y.multi_row_joints, 3u) << "the ball, hinge and ball before the distance joint";
+  EXPECT_EQ(y.framed_joints, 4u) << "the distance joint between boxes has anchors";
   const WorldArrays both = build_world(pinned_cloth(y_tree()));
   EXPECT_GT(both.joints(), 300u);
   EXPECT_EQ(both.multi_row_joints, 3u);
+  EXPECT_EQ(both.framed_joints, 4u);
   EXPECT_EQ(kern::joint_row_slots(both.joints(), both.multi_row_joints), both.joints() + 15u);
+  // Every joint's frames land in slots of their own, and a spring keeps its rest length and SPOOK
+  // constants (frames 0 and 8).
+  const std::vector<glm::vec4> frames = laid_out_joint_frames(both);
+  EXPECT_EQ(frames.size(), 2u * both.joints() + 7u * 4u);
+  std::vector<int> uses(frames.size(), 0);
+  for (std::uint32_t j = 0; j < both.joints(); ++j) {
+    for (std::uint32_t k = 0; k < VKPHYS_JOINT_STRIDE; ++k) {
+      if (j >= both.framed_joints && k != 0u && k != 8u) continue;
+      const std::uint32_t at = kern::joint_frame_slot(j, k, both.joints(), both.framed_joints);
+      ASSERT_LT(at, frames.size());
+      uses[at] += 1;
+      EXPECT_EQ(frames[at], both.joint_frames[VKPHYS_JOINT_STRIDE * j + k]);
+    }
+  }
+  EXPECT_EQ(std::count(uses.begin(), uses.end(), 1), std::ptrdiff_t(frames.size()));
 }
 
 TEST_P(JointTreesWorld, JointsAndClothInOneWorldMoveAsEachAlone) {

@@ -18,6 +18,7 @@ void CpuBuffers::load(const WorldArrays& world, const kern::WorldParams& params,
   vel_pos.assign(2 * r, glm::vec4(0.0f));
   sweep_ref.assign(n + r, glm::vec4(0.0f));
   tree_blocks.assign(VKPHYS_TREE_NODE_STRIDE * world.tree_nodes.size(), glm::vec4(0.0f));
+  joint_frames = laid_out_joint_frames(world);
   joint_rows.assign(4 * kern::joint_row_slots(world.joints(), world.multi_row_joints),
                     glm::vec4(0.0f));
   joint_lambda.assign(2 * world.joints(), glm::vec4(0.0f));
@@ -120,7 +121,7 @@ kern::WorldEnv CpuBuffers::env(const kern::WorldParams& params, WorldArrays& wor
   e.prev_pair_frame = prev_frame.data();
   e.prev_hash = hash.data();
   e.joint_info = world.joint_info.data();
-  e.joint_frames = world.joint_frames.data();
+  e.joint_frames = joint_frames.data();
   e.joint_rows = joint_rows.data();
   e.joint_lambda = joint_lambda.data();
   e.unit_color = unit_color.data();

@@ -31,7 +31,7 @@ struct CpuBuffers {
   std::vector<glm::vec4> start, omega_start, iinv, aabb, vel_pos, sweep_ref, tree_blocks,
       pair_normal, point_geom, point_lambda, point_prep, prev_lambda, joint_rows, joint_lambda,
       unit_dv, pc_geom, pc_target, pc_lambda, pc_copy_lambda, prev_pc_lambda, pair_frame, point_ref,
-      prev_frame, sweep_yz;
+      prev_frame, sweep_yz, joint_frames;
   std::vector<glm::uvec4> pair_info, prev_info, walk_ranges;
   std::vector<glm::uvec2> range, pc_bodies, pc_copy_bodies;
   std::vector<std::uint32_t> color, keys, values, offsets, hash, unit_color, grid_keys, grid_values,

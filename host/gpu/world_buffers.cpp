@@ -63,7 +63,9 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_sweep_ranges] = storage(ctx, n * u4, "sweep walks' parts");
   buf[b_sweep_yz] = storage(ctx, n * v4, "sweep y and z extents in sweep order");
   buf[b_joint_info] = storage(ctx, j * u4, "joint bodies");
-  buf[b_joint_frames] = storage(ctx, j * VKPHYS_JOINT_STRIDE * v4, "joint frames");
+  buf[b_joint_frames] =
+      storage(ctx, VkDeviceSize{kern::joint_frame_slots(world.joints(), world.framed_joints)} * v4,
+              "joint frames");
   buf[b_joint_rows] = storage(
       ctx, VkDeviceSize{kern::joint_row_slots(world.joints(), world.multi_row_joints)} * 4 * v4,
       "joint rows");
@@ -124,7 +126,7 @@ void WorldBuffers::size_world(vk::Context& ctx, const Scene& scene, const WorldA
   buf[b_rigid_dims].upload(std::span<const glm::vec4>(world.dims));
   buf[b_joint_info].upload(std::span<const glm::uvec4>(world.joint_info));
   buf[b_body_color].upload(std::span<const std::uint32_t>(world.joint_colors), 2 * n * u1);
-  buf[b_joint_frames].upload(std::span<const glm::vec4>(world.joint_frames));
+  buf[b_joint_frames].upload(std::span<const glm::vec4>(laid_out_joint_frames(world)));
   buf[b_tree_ranges].upload(std::span<const glm::uvec2>(world.tree_ranges));
   buf[b_tree_nodes].upload(std::span<const glm::uvec4>(world.tree_nodes));
   buf[b_rigid_force].upload(std::span<const glm::vec4>(world.force));

@@ -252,7 +252,7 @@ kern::WorldParams make_world_params(const Scene& scene, const WorldArrays& world
     p.wind = glm::vec4(wind.velocity, wind.density * wind.skin_friction);
   }
   p.aero = glm::uvec4(world.wind_triangles(), 0u, 0u, 0u);
-  p.joint_rows = glm::uvec4(world.multi_row_joints, 0u, 0u, 0u);
+  p.joint_use = glm::uvec4(world.multi_row_joints, world.framed_joints, 0u, 0u);
   p.trees = glm::uvec4(world.trees(), static_cast<std::uint32_t>(world.tree_nodes.size()), 0u, 0u);
   p.lines = glm::uvec4(static_cast<std::uint32_t>(sv.cg_preconditioner), world.cg_line_counts.x,
                        world.cg_line_counts.y, 0u);

@@ -53,6 +53,23 @@ void pack_joint(const Joint& j, std::uint32_t a, std::uint32_t b, WorldArrays& w
   const std::uint32_t rows = kern::joint_row_count(static_cast<std::uint32_t>(j.type), j.limited);
   w.joint_rows += rows;
   if (rows > 1u) w.multi_row_joints = w.joints();
+  const bool spring = j.type == JointType::distance && a >= w.rigid && b >= w.rigid;
+  if (!spring) w.framed_joints = w.joints();
+}
+
+std::vector<glm::vec4> laid_out_joint_frames(const WorldArrays& w) {
+  const std::uint32_t joints = w.joints();
+  std::vector<glm::vec4> out(kern::joint_frame_slots(joints, w.framed_joints));
+  for (std::uint32_t j = 0; j < joints; ++j) {
+    const std::uint32_t last = j < w.framed_joints ? VKPHYS_JOINT_STRIDE : 1u;
+    for (std::uint32_t k = 0; k < VKPHYS_JOINT_STRIDE; ++k) {
+      if (k < last || k + 1u == VKPHYS_JOINT_STRIDE) {
+        out[kern::joint_frame_slot(j, k, joints, w.framed_joints)] =
+            w.joint_frames[std::size_t{VKPHYS_JOINT_STRIDE} * j + k];
+      }
+    }
+  }
+  return out;
 }
 
 bool jacobi_gathers(const SolverSettings& solver, const WorldArrays& world) {

@@ -33,7 +33,7 @@ struct WorldArrays {
   std::vector<glm::vec4> rot, omega, inertia, dims;
   std::vector<glm::vec4> force, torque;  // constant applied force and torque
   std::vector<glm::uvec4> joint_info;
-  std::vector<glm::vec4> joint_frames;  // VKPHYS_JOINT_STRIDE per joint
+  std::vector<glm::vec4> joint_frames;  // VKPHYS_JOINT_STRIDE per joint (laid_out_joint_frames)
   std::vector<std::uint32_t> plane_bodies;
   // force springs (F) and each particle's incident list (kernels/world_layout.h)
   std::vector<glm::uvec2> fspring_ends;
@@ -68,6 +68,8 @@ struct WorldArrays {
   std::uint32_t joint_rows = 0;  // rows the joints use (for statistics)
   // J1: 1 + the last joint with more than one row (kern::joint_row_slots)
   std::uint32_t multi_row_joints = 0;
+  // JF: 1 + the last joint that is not a spring between two particles (kern::joint_frame_slot)
+  std::uint32_t framed_joints = 0;
   float max_particle_radius = 0.0f;
   float max_pair_radius = 0.0f;  // the largest max(r, t/2) a particle shows other particles
   float sweep_slab = 0.0f;       // the sweep's slab width along z [m], 0: one slab
@@ -110,6 +112,9 @@ std::uint32_t union_find_root(std::vector<std::uint32_t>& parent, std::uint32_t 
 // Joint j between world bodies a and b: its info, its frames (kernels/world_layout.h) and its
 // row count, appended to w (the scene's joints, then the compliant springs).
 void pack_joint(const Joint& j, std::uint32_t a, std::uint32_t b, WorldArrays& w);
+// The joints' frames as the kernels read them (kern::joint_frame_slot), from joint_frames'
+// VKPHYS_JOINT_STRIDE a joint.
+std::vector<glm::vec4> laid_out_joint_frames(const WorldArrays& w);
 
 // Capacities of the append-style lists; both grow on overflow (the step is redone).
 struct Capacities {
