@@ -8,6 +8,9 @@
 #                                            particle box, 1,000,000 CPU and 100,000 GPU steps
 #   SOAK_STEPS_CPU=20000 SOAK_STEPS_GPU=2000 SOAK_BOXES=1000 SOAK_PARTICLES=2400 scripts/soak.sh
 #   SOAK_BACKENDS=cpu scripts/soak.sh        one backend only
+# A soak whose folder holds one already (run.json and its checkpoint) is continued from its last
+# checkpoint (`vkphys soak --resume`), so the script run again, on another day, carries a soak
+# longer than a session on; SOAK_FRESH=1 starts every soak over.
 # The scenes: `export-scene box-rain` (SOAK_BOXES boxes raining into a box, settling into a
 # pile) and `export-scene particle-box` (SOAK_PARTICLES particles on the floor of a closed box,
 # the kind of scenes/particles_box.json). Exit status: 1 if any soak failed.
@@ -28,8 +31,13 @@ for backend in ${SOAK_BACKENDS:-cpu gpu}; do
   [ "$backend" = gpu ] && steps=$steps_gpu
   for name in pile particles; do
     echo "soak.sh: $name on $backend, $steps steps"
-    "$vkphys" soak "out/soak/$name.json" --backend "$backend" --steps "$steps" \
-      --sample-every "$every" --out "out/soak/${name}_$backend" || status=1
+    dir="out/soak/${name}_$backend"
+    if [ -z "${SOAK_FRESH:-}" ] && [ -f "$dir/run.json" ] && [ -f "$dir/checkpoint.snapshot" ]; then
+      "$vkphys" soak --resume "$dir" --steps "$steps" || status=1
+    else
+      "$vkphys" soak "out/soak/$name.json" --backend "$backend" --steps "$steps" \
+        --sample-every "$every" --out "$dir" || status=1
+    fi
   done
 done
 exit $status

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -81,6 +83,19 @@ TEST(Soak, MemoryFilesAndDeviceGrowthFail) {
   EXPECT_TRUE(soak_failures(s, limits()).empty());
 }
 
+// A resumed soak's memory checks start at its own first sample: a process's resident memory
+// says nothing about another's.
+TEST(Soak, MemoryHeldFromTheResumedPartOnly) {
+  std::vector<SoakSample> s = steady();
+  for (std::size_t i = 5; i < s.size(); ++i) s[i].rss_bytes += 40u << 20;  // another process
+  SoakLimits l = limits();
+  EXPECT_EQ(soak_failures(s, l).size(), 1u);
+  l.memory_from_step = s[5].step;
+  EXPECT_TRUE(soak_failures(s, l).empty());
+  s.back().rss_bytes += 17u << 20;
+  EXPECT_EQ(soak_failures(s, l).size(), 1u);
+}
+
 fs::path soak_dir(const std::string& name) {
   const fs::path dir =
       fs::temp_directory_path() / ("vkphys_test_soak_" + name + "_" + std::to_string(::getpid()));
@@ -142,6 +157,58 @@ TEST_P(SoakCli, AShortSoakPasses) {
   EXPECT_NE(r.output.find("steps 80..120 replayed"), std::string::npos) << r.output;
   EXPECT_EQ(lines(dir / "soak.csv"), 5u);  // header and steps 0, 40, 80, 120
   EXPECT_EQ(Snapshot::read(dir / "checkpoint.snapshot").step(), 120u);
+  fs::remove_all(dir);
+}
+
+// A soak run in two parts (80 steps, then --resume to 120) ends on the bits of one 120-step
+// soak, with its samples; a sample a kill left after the checkpoint, and a row cut short, are
+// dropped; the plan's scene, backend and settings may not be given again.
+TEST(SoakCliResume, TwoPartsEndOnOneRunsBits) {
+  const fs::path dir = soak_dir("resume");
+  without_asan_quarantine();
+  const std::string scene = test::scene_file("particles_box.json");
+  const std::string common = " --backend cpu --sample-every 40 --out ";
+  test::CliResult r =
+      test::vkphys_cli("soak " + scene + " --steps 120" + common + (dir / "one").string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  r = test::vkphys_cli("soak " + scene + " --steps 80" + common + (dir / "two").string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ofstream(dir / "two" / "soak.csv", std::ios::app) << "120,9.9,1,1,0,0,0,0,1,1,1,1,1\n160,9";
+  r = test::vkphys_cli("soak --resume " + (dir / "two").string() + " --steps 120");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("resuming " + (dir / "two").string() + " from step 80 to step 120"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("soak OK"), std::string::npos) << r.output;
+  const Snapshot one = Snapshot::read(dir / "one" / "checkpoint.snapshot");
+  const Snapshot two = Snapshot::read(dir / "two" / "checkpoint.snapshot");
+  EXPECT_EQ(one.step(), 120u);
+  EXPECT_EQ(two.step(), 120u);
+  auto bytes = [](const fs::path& f) {
+    std::ifstream in(f, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(bytes(dir / "one" / "checkpoint.snapshot"), bytes(dir / "two" / "checkpoint.snapshot"));
+  // Every sample's step, energy and kinetic energy as in the one run (wall times differ).
+  auto columns = [](const fs::path& f) {
+    std::ifstream in(f);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) {
+      std::vector<std::string> field;
+      std::stringstream row(line);
+      for (std::string x; std::getline(row, x, ',');) field.push_back(x);
+      out.push_back(field.at(0) + "," + field.at(2) + "," + field.at(3));
+    }
+    return out;
+  };
+  EXPECT_EQ(columns(dir / "one" / "soak.csv"), columns(dir / "two" / "soak.csv"));
+  EXPECT_EQ(lines(dir / "two" / "soak.csv"), 5u);
+  r = test::vkphys_cli("soak --resume " + (dir / "two").string() + " --scheme jacobi");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("soak --resume takes the scene"), std::string::npos) << r.output;
+  r = test::vkphys_cli("resume " + (dir / "two").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("holds a soak"), std::string::npos) << r.output;
   fs::remove_all(dir);
 }
 

@@ -26,6 +26,8 @@ struct Options {
   std::uint32_t checkpoint_every = 0;       // run: a checkpoint every N steps (0: none)
   bool steps_given = false;                 // resume: --steps was on the command line
   std::uint32_t sample_every = 100;         // soak: steps between samples and checkpoints
+  std::string resume;                       // soak: continue the soak in this folder
+  bool overrides_given = false;             // soak: --scheme, --backend or a solver override
   std::optional<std::uint32_t> settle;      // soak: checks start here (default steps / 10)
   double energy_tol = 0.01;                 // soak: energy bound after settling (SoakLimits)
   double max_growth_mib = 16.0;             // soak: resident memory growth allowed [MiB]

@@ -8,6 +8,8 @@
 //   vkphys soak SCENE [--backend gpu|cpu] [--steps N] [--sample-every K] [--settle S]
 //                     [--energy-tol F] [--max-growth MIB] [--out DIR]   a long run that checks
 //                     itself: no NaN, bounded energy, no memory growth, determinism
+//   vkphys soak --resume DIR [--steps N] [--settle S] [--energy-tol F] [--max-growth MIB]
+//                                            continue a soak from its last checkpoint
 //   vkphys compare SCENE [--steps N] [--pos-tol M] [--vel-tol M]
 //                        [--rot-tol RAD] [--scheme colored|jacobi] [--seeds N] [--factor F]
 //                        [--checks N] [--no-envelope] [--report FILE.html]
@@ -141,7 +143,11 @@ int main(int argc, char** argv) {
 
   auto* soak = app.add_subcommand(
       "soak", "a long run that checks for NaN, energy growth, memory growth and determinism");
-  soak->add_option("scene", opt.scene, "scene file (JSON)")->required();
+  soak->add_option("scene", opt.scene, "scene file (JSON); not with --resume");
+  soak->add_option("--resume", opt.resume,
+                   "continue the soak in this folder from its last checkpoint, to --steps N "
+                   "(default: its own last step)")
+      ->check(kNonEmptyPath);
   soak->add_option("--backend", opt.backend, "gpu or cpu")->check(CLI::IsMember({"gpu", "cpu"}));
   soak->add_option("--steps", opt.steps, "number of steps");
   soak->add_option("--scheme", opt.scheme, "solver scheme (overrides the scene's)")
@@ -291,6 +297,12 @@ int main(int argc, char** argv) {
     if (run->parsed()) return vkphys::tools::cmd_run(opt);
     if (soak->parsed()) {
       if (!soak->count("--out")) opt.out = "out/soak";
+      opt.steps_given = soak->count("--steps") > 0;
+      opt.overrides_given = soak->count("--scheme") + soak->count("--backend") +
+                                soak->count("--iterations") + soak->count("--substeps") +
+                                soak->count("--relax") + soak->count("--out") +
+                                soak->count("--sample-every") >
+                            0;
       return vkphys::tools::cmd_soak(opt);
     }
     if (resume->parsed()) {

@@ -220,6 +220,10 @@ int cmd_run(const Options& opt) {
 
 int cmd_resume(const Options& opt) {
   const fs::path dir = opt.out;
+  if (fs::exists(dir / "soak.csv")) {
+    throw std::runtime_error(dir.string() + " holds a soak: `vkphys soak --resume " + dir.string() +
+                             "` continues it");
+  }
   RunPlan plan = read_run_plan(dir);
   const fs::path file = dir / kCheckpointFile;
   if (!fs::exists(file)) {

@@ -4,6 +4,11 @@
 // then renamed); at the end it replays the last stretch from the checkpoint before the last and
 // must land on the same bits. The verdict is one line; the rules are vkphys/soak.h's. The
 // public API alone.
+// `vkphys soak --resume DIR` continues a soak from its last checkpoint, so that a soak longer
+// than a machine session (the 1,000,000 CPU steps: about a day) is run in parts: the
+// plan (scene, backend, device, last step, sample interval) is DIR/run.json, the samples so far
+// are DIR/soak.csv (rows after the checkpoint, left by a kill between a sample and its
+// checkpoint, are dropped), and the steps after the checkpoint are the same bits as one run's.
 #include "vkphys/soak.h"
 
 #include <fmt/format.h>
@@ -22,6 +27,7 @@
 
 #include "tools/commands.h"
 #include "tools/progress.h"
+#include "tools/run_plan.h"
 #include "vkphys/error.h"
 #include "vkphys/recorder.h"
 #include "vkphys/scene_file.h"
@@ -79,46 +85,129 @@ SoakSample sample(const World& world) {
   return s;
 }
 
-}  // namespace
+// The header of DIR/soak.csv.
+constexpr const char* kSoakHeader =
+    "step,wall_s,energy,kinetic,px,py,pz,max_penetration,rss_bytes,open_files,device_bytes,"
+    "pair_capacity,contact_capacity";
 
-int cmd_soak(const Options& opt) {
-  Scene scene = read_scene_file(opt.scene);
-  if (!opt.scheme.empty()) scene.settings.solver.scheme = parse_scheme(opt.scheme);
-  apply_solver_overrides(opt, scene.settings.solver);
-  const fs::path dir = opt.out;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
-  const WorldOptions wopt = world_options(opt, opt.backend, opt.device);
-  World world(scene, wopt);
-  warn_stability(scene);
-  std::printf("%s\nsoak: %s, %u steps, a sample and a checkpoint every %u\n",
-              scene_summary(scene).c_str(), world.backend_name().c_str(), opt.steps,
-              opt.sample_every);
-  std::ofstream csv(dir / "soak.csv", std::ios::trunc);
-  csv << "step,wall_s,energy,kinetic,px,py,pz,max_penetration,rss_bytes,open_files,"
-         "device_bytes,pair_capacity,contact_capacity\n";
+// The samples of an earlier part of a soak, from its soak.csv, up to step `last` (the
+// checkpoint's); `wall` is the last kept row's wall time. Throws naming the file and the line.
+std::vector<SoakSample> read_samples(const fs::path& file, std::uint64_t last, double& wall) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(file.string() + ": cannot read the soak's samples");
+  std::string line;
+  std::getline(in, line);
+  if (line != kSoakHeader) {
+    throw std::runtime_error(file.string() + ": line 1 is not the soak's header");
+  }
   std::vector<SoakSample> samples;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto record = [&] {
-    const SoakSample s = sample(world);
-    const Metrics m = world.metrics();
+  for (std::size_t number = 2; std::getline(in, line); ++number) {
+    SoakSample s;
+    double px = 0.0, py = 0.0, pz = 0.0, w = 0.0;
+    unsigned long long step = 0, rss = 0, device = 0;
+    unsigned files = 0, pairs = 0, contacts = 0;
+    char end = 0;
+    if (std::sscanf(line.c_str(), "%llu,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%llu,%u,%llu,%u,%u%c", &step,
+                    &w, &s.energy, &s.kinetic, &px, &py, &pz, &s.max_penetration, &rss, &files,
+                    &device, &pairs, &contacts, &end) != 13) {
+      if (in.peek() == EOF) break;  // a last row cut short by a kill
+      throw std::runtime_error(
+          fmt::format("{}: line {} is not a sample: {}", file.string(), number, line));
+    }
+    if (step > last) break;  // taken after the checkpoint: the resumed part takes it again
+    s.step = step;
+    s.rss_bytes = rss;
+    s.open_files = files;
+    s.device_bytes = device;
+    s.pair_capacity = pairs;
+    s.contact_capacity = contacts;
     samples.push_back(s);
+    wall = w;
+  }
+  if (samples.empty() || samples.back().step != last) {
+    throw std::runtime_error(
+        fmt::format("{}: no sample at the checkpoint's step {}", file.string(), last));
+  }
+  return samples;
+}
+
+// A soak's rows from `samples`, written whole through a .partial file and a rename: the rows
+// the resumed part continues, without any a kill left after the checkpoint.
+void rewrite_samples(const fs::path& file, const std::vector<std::string>& rows) {
+  const fs::path partial = file.string() + ".partial";
+  {
+    std::ofstream out(partial, std::ios::trunc);
+    out << kSoakHeader << '\n';
+    for (const std::string& r : rows) out << r << '\n';
+    if (!out.flush()) throw std::runtime_error(partial.string() + ": cannot write");
+  }
+  fs::rename(partial, file);
+}
+
+// The rows of `file` up to step `last`, as read_samples keeps them.
+std::vector<std::string> rows_through(const fs::path& file, std::size_t count) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> rows;
+  while (rows.size() < count && std::getline(in, line)) rows.push_back(line);
+  return rows;
+}
+
+struct SoakRun {
+  World world;
+  WorldOptions options;
+  fs::path dir;
+  std::uint64_t last_step = 0;  // the soak's last step
+  std::uint32_t sample_every = 0;
+  std::vector<SoakSample> samples;  // every part's, oldest first
+  double wall_before = 0.0;         // the earlier parts' wall time [s]
+  std::uint64_t memory_from = 0;    // this process's first sample
+};
+
+// Steps `run` to its last step, sampling and checkpointing, and judges it; the exit status.
+int soak_steps(SoakRun& run, const Options& opt, bool append) {
+  World& world = run.world;
+  const fs::path& dir = run.dir;
+  std::ofstream csv(dir / "soak.csv", append ? std::ios::app : std::ios::trunc);
+  if (!append) csv << kSoakHeader << '\n';
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t first = world.steps();
+  auto record = [&] {
+    SoakSample s = sample(world);
+    const Metrics m = world.metrics();
     csv << fmt::format(
                "{},{:.3f},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{},{},{}\n", s.step,
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+               run.wall_before +
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                s.energy, s.kinetic, m.momentum.x, m.momentum.y, m.momentum.z, s.max_penetration,
                s.rss_bytes, s.open_files, s.device_bytes, s.pair_capacity, s.contact_capacity)
         << std::flush;
+    run.samples.push_back(s);
   };
-  record();
+  if (append) {
+    // The checkpoint's own sample, with this process's memory and files, which the memory
+    // checks start from (its row stays the earlier part's).
+    const SoakSample here = sample(world);
+    SoakSample& at = run.samples.back();
+    at.rss_bytes = here.rss_bytes;
+    at.open_files = here.open_files;
+    at.device_bytes = here.device_bytes;
+    at.pair_capacity = here.pair_capacity;
+    at.contact_capacity = here.contact_capacity;
+  } else {
+    record();
+  }
   Snapshot latest = world.save(), before = latest;  // the last two checkpoints
   latest.write(dir / kCheckpointFile);
-  Progress progress(opt.steps);
+  const std::uint64_t total = run.last_step - first;
+  Progress progress(static_cast<std::uint32_t>(total));
   // The steps between samples go to the World together (World::step(n): pipelined on the GPU,
   // the state read after the last of them; every step checks itself for NaN and names itself).
-  for (std::uint32_t k = 0; k < opt.steps;) {
-    const std::uint32_t n = std::min(opt.sample_every - k % opt.sample_every, opt.steps - k);
+  while (world.steps() < run.last_step) {
+    const std::uint64_t k = world.steps();
+    const auto n = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(run.sample_every - k % run.sample_every, run.last_step - k));
     try {
       world.step(n);
     } catch (const NonFiniteError& e) {
@@ -127,42 +216,49 @@ int cmd_soak(const Options& opt) {
                   static_cast<unsigned long long>(latest.step()), dir.string().c_str());
       return 1;
     }
-    k += n;
     record();
     before = latest;
     latest = world.save();
     latest.write(dir / kCheckpointFile);
-    progress.update(k);
+    progress.update(static_cast<std::uint32_t>(world.steps() - first));
   }
   progress.finish();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   SoakLimits limits;
-  limits.settle_step = opt.settle ? *opt.settle : opt.steps / 10u;
+  limits.settle_step = opt.settle ? *opt.settle : run.last_step / 10u;
   limits.energy_tol = opt.energy_tol;
   limits.max_rss_growth = static_cast<std::uint64_t>(opt.max_growth_mib * (1u << 20));
-  std::vector<std::string> failed = soak_failures(samples, limits);
+  limits.memory_from_step = run.memory_from;
+  std::vector<std::string> failed = soak_failures(run.samples, limits);
   // Determinism: the stretch since the checkpoint before the last, replayed in a new World.
-  World replay = World::load(before, wopt);
+  World replay = World::load(before, run.options);
   replay.step(static_cast<std::uint32_t>(world.steps() - before.step()));
   if (!same_bits(world, replay)) {
     failed.push_back(fmt::format("steps {}..{} replayed from their checkpoint end elsewhere",
                                  before.step(), world.steps()));
   }
-  const SoakSample& ref = *std::find_if(samples.begin(), samples.end(), [&](const SoakSample& s) {
-    return s.step >= limits.settle_step;
+  const auto ref = std::find_if(run.samples.begin(), run.samples.end(),
+                                [&](const SoakSample& s) { return s.step >= limits.settle_step; });
+  const auto mem = std::find_if(ref, run.samples.end(), [&](const SoakSample& s) {
+    return s.step >= limits.memory_from_step;
   });
-  const SoakSample& last = samples.back();
-  std::printf(
-      "%u steps in %.1f s; from step %llu: energy %.6g -> %.6g J, resident memory %+.1f MiB, open "
-      "files %u -> %u, device memory %llu -> %llu bytes; steps %llu..%llu replayed\n",
-      opt.steps, seconds, static_cast<unsigned long long>(ref.step), ref.energy, last.energy,
-      (static_cast<double>(last.rss_bytes) - static_cast<double>(ref.rss_bytes)) / (1 << 20),
-      ref.open_files, last.open_files, static_cast<unsigned long long>(ref.device_bytes),
-      static_cast<unsigned long long>(last.device_bytes),
-      static_cast<unsigned long long>(before.step()),
-      static_cast<unsigned long long>(world.steps()));
+  if (ref != run.samples.end() && mem != run.samples.end()) {
+    const SoakSample& last = run.samples.back();
+    std::printf(
+        "steps %llu..%llu in %.1f s; from step %llu: energy %.6g -> %.6g J; from step %llu: "
+        "resident memory %+.1f MiB, open files %u -> %u, device memory %llu -> %llu bytes; steps "
+        "%llu..%llu replayed\n",
+        static_cast<unsigned long long>(first), static_cast<unsigned long long>(world.steps()),
+        seconds, static_cast<unsigned long long>(ref->step), ref->energy, last.energy,
+        static_cast<unsigned long long>(mem->step),
+        (static_cast<double>(last.rss_bytes) - static_cast<double>(mem->rss_bytes)) / (1 << 20),
+        mem->open_files, last.open_files, static_cast<unsigned long long>(mem->device_bytes),
+        static_cast<unsigned long long>(last.device_bytes),
+        static_cast<unsigned long long>(before.step()),
+        static_cast<unsigned long long>(world.steps()));
+  }
   if (failed.empty()) {
     std::printf("soak OK: no NaN, energy bounded, no memory or file growth, deterministic (%s)\n",
                 (dir / "soak.csv").string().c_str());
@@ -170,6 +266,84 @@ int cmd_soak(const Options& opt) {
   }
   for (const std::string& f : failed) std::printf("soak FAIL: %s\n", f.c_str());
   return 1;
+}
+
+int soak_resume(const Options& opt) {
+  if (!opt.scene.empty() || opt.overrides_given) {
+    throw std::runtime_error(
+        "soak --resume takes the scene, backend, solver settings, sample interval and folder "
+        "from the soak it continues: give only --steps, --settle, --energy-tol, --max-growth");
+  }
+  const fs::path dir = opt.resume;
+  const RunPlan plan = read_run_plan(dir);
+  const fs::path file = dir / kCheckpointFile;
+  if (!fs::exists(file)) throw std::runtime_error(file.string() + ": no checkpoint to resume from");
+  const Snapshot snapshot = Snapshot::read(file);
+  const std::uint64_t last = opt.steps_given ? opt.steps : plan.steps;
+  if (last < snapshot.step()) {
+    throw std::runtime_error(fmt::format("--steps {}: the checkpoint in {} is already at step {}",
+                                         last, dir.string(), snapshot.step()));
+  }
+  double wall = 0.0;
+  std::vector<SoakSample> samples = read_samples(dir / "soak.csv", snapshot.step(), wall);
+  rewrite_samples(dir / "soak.csv", rows_through(dir / "soak.csv", samples.size()));
+  if (snapshot.step() == last) {
+    std::printf("%s: the soak is complete (step %llu); --steps N continues it to step N\n",
+                dir.string().c_str(), static_cast<unsigned long long>(last));
+    return 0;
+  }
+  // The device the soak started on unless --device names another: the GPU backend resumes bit
+  // for bit only on the device that saved the checkpoint.
+  const WorldOptions wopt =
+      world_options(opt, plan.backend, opt.device.empty() ? plan.device : opt.device);
+  SoakRun run{World::load(snapshot, wopt),
+              wopt,
+              dir,
+              last,
+              plan.every,
+              std::move(samples),
+              wall,
+              snapshot.step()};
+  if (opt.steps_given) {
+    RunPlan longer = plan;
+    longer.steps = last;
+    write_run_plan(dir, longer);  // a later resume continues to the new end
+  }
+  std::printf(
+      "%s\nsoak: %s, resuming %s from step %llu to step %llu, a sample and a checkpoint "
+      "every %u\n",
+      scene_summary(run.world.scene()).c_str(), run.world.backend_name().c_str(),
+      dir.string().c_str(), static_cast<unsigned long long>(snapshot.step()),
+      static_cast<unsigned long long>(last), plan.every);
+  return soak_steps(run, opt, true);
+}
+
+}  // namespace
+
+int cmd_soak(const Options& opt) {
+  if (!opt.resume.empty()) return soak_resume(opt);
+  if (opt.scene.empty()) throw std::runtime_error("soak: a SCENE file, or --resume DIR");
+  Scene scene = read_scene_file(opt.scene);
+  if (!opt.scheme.empty()) scene.settings.solver.scheme = parse_scheme(opt.scheme);
+  apply_solver_overrides(opt, scene.settings.solver);
+  const fs::path dir = opt.out;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
+  const WorldOptions wopt = world_options(opt, opt.backend, opt.device);
+  SoakRun run{World(scene, wopt), wopt, dir, opt.steps, opt.sample_every, {}, 0.0, 0};
+  warn_stability(scene);
+  RunPlan plan;
+  plan.scene = opt.scene;
+  plan.backend = opt.backend;
+  plan.device = opt.device;
+  plan.steps = opt.steps;
+  plan.every = opt.sample_every;
+  write_run_plan(dir, plan);
+  std::printf("%s\nsoak: %s, %u steps, a sample and a checkpoint every %u\n",
+              scene_summary(scene).c_str(), run.world.backend_name().c_str(), opt.steps,
+              opt.sample_every);
+  return soak_steps(run, opt, false);
 }
 
 }  // namespace vkphys::tools

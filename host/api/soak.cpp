@@ -11,8 +11,8 @@ namespace vkphys {
 std::vector<std::string> soak_failures(const std::vector<SoakSample>& samples,
                                        const SoakLimits& limits) {
   std::vector<std::string> failed;
-  const auto ref = std::find_if(samples.begin(), samples.end(),
-                                [&](const SoakSample& s) { return s.step >= limits.settle_step; });
+  auto ref = std::find_if(samples.begin(), samples.end(),
+                          [&](const SoakSample& s) { return s.step >= limits.settle_step; });
   if (ref == samples.end()) {
     failed.push_back(fmt::format("no sample at or after the settling step {}", limits.settle_step));
     return failed;
@@ -29,6 +29,10 @@ std::vector<std::string> soak_failures(const std::vector<SoakSample>& samples,
     }
   }
   const SoakSample& last = samples.back();
+  // The memory checks' own reference: the process that took the last sample took it.
+  ref = std::find_if(ref, samples.end(),
+                     [&](const SoakSample& s) { return s.step >= limits.memory_from_step; });
+  if (ref == samples.end()) return failed;
   if (last.rss_bytes > ref->rss_bytes + limits.max_rss_growth) {
     failed.push_back(
         fmt::format("resident memory grew by {:.1f} MiB from step {} to step {} (limit {:.1f} MiB)",

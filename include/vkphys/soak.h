@@ -39,11 +39,16 @@ struct SoakLimits {
   /// (allocator noise; a leak of a few hundred bytes per step passes this in a short soak, which
   /// is why the long soak matters).
   std::uint64_t max_rss_growth = 16u << 20;
+  /// Resident memory, open files and device memory are held from the first sample at or after
+  /// the later of settle_step and this step: a resumed soak's samples before it were taken by
+  /// another process.
+  std::uint64_t memory_from_step = 0;
 };
 
 /// One line per failed check, none when every check passed: the energy bound, resident memory,
-/// open files (no more than at the reference sample) and device memory (it may grow only with a
-/// list's capacity). One line saying so when no sample is at or after limits.settle_step.
+/// open files (no more than at the reference sample, or at the first sample from
+/// limits.memory_from_step) and device memory (it may grow only with a list's capacity). One line
+/// saying so when no sample is at or after limits.settle_step.
 VKPHYS_API std::vector<std::string> soak_failures(const std::vector<SoakSample>& samples,
                                                   const SoakLimits& limits);
 
