@@ -268,6 +268,13 @@ TEST_P(RigidRagdoll, DropComesToRestWithPinsAndLimitsHeld) {
 // 0.33 / 0.24 coloured (a shoulder each time). Without the reach, and with the locked axes in
 // the trees: sequential 0.57 cm (2.32) / 0.19 rad and 1.00 cm / 0.10 rad, coloured 0.91 cm
 // (2.32) / 0.23 rad and 1.00 cm / 0.16 rad (an upper arm's one-sided axis on landing).
+// Jacobi, remeasured with the locked axes in the trees (2026-12-03, stop 56), sampled (every
+// step): without the reach 1.69 cm (1.69) at 1 x 2 and 1.42 cm (1.42) at 2 x 1 on the CPU, 1.69
+// and 0.84 cm on lavapipe; with it 0.95 cm (1.00) and 1.46 cm (2.11) on the CPU, 0.95 and
+// 2.14 cm (2.14) on lavapipe: the pins are near the bound but not within it everywhere, its limbs
+// pass their limits by 0.82-2.34 rad and parts sink into the floor (lowest centre -0.03 to
+// -0.10 m): mass-split copies with two sweeps a step do not converge the limit and floor rows
+// (open in issue 8). So Jacobi is skipped.
 TEST_P(RigidRagdoll, PinsAtSeed004Settings) {
   if (GetParam().scheme == SolverScheme::jacobi) GTEST_SKIP() << "Jacobi: see above";
   for (bool reach : {false, true})
