@@ -163,11 +163,22 @@ TEST_P(SoakCli, AShortSoakPasses) {
 // A soak run in two parts (80 steps, then --resume to 120) ends on the bits of one 120-step
 // soak, with its samples; a sample a kill left after the checkpoint, and a row cut short, are
 // dropped; the plan's scene, backend and settings may not be given again.
-TEST(SoakCliResume, TwoPartsEndOnOneRunsBits) {
-  const fs::path dir = soak_dir("resume");
+// On the GPU backend the resumed part runs on the device that saved the checkpoint, as the plan
+// names it, and ends on its bits as well.
+class SoakCliResume : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SoakCliResume, TwoPartsEndOnOneRunsBits) {
+  if (std::string(GetParam()) == "gpu") {
+    std::string why;
+    if (!test::gpu_context_or_null(&why)) {
+      if (test::gpu_required()) FAIL() << why;
+      GTEST_SKIP() << why;
+    }
+  }
+  const fs::path dir = soak_dir(std::string("resume_") + GetParam());
   without_asan_quarantine();
   const std::string scene = test::scene_file("particles_box.json");
-  const std::string common = " --backend cpu --sample-every 40 --out ";
+  const std::string common = std::string(" --backend ") + GetParam() + " --sample-every 40 --out ";
   test::CliResult r =
       test::vkphys_cli("soak " + scene + " --steps 120" + common + (dir / "one").string());
   ASSERT_EQ(r.code, 0) << r.output;
@@ -211,6 +222,9 @@ TEST(SoakCliResume, TwoPartsEndOnOneRunsBits) {
   EXPECT_NE(r.output.find("holds a soak"), std::string::npos) << r.output;
   fs::remove_all(dir);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, SoakCliResume, ::testing::Values("cpu", "gpu"),
+                         [](const auto& param) { return std::string(param.param); });
 
 INSTANTIATE_TEST_SUITE_P(Backends, SoakCli, ::testing::Values("cpu", "gpu"),
                          [](const auto& param) { return std::string(param.param); });
