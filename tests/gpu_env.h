@@ -77,6 +77,17 @@ class WithGpu : public Base {
 
 }  // namespace vkphys::test
 
+// Use at the top of a test body (or SetUp) that needs a GPU but not its context (a CLI run, a
+// World of its own): fails where one is required (VKPHYS_REQUIRE_GPU), else skips, saying why.
+#define VKPHYS_SKIP_WITHOUT_GPU()                              \
+  do {                                                         \
+    std::string vkphys_why_;                                   \
+    if (!vkphys::test::gpu_context_or_null(&vkphys_why_)) {    \
+      if (vkphys::test::gpu_required()) FAIL() << vkphys_why_; \
+      GTEST_SKIP() << vkphys_why_;                             \
+    }                                                          \
+  } while (false)
+
 // Use at the top of a GPU test body: binds `ctx` (vk::Context&) and a validation guard.
 #define VKPHYS_GPU_TEST_CONTEXT(ctx)                                                  \
   std::string vkphys_why_;                                                            \

@@ -52,13 +52,7 @@ constexpr const char* kScene = "particle_bed.json";
 class CliResume : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    if (std::string(GetParam()) == "gpu") {
-      std::string why;
-      if (!test::gpu_context_or_null(&why)) {
-        if (test::gpu_required()) FAIL() << why;
-        GTEST_SKIP() << why;
-      }
-    }
+    if (std::string(GetParam()) == "gpu") VKPHYS_SKIP_WITHOUT_GPU();
   }
   std::string run_args(const fs::path& out, std::uint32_t steps) const {
     return "run " + test::scene_file(kScene) + " --backend " + GetParam() + " --steps " +

@@ -56,11 +56,7 @@ int mix_contexts_status() {
 }
 
 TEST(GpuContexts, WorldsWithAndWithoutValidationShareAProcess) {
-  std::string why;
-  if (!test::gpu_context_or_null(&why)) {
-    if (test::gpu_required()) FAIL() << why;
-    GTEST_SKIP() << why;
-  }
+  VKPHYS_SKIP_WITHOUT_GPU();
   GTEST_FLAG_SET(death_test_style, "threadsafe");  // the child re-runs this test alone
   EXPECT_EXIT(mix_contexts(), ::testing::ExitedWithCode(0), "");
 }

@@ -55,11 +55,7 @@ VkPhysicalDeviceProperties properties(const vk::Context& ctx) {
 class PipelineCacheFile : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why;
-    if (!test::gpu_context_or_null(&why)) {
-      if (test::gpu_required()) FAIL() << why;
-      GTEST_SKIP() << why;
-    }
+    VKPHYS_SKIP_WITHOUT_GPU();
     dir_ = fs::path(::testing::TempDir()) /
            ("vkphys_pipeline_cache_" + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());

@@ -137,13 +137,7 @@ class SoakCli : public ::testing::TestWithParam<const char*> {};
 
 // A short soak of a particle box passes, samples every 40 steps and leaves its last checkpoint.
 TEST_P(SoakCli, AShortSoakPasses) {
-  if (std::string(GetParam()) == "gpu") {
-    std::string why;
-    if (!test::gpu_context_or_null(&why)) {
-      if (test::gpu_required()) FAIL() << why;
-      GTEST_SKIP() << why;
-    }
-  }
+  if (std::string(GetParam()) == "gpu") VKPHYS_SKIP_WITHOUT_GPU();
   const fs::path dir = soak_dir(GetParam());
   without_asan_quarantine();
   const test::CliResult r =
@@ -168,13 +162,7 @@ TEST_P(SoakCli, AShortSoakPasses) {
 class SoakCliResume : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(SoakCliResume, TwoPartsEndOnOneRunsBits) {
-  if (std::string(GetParam()) == "gpu") {
-    std::string why;
-    if (!test::gpu_context_or_null(&why)) {
-      if (test::gpu_required()) FAIL() << why;
-      GTEST_SKIP() << why;
-    }
-  }
+  if (std::string(GetParam()) == "gpu") VKPHYS_SKIP_WITHOUT_GPU();
   const fs::path dir = soak_dir(std::string("resume_") + GetParam());
   without_asan_quarantine();
   const std::string scene = test::scene_file("particles_box.json");

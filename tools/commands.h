@@ -13,6 +13,9 @@
 
 namespace vkphys::tools {
 
+// A soak's samples, in its folder (`vkphys soak`, tools/soak.cpp).
+inline constexpr const char* kSoakSamplesFile = "soak.csv";
+
 struct Options {
   std::string device;
   bool validation = false;       // --validation

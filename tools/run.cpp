@@ -220,7 +220,7 @@ int cmd_run(const Options& opt) {
 
 int cmd_resume(const Options& opt) {
   const fs::path dir = opt.out;
-  if (fs::exists(dir / "soak.csv")) {
+  if (fs::exists(dir / kSoakSamplesFile)) {
     throw std::runtime_error(dir.string() + " holds a soak: `vkphys soak --resume " + dir.string() +
                              "` continues it");
   }

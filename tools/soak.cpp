@@ -29,6 +29,7 @@
 #include "tools/progress.h"
 #include "tools/run_plan.h"
 #include "vkphys/error.h"
+#include "vkphys/files.h"
 #include "vkphys/recorder.h"
 #include "vkphys/scene_file.h"
 #include "vkphys/snapshot.h"
@@ -90,9 +91,17 @@ constexpr const char* kSoakHeader =
     "step,wall_s,energy,kinetic,px,py,pz,max_penetration,rss_bytes,open_files,device_bytes,"
     "pair_capacity,contact_capacity";
 
-// The samples of an earlier part of a soak, from its soak.csv, up to step `last` (the
-// checkpoint's); `wall` is the last kept row's wall time. Throws naming the file and the line.
-std::vector<SoakSample> read_samples(const fs::path& file, std::uint64_t last, double& wall) {
+// An earlier part of a soak, read from its soak.csv up to the checkpoint's step: its samples,
+// the file's text through that row (header included: what the resumed part appends to) and the
+// kept rows' last wall time. Rows after the checkpoint (a kill between a sample and its
+// checkpoint) and a last row cut short are left out. Throws naming the file and the line.
+struct EarlierSamples {
+  std::vector<SoakSample> samples;
+  std::string kept;
+  double wall = 0.0;
+};
+
+EarlierSamples read_samples(const fs::path& file, std::uint64_t last) {
   std::ifstream in(file);
   if (!in) throw std::runtime_error(file.string() + ": cannot read the soak's samples");
   std::string line;
@@ -100,7 +109,8 @@ std::vector<SoakSample> read_samples(const fs::path& file, std::uint64_t last, d
   if (line != kSoakHeader) {
     throw std::runtime_error(file.string() + ": line 1 is not the soak's header");
   }
-  std::vector<SoakSample> samples;
+  EarlierSamples e;
+  e.kept = line + '\n';
   for (std::size_t number = 2; std::getline(in, line); ++number) {
     SoakSample s;
     double px = 0.0, py = 0.0, pz = 0.0, w = 0.0;
@@ -121,37 +131,15 @@ std::vector<SoakSample> read_samples(const fs::path& file, std::uint64_t last, d
     s.device_bytes = device;
     s.pair_capacity = pairs;
     s.contact_capacity = contacts;
-    samples.push_back(s);
-    wall = w;
+    e.samples.push_back(s);
+    e.kept += line + '\n';
+    e.wall = w;
   }
-  if (samples.empty() || samples.back().step != last) {
+  if (e.samples.empty() || e.samples.back().step != last) {
     throw std::runtime_error(
         fmt::format("{}: no sample at the checkpoint's step {}", file.string(), last));
   }
-  return samples;
-}
-
-// A soak's rows from `samples`, written whole through a .partial file and a rename: the rows
-// the resumed part continues, without any a kill left after the checkpoint.
-void rewrite_samples(const fs::path& file, const std::vector<std::string>& rows) {
-  const fs::path partial = file.string() + ".partial";
-  {
-    std::ofstream out(partial, std::ios::trunc);
-    out << kSoakHeader << '\n';
-    for (const std::string& r : rows) out << r << '\n';
-    if (!out.flush()) throw std::runtime_error(partial.string() + ": cannot write");
-  }
-  fs::rename(partial, file);
-}
-
-// The rows of `file` up to step `last`, as read_samples keeps them.
-std::vector<std::string> rows_through(const fs::path& file, std::size_t count) {
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> rows;
-  while (rows.size() < count && std::getline(in, line)) rows.push_back(line);
-  return rows;
+  return e;
 }
 
 struct SoakRun {
@@ -169,7 +157,7 @@ struct SoakRun {
 int soak_steps(SoakRun& run, const Options& opt, bool append) {
   World& world = run.world;
   const fs::path& dir = run.dir;
-  std::ofstream csv(dir / "soak.csv", append ? std::ios::app : std::ios::trunc);
+  std::ofstream csv(dir / kSoakSamplesFile, append ? std::ios::app : std::ios::trunc);
   if (!append) csv << kSoakHeader << '\n';
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t first = world.steps();
@@ -261,7 +249,7 @@ int soak_steps(SoakRun& run, const Options& opt, bool append) {
   }
   if (failed.empty()) {
     std::printf("soak OK: no NaN, energy bounded, no memory or file growth, deterministic (%s)\n",
-                (dir / "soak.csv").string().c_str());
+                (dir / kSoakSamplesFile).string().c_str());
     return 0;
   }
   for (const std::string& f : failed) std::printf("soak FAIL: %s\n", f.c_str());
@@ -284,9 +272,8 @@ int soak_resume(const Options& opt) {
     throw std::runtime_error(fmt::format("--steps {}: the checkpoint in {} is already at step {}",
                                          last, dir.string(), snapshot.step()));
   }
-  double wall = 0.0;
-  std::vector<SoakSample> samples = read_samples(dir / "soak.csv", snapshot.step(), wall);
-  rewrite_samples(dir / "soak.csv", rows_through(dir / "soak.csv", samples.size()));
+  EarlierSamples earlier = read_samples(dir / kSoakSamplesFile, snapshot.step());
+  write_file_atomic(dir / kSoakSamplesFile, earlier.kept);  // without rows a kill left
   if (snapshot.step() == last) {
     std::printf("%s: the soak is complete (step %llu); --steps N continues it to step N\n",
                 dir.string().c_str(), static_cast<unsigned long long>(last));
@@ -301,8 +288,8 @@ int soak_resume(const Options& opt) {
               dir,
               last,
               plan.every,
-              std::move(samples),
-              wall,
+              std::move(earlier.samples),
+              earlier.wall,
               snapshot.step()};
   if (opt.steps_given) {
     RunPlan longer = plan;

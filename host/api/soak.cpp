@@ -11,8 +11,8 @@ namespace vkphys {
 std::vector<std::string> soak_failures(const std::vector<SoakSample>& samples,
                                        const SoakLimits& limits) {
   std::vector<std::string> failed;
-  auto ref = std::find_if(samples.begin(), samples.end(),
-                          [&](const SoakSample& s) { return s.step >= limits.settle_step; });
+  const auto ref = std::find_if(samples.begin(), samples.end(),
+                                [&](const SoakSample& s) { return s.step >= limits.settle_step; });
   if (ref == samples.end()) {
     failed.push_back(fmt::format("no sample at or after the settling step {}", limits.settle_step));
     return failed;
@@ -30,20 +30,20 @@ std::vector<std::string> soak_failures(const std::vector<SoakSample>& samples,
   }
   const SoakSample& last = samples.back();
   // The memory checks' own reference: the process that took the last sample took it.
-  ref = std::find_if(ref, samples.end(),
-                     [&](const SoakSample& s) { return s.step >= limits.memory_from_step; });
-  if (ref == samples.end()) return failed;
-  if (last.rss_bytes > ref->rss_bytes + limits.max_rss_growth) {
+  const auto mem = std::find_if(
+      ref, samples.end(), [&](const SoakSample& s) { return s.step >= limits.memory_from_step; });
+  if (mem == samples.end()) return failed;
+  if (last.rss_bytes > mem->rss_bytes + limits.max_rss_growth) {
     failed.push_back(
         fmt::format("resident memory grew by {:.1f} MiB from step {} to step {} (limit {:.1f} MiB)",
-                    static_cast<double>(last.rss_bytes - ref->rss_bytes) / (1 << 20), ref->step,
+                    static_cast<double>(last.rss_bytes - mem->rss_bytes) / (1 << 20), mem->step,
                     last.step, static_cast<double>(limits.max_rss_growth) / (1 << 20)));
   }
-  if (last.open_files > ref->open_files) {
+  if (last.open_files > mem->open_files) {
     failed.push_back(fmt::format("open files grew from {} at step {} to {} at step {}",
-                                 ref->open_files, ref->step, last.open_files, last.step));
+                                 mem->open_files, mem->step, last.open_files, last.step));
   }
-  for (auto s = ref + 1; s != samples.end(); ++s) {
+  for (auto s = mem + 1; s != samples.end(); ++s) {
     const SoakSample& p = *(s - 1);
     const bool capacity_grew =
         s->pair_capacity > p.pair_capacity || s->contact_capacity > p.contact_capacity;
