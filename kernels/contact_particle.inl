@@ -52,11 +52,16 @@ void pcontact_targets(uint c, uint phase) {
   pcontact_lambda[c].w = box_off ? 0.0f : mat.y;
 }
 
+#include "kernels/pcontact_rows.inl"
+
 // The rows of a particle contact see each body as (v, 1/m) alone (the split 1/m in the Jacobi
 // scheme): no angular state is loaded or carried. Adds the impulse p on body b, -p on body a.
 void pcontact_apply(vec3 p, KINOUT(vec4) a, KINOUT(vec4) b) {
-  a = vec4(vec3(a) - a.w * p, a.w);
-  b = vec4(vec3(b) + b.w * p, b.w);
+  vec3 va = vec3(a);
+  vec3 vb = vec3(b);
+  pcontact_push(p, va, a.w, vb, b.w);
+  a = vec4(va, a.w);
+  b = vec4(vb, b.w);
 }
 
 // `lam`: the contact's (lambda_n, lambda_t1, lambda_t2, mu), which the caller loads and stores
@@ -70,27 +75,14 @@ void pcontact_rows(uint c, uint kind, KINOUT(vec4) lam, KINOUT(vec4) a, KINOUT(v
     pcontact_apply(lam.x * n + lam.y * t1 + lam.z * t2, a, b);
     return;
   }
-  vec4 target = pcontact_target[c];
-  float inv_k = 1.0f / (a.w + b.w + target.w);
-  float relax = params.solver.x;
-  if (params.solver.z != 0.0f) {
-    vec3 rel = vec3(b) - vec3(a);
-    vec2 lt = vec2(row_update(lam.y, target.y, dot(rel, t1), target.w, inv_k, relax),
-                   row_update(lam.z, target.z, dot(rel, t2), target.w, inv_k, relax));
-    if (params.modes.z == VKPHYS_FRICTION_BOX) {
-      float bound = lam.w * reduced_mass(a.w, b.w) * params.contact.y * params.gravity_dt.w;
-      lt = clamp(lt, vec2(-bound), vec2(bound));
-    } else {
-      lt = coulomb_disc(lt, lam.w * lam.x);
-    }
-    pcontact_apply((lt.x - lam.y) * t1 + (lt.y - lam.z) * t2, a, b);
-    lam.y = lt.x;
-    lam.z = lt.y;
-  }
-  float ln =
-      max(row_update(lam.x, target.x, dot(vec3(b) - vec3(a), n), target.w, inv_k, relax), 0.0f);
-  pcontact_apply((ln - lam.x) * n, a, b);
-  lam.x = ln;
+  bool box = params.modes.z == VKPHYS_FRICTION_BOX;
+  vec3 va = vec3(a);
+  vec3 vb = vec3(b);
+  pcontact_point_rows(n, t1, t2, pcontact_target[c], params.solver.z != 0.0f, box,
+                      box ? reduced_mass(a.w, b.w) : 0.0f, params.contact.y, params.gravity_dt.w,
+                      params.solver.x, lam, va, a.w, vb, b.w);
+  a = vec4(va, a.w);
+  b = vec4(vb, b.w);
 }
 
 // Newton-Coulomb impact (seed 001 step 2, as contact_impacts: after the forces, the rebound

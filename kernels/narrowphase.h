@@ -28,15 +28,13 @@ KFN bool plane_sphere(vec4 plane, vec4 s, float margin, KOUT(vec3) n, KOUT(float
   return g < margin;
 }
 
-// An orthonormal tangent basis (t1, t2) with t1 x t2 = n, continuous except across n.z = 0
-// (Duff et al. 2017, "Building an orthonormal basis, revisited").
-KFN void tangent_basis(vec3 n, KOUT(vec3) t1, KOUT(vec3) t2) {
-  float s = n.z >= 0.0f ? 1.0f : -1.0f;
-  float a = -1.0f / (s + n.z);
-  float b = n.x * n.y * a;
-  t1 = vec3(1.0f + s * n.x * n.x * a, s * b, -s * n.x);
-  t2 = vec3(b, s + n.y * n.y * a, -n.y);
+// The scalar form of the lane helper kernels/tangent_basis.inl is written with (host/cpu/
+// wide_lanes.h has the four-lane one).
+KFN float lane_select(bool c, float a, float b) {
+  return c ? a : b;
 }
+
+#include "kernels/tangent_basis.inl"
 
 KERNELS_END
 #endif

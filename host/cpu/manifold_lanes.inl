@@ -164,15 +164,111 @@ void manifold_group(const uint* lanes, uint count, uint kind, bool split) {
   }
 }
 
-// One colour's units (no two share a dynamic body, so any grouping is exact): its manifolds two
-// at a time, the other units one by one. `split`: a pass on mass-split copies (the Jacobi
-// scheme's units, the overflow colour's; units null: units first .. first + count), whose units
-// all read the bodies as the pass found them, so any grouping is exact as well.
+// ---- particle contacts in lanes ----------------------------------------------------------------
+// A pile of particles is nearly all particle contacts (100k particles: 300k of them, the solve
+// 75% of the CPU step), and a contact's three rows are a chain of their own, so four contacts
+// that share no dynamic body go through kernels/pcontact_rows.inl together, one per lane, as
+// four manifolds do above. Only the solve's sweeps: the warm start (once a phase) and the
+// impacts go one by one (unit_in_place, jacobi_unit).
+
+// Unit u is a particle contact swept by a solve pass.
+bool lane_pcontact(uint u, uint kind) {
+  return kind != KIND_IMPACT && kind != KIND_WARM && u >= pcontact_unit_base() && u < unit_count();
+}
+
+// Sweeps the `count` (2 .. wide::kLanes) particle contacts in `lanes` in SIMD lanes: in place,
+// as pcontact_in_place does, or (`split`) on mass-split copies, as jacobi_pcontact does. A lane
+// past `count` computes on lane 0's contact and is never stored.
+template <bool split>
+void pcontact_lanes(const uint* lanes, uint count, uint kind) {
+  (void)kind;  // a solve pass: lane_pcontact
+  uint base = pcontact_unit_base();
+  bool box = params.modes.z == VKPHYS_FRICTION_BOX;
+  uint c[wide::kLanes];
+  uvec2 ab[wide::kLanes];
+  vec4 va[wide::kLanes];  // as loaded
+  vec4 vb[wide::kLanes];
+  vec4 sa[wide::kLanes];  // as swept: the split copies under `split`
+  vec4 sb[wide::kLanes];
+  float box_mass[wide::kLanes];
+  for (uint l = 0u; l < wide::kLanes; ++l) {
+    c[l] = (l < count ? lanes[l] : lanes[0]) - base;
+    ab[l] = pcontact_bodies[c[l]];
+    va[l] = body_vel[ab[l].x];
+    vb[l] = body_vel[ab[l].y];
+    sa[l] = split ? vec4(vec3(va[l]), va[l].w * body_share(ab[l].x, true)) : va[l];
+    sb[l] = split ? vec4(vec3(vb[l]), vb[l].w * body_share(ab[l].y, true)) : vb[l];
+    box_mass[l] = box ? reduced_mass(sa[l].w, sb[l].w) : 0.0f;
+  }
+  wide::vec4 lam = wide::transpose(pcontact_lambda[c[0]], pcontact_lambda[c[1]],
+                                   pcontact_lambda[c[2]], pcontact_lambda[c[3]]);
+  wide::vec4 target = wide::transpose(pcontact_target[c[0]], pcontact_target[c[1]],
+                                      pcontact_target[c[2]], pcontact_target[c[3]]);
+  // The frame as pcontact_frame builds it, in lanes.
+  wide::vec4 geom = wide::transpose(pcontact_geom[c[0]], pcontact_geom[c[1]], pcontact_geom[c[2]],
+                                    pcontact_geom[c[3]]);
+  wide::vec3 n{geom.x, geom.y, geom.z};
+  wide::vec3 t1;
+  wide::vec3 t2;
+  wide::tangent_basis(n, t1, t2);
+  wide::vec4 a = wide::transpose(sa[0], sa[1], sa[2], sa[3]);
+  wide::vec4 b = wide::transpose(sb[0], sb[1], sb[2], sb[3]);
+  wide::vec3 wva{a.x, a.y, a.z};
+  wide::vec3 wvb{b.x, b.y, b.z};
+  wide::pcontact_point_rows(n, t1, t2, target, params.solver.z != 0.0f, box,
+                            wide::lanes_of(box_mass), params.contact.y, params.gravity_dt.w,
+                            params.solver.x, lam, wva, a.w, wvb, b.w);
+  for (uint l = 0u; l < count; ++l) {
+    pcontact_lambda[c[l]] = wide::lane(lam, l);
+    vec3 a1 = wide::lane(wva, l);
+    vec3 b1 = wide::lane(wvb, l);
+    if constexpr (split) {
+      index_t slot = 4u * index_t(base) + 2u * c[l];
+      unit_dv[slot] = vec4(a1 - vec3(va[l]), 0.0f);
+      unit_dv[slot + 1u] = vec4(b1 - vec3(vb[l]), 0.0f);
+    } else {
+      if (va[l].w > 0.0f) body_vel[ab[l].x] = vec4(a1, va[l].w);
+      if (vb[l].w > 0.0f) body_vel[ab[l].y] = vec4(b1, vb[l].w);
+    }
+  }
+}
+
+// A group of particle contacts from a colour or a mass-split pass: two or more in lanes, one
+// alone (the scalar sweep, as the GPU's).
+void pcontact_group(const uint* lanes, uint count, uint kind, bool split) {
+  if (count >= 2u) {
+    if (split) {
+      pcontact_lanes<true>(lanes, count, kind);
+    } else {
+      pcontact_lanes<false>(lanes, count, kind);
+    }
+  } else if (split) {
+    jacobi_unit(lanes[0], kind);
+  } else {
+    unit_in_place(lanes[0], kind);
+  }
+}
+
+// One colour's units (no two share a dynamic body, so any grouping is exact): its manifolds and
+// its particle contacts four at a time, the other units one by one. `split`: a pass on
+// mass-split copies (the Jacobi scheme's units, the overflow colour's; units null: units first ..
+// first + count), whose units all read the bodies as the pass found them, so any grouping is
+// exact as well.
 void colour_in_lanes(const uint* units, uint first, uint count, uint kind, bool split) {
   uint lanes[kManifoldLanes];
   uint filled = 0u;
+  uint particle_lanes[wide::kLanes];
+  uint particles = 0u;
   for (uint s = 0u; s < count; ++s) {
     uint u = units != nullptr ? units[s] : first + s;
+    if (lane_pcontact(u, kind)) {
+      particle_lanes[particles++] = u;
+      if (particles == wide::kLanes) {
+        pcontact_group(particle_lanes, particles, kind, split);
+        particles = 0u;
+      }
+      continue;
+    }
     if (!lane_manifold(u, kind)) {  // both also pass over inactive units
       if (split) {
         jacobi_unit(u, kind);
@@ -188,6 +284,7 @@ void colour_in_lanes(const uint* units, uint first, uint count, uint kind, bool 
     }
   }
   if (filled > 0u) manifold_group(lanes, filled, kind, split);
+  if (particles > 0u) pcontact_group(particle_lanes, particles, kind, split);
 }
 
 // How far ahead the sequential plan looks for partners (positions in the order). 48 fills more

@@ -1,5 +1,6 @@
-// Four contact manifolds in SIMD lanes: the CPU backend's wide sweep (host/cpu/manifold_lanes.inl
-// drives it). C++ only: the GPU runs one manifold an invocation and needs none of this.
+// Four contact manifolds, or four particle contacts, in SIMD lanes: the CPU backend's wide sweep
+// (host/cpu/manifold_lanes.inl drives it). C++ only: the GPU runs one unit an invocation and
+// needs none of this.
 //
 // Why: a manifold's rows are a chain (each row reads the velocities the row before wrote), some
 // 50 cycles of latency a row. Two manifolds interleaved as scalar code filled part of that wait,
@@ -8,15 +9,15 @@
 // traffic (stop 36, helper-53). Here one SSE register holds one value of four manifolds that
 // share no dynamic body, so a row of four manifolds is the instructions of one.
 //
-// Same bits: kernels/row_sweep.inl and kernels/contact_point_rows.inl are included below a
-// second time, in this namespace, whose lane_float, vec2, vec3, vec4, RowParts and BodyState are
-// four lanes wide. Each operator here is glm's, lane by lane, in glm's order (dot is
-// (x x' + y y') + z z', max(x, y) is x < y ? y : x), and the build has -ffp-contract=off, so each
-// lane computes exactly what the scalar sweep computes for its manifold. Conditions become
-// masks (lane_select); the disc's square root is taken when any lane needs it. A lane past its
-// manifold's last point computes on that point's data and is masked out: its velocities are
-// selected back bit for bit and its impulses never stored. A lane with no manifold computes on
-// lane 0's data and is never stored at all.
+// Same bits: kernels/row_sweep.inl, kernels/pcontact_rows.inl, kernels/tangent_basis.inl and
+// kernels/contact_point_rows.inl are included below a second time, in this namespace, whose
+// lane_float, vec2, vec3, vec4, RowParts and BodyState are four lanes wide. Each operator here is
+// glm's, lane by lane, in glm's order (dot is (x x' + y y') + z z', max(x, y) is x < y ? y : x),
+// and the build has -ffp-contract=off, so each lane computes exactly what the scalar sweep computes
+// for its manifold. Conditions become masks (lane_select); the disc's square root is taken when any
+// lane needs it. A lane past its manifold's last point computes on that point's data and is masked
+// out: its velocities are selected back bit for bit and its impulses never stored. A lane with no
+// manifold computes on lane 0's data and is never stored at all.
 #pragma once
 
 #include <cmath>
@@ -75,6 +76,9 @@ inline lane_bool operator<(lane_float a, lane_float b) {
 }
 inline lane_bool operator>(lane_float a, lane_float b) {
   return {a.v > b.v};
+}
+inline lane_bool operator>=(lane_float a, lane_float b) {
+  return {a.v >= b.v};
 }
 inline lane_bool operator&&(lane_bool a, lane_bool b) {
   return {a.m & b.m};
@@ -140,6 +144,9 @@ struct vec3 {
   vec3(lane_float a, lane_float b, lane_float c) : x(a), y(b), z(c) {}
 };
 
+inline vec3 operator+(vec3 a, vec3 b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
 inline vec3 operator-(vec3 a, vec3 b) {
   return {a.x - b.x, a.y - b.y, a.z - b.z};
 }
@@ -180,6 +187,9 @@ struct BodyState {
 };
 
 #include "kernels/row_sweep.inl"
+// (after the row arithmetic they are written with)
+#include "kernels/pcontact_rows.inl"
+#include "kernels/tangent_basis.inl"
 
 // ---- lanes from and to the scalar world ------------------------------------------------------
 
@@ -213,6 +223,9 @@ inline vec4 pack(const glm::vec4& a, const glm::vec4& b, const glm::vec4& c, con
 
 inline glm::vec3 lane(vec3 v, uint l) {
   return {v.x.v[l], v.y.v[l], v.z.v[l]};
+}
+inline glm::vec4 lane(vec4 v, uint l) {
+  return {v.x.v[l], v.y.v[l], v.z.v[l], v.w.v[l]};
 }
 
 // Lane l's velocities written into s (its mass and inertia are unchanged by a sweep).
