@@ -20,6 +20,7 @@
 #include "host/sim/finite.h"
 #include "host/sim/ode_control.h"
 #include "host/sim/world_setup.h"
+#include "kernels/radix.h"
 
 namespace vkphys {
 namespace {
@@ -251,7 +252,7 @@ class CpuBackend final : public Backend {
     cpu::exclusive_scan(buf_.offsets);
   }
 
-  // The particle grid: cells, contact counts, then (after the scan) the contacts.
+  // The particle grid's cells: each bucket's range of the particles sorted by cell.
   void particle_grid(kern::WorldEnv& e) {
     const std::uint32_t p = world_.particles();
     std::fill(buf_.pc_offsets.begin(), buf_.pc_offsets.end(), 0u);
@@ -261,8 +262,22 @@ class CpuBackend final : public Backend {
     cpu::radix_sort(std::span(buf_.grid_keys), std::span(buf_.grid_values), bits);
     std::fill(buf_.cell_start.begin(), buf_.cell_start.end(), VKPHYS_EMPTY_CELL);
     for (std::uint32_t k = 0; k < p; ++k) e.grid_cell_range(k);
-    for (std::uint32_t k = 0; k < p; ++k) e.grid_count(k);
-    cpu::exclusive_scan(buf_.pc_offsets);
+  }
+
+  // The particle contacts, particle by particle, each from the running total of those before
+  // it: the offsets and contacts the GPU's count, scan and write give (grid_count, grid_write),
+  // in one walk of the grid instead of two, since one thread's running total is the scan. A
+  // contact past the capacity is counted and not stored, as there, and the step is redone
+  // (finalize_lists).
+  void particle_contacts_in_one_walk(kern::WorldEnv& e) {
+    const std::uint32_t p = world_.particles();
+    std::uint32_t total = 0;
+    for (std::uint32_t k = 0; k < p; ++k) {
+      buf_.pc_offsets[k] = total;
+      // Saturating at VKPHYS_SCAN_LIMIT, as cpu::exclusive_scan and the GPU's scan do.
+      total = kern::saturating_add(total, e.particle_contacts(k, true, total));
+    }
+    buf_.pc_offsets[p] = total;
   }
 
   // One ODE pass over its invocations, as the GPU's dispatch of shaders/world_ode.comp.
@@ -335,16 +350,19 @@ class CpuBackend final : public Backend {
     lap(Stage::setup);
     sweep_and_prune(e);
     particle_grid(e);
+    // The pairs' totals first: a particle contact's unit follows the stored pairs (both lists
+    // past their capacities grow in one redo, as on the GPU).
     e.finalize_lists();
+    if (world_.particle_contacts) {
+      particle_contacts_in_one_walk(e);
+      e.finalize_lists();
+    }
     if (e.counters.overflow) {
       cap_ = grown_capacities(cap_, e.counters.pairs, e.counters.pcontacts, world_.joints());
       return false;
     }
     if (world_.sweepers > 0) {
       for (std::uint32_t s = 0; s < n; ++s) e.sweep_write(s);
-    }
-    if (world_.particle_contacts) {
-      for (std::uint32_t k = 0; k < world_.particles(); ++k) e.grid_write(k);
     }
     lap(Stage::broadphase);
     const std::uint32_t pairs = e.stored_pairs();
