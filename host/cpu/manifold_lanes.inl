@@ -218,17 +218,21 @@ void pcontact_lanes(const uint* lanes, uint count, uint kind) {
   wide::pcontact_point_rows(n, t1, t2, target, params.solver.z != 0.0f, box,
                             wide::lanes_of(box_mass), params.contact.y, params.gravity_dt.w,
                             params.solver.x, lam, wva, a.w, wvb, b.w);
+  vec4 lam_out[wide::kLanes];
+  vec4 a1[wide::kLanes];  // (v, the swept 1/m: in place the body's own)
+  vec4 b1[wide::kLanes];
+  wide::untranspose(lam, lam_out);
+  wide::untranspose({wva.x, wva.y, wva.z, a.w}, a1);
+  wide::untranspose({wvb.x, wvb.y, wvb.z, b.w}, b1);
   for (uint l = 0u; l < count; ++l) {
-    pcontact_lambda[c[l]] = wide::lane(lam, l);
-    vec3 a1 = wide::lane(wva, l);
-    vec3 b1 = wide::lane(wvb, l);
+    pcontact_lambda[c[l]] = lam_out[l];
     if constexpr (split) {
       index_t slot = 4u * index_t(base) + 2u * c[l];
-      unit_dv[slot] = vec4(a1 - vec3(va[l]), 0.0f);
-      unit_dv[slot + 1u] = vec4(b1 - vec3(vb[l]), 0.0f);
+      unit_dv[slot] = vec4(vec3(a1[l]) - vec3(va[l]), 0.0f);
+      unit_dv[slot + 1u] = vec4(vec3(b1[l]) - vec3(vb[l]), 0.0f);
     } else {
-      if (va[l].w > 0.0f) body_vel[ab[l].x] = vec4(a1, va[l].w);
-      if (vb[l].w > 0.0f) body_vel[ab[l].y] = vec4(b1, vb[l].w);
+      if (va[l].w > 0.0f) body_vel[ab[l].x] = a1[l];
+      if (vb[l].w > 0.0f) body_vel[ab[l].y] = b1[l];
     }
   }
 }

@@ -255,6 +255,23 @@ inline BodyState lane_select(lane_bool c, const BodyState& a, const BodyState& b
 #endif
 }
 
+// transpose's inverse: lane l's x, y, z and w as out[l].
+[[gnu::always_inline]] inline void untranspose(const vec4& v, glm::vec4 (&out)[kLanes]) {
+#if defined(__SSE__)
+  __m128 r0 = v.x.v;
+  __m128 r1 = v.y.v;
+  __m128 r2 = v.z.v;
+  __m128 r3 = v.w.v;
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  _mm_storeu_ps(&out[0].x, r0);
+  _mm_storeu_ps(&out[1].x, r1);
+  _mm_storeu_ps(&out[2].x, r2);
+  _mm_storeu_ps(&out[3].x, r3);
+#else
+  for (uint l = 0u; l < kLanes; ++l) out[l] = lane(v, l);
+#endif
+}
+
 // The manifolds of the lanes, and the point the point functions work on: seek(k) sets each
 // lane's slot to its manifold's k-th point, or its last one past its count (a lane without a
 // manifold has lane 0's pair and no points: lane 0's points are read, computed, never stored).
