@@ -235,7 +235,10 @@ class CpuBackend final : public Backend {
   }
 
   // The sweep over rigid bodies sorted by min x (and with slabs then by slab, stably): walk
-  // lengths and their scan, then the work items' pair counts, then (after the scan) the pairs.
+  // lengths and their scan, then the work items' pairs, each item's from the running total of
+  // those before it: the offsets and pairs the GPU's count, scan and write give (sweep_count,
+  // sweep_write), in one pass over the walks instead of two, as particle_contacts_in_one_walk
+  // does for the grid. A pair past the capacity is counted and not stored.
   void sweep_and_prune(kern::WorldEnv& e) {
     const std::uint32_t n = world_.bodies();
     std::fill(buf_.offsets.begin(), buf_.offsets.end(), 0u);
@@ -248,8 +251,12 @@ class CpuBackend final : public Backend {
     }
     for (std::uint32_t s = 0; s < n; ++s) e.sweep_walk_length(s);
     cpu::exclusive_scan(buf_.walk);
-    for (std::uint32_t w = 0; w < n; ++w) e.sweep_count(w);
-    cpu::exclusive_scan(buf_.offsets);
+    std::uint32_t total = 0;
+    for (std::uint32_t w = 0; w < n; ++w) {
+      buf_.offsets[w] = total;
+      total = kern::saturating_add(total, e.sweep_pairs(w, true, total));
+    }
+    buf_.offsets[n] = total;
   }
 
   // The particle grid's cells: each bucket's range of the particles sorted by cell.
@@ -360,9 +367,6 @@ class CpuBackend final : public Backend {
     if (e.counters.overflow) {
       cap_ = grown_capacities(cap_, e.counters.pairs, e.counters.pcontacts, world_.joints());
       return false;
-    }
-    if (world_.sweepers > 0) {
-      for (std::uint32_t s = 0; s < n; ++s) e.sweep_write(s);
     }
     lap(Stage::broadphase);
     const std::uint32_t pairs = e.stored_pairs();
