@@ -10,7 +10,9 @@
 //                from -1 to 1), then each cell's particles in sorted (= index) order, and keeps
 //                the touching partners with a higher index: each pair once, owned by its lower
 //                particle. Count, exclusive scan, write (as for the SAP pairs), so the contact
-//                order is deterministic and the same on both backends, with no atomics.
+//                order is deterministic and the same on both backends, with no atomics (the
+//                CPU backend writes in the count's walk from a running total, which is the
+//                scan on one thread: host/cpu/cpu_backend.cpp, particle_contacts_in_one_walk).
 // With every particle in one nonzero group and no self-collision (VKPHYS_FLAG_PARTICLE_PAIRS
 // clear) the neighbour scan is skipped: no two particles may collide. Different cells can share a
 // bucket, so a candidate counts only when its own cell is the neighbour cell being visited, which

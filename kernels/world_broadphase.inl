@@ -36,8 +36,9 @@
 // any z range sorts in 10 bits: bodies far apart whose slabs alias share a walk's candidates and
 // fail its z test; nothing is missed. z / W is clamped to +-2^20 before it becomes an integer
 // (two overlapping boxes have z / W within 0.8 of each other, each rounded by at most 1/16 there,
-// so their floors stay within one). A world of one slab (W = 0: a pyramid, a stack, anything spanning few body widths in z)
-// records neither SWEEP_SLAB nor the second sort, and its sweep is the plain one, bit for bit.
+// so their floors stay within one). A world of one slab (W = 0: a pyramid, a stack, anything
+// spanning few body widths in z) records neither SWEEP_SLAB nor the second sort, and its sweep is
+// the plain one, bit for bit.
 //
 // Work is split by walk entries, not by bodies: with a few rigid bodies among many particles,
 // one body's walk covers most of the particles (on an H200 a ball under a 256 x 256 cloth spent
@@ -54,7 +55,9 @@
 //                search in sweep_walk finds the body of the first entry, and the item walks on
 //                through the next bodies' walks until its C entries are done;
 //   scan         pair_offsets;
-//   SWEEP_WRITE  the same items again, storing from their offsets.
+//   SWEEP_WRITE  the same items again, storing from their offsets (the CPU backend stores in
+//                the count's pass from a running total: host/cpu/cpu_backend.cpp,
+//                sweep_and_prune).
 // Items in order, entries in walk order: the pair list is the one a single serial walk per body
 // stores (plane pairs, forward pairs, backward pairs from s - 1 down, up pairs, down pairs, body
 // after body), whatever C is, on both backends and from run to run, with no atomics and no host
