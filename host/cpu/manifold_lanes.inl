@@ -176,12 +176,12 @@ bool lane_pcontact(uint u, uint kind) {
   return kind != KIND_IMPACT && kind != KIND_WARM && u >= pcontact_unit_base() && u < unit_count();
 }
 
-// Sweeps the `count` (2 .. wide::kLanes) particle contacts in `lanes` in SIMD lanes: in place,
+// Sweeps the `count` (2 .. wide::kLanes) particle contacts in `lanes` in SIMD lanes, a solve
+// pass's (lane_pcontact; its rows do not depend on which): in place,
 // as pcontact_in_place does, or (`split`) on mass-split copies, as jacobi_pcontact does. A lane
 // past `count` computes on lane 0's contact and is never stored.
 template <bool split>
-void pcontact_lanes(const uint* lanes, uint count, uint kind) {
-  (void)kind;  // a solve pass: lane_pcontact
+void pcontact_lanes(const uint* lanes, uint count) {
   uint base = pcontact_unit_base();
   bool box = params.modes.z == VKPHYS_FRICTION_BOX;
   uint c[wide::kLanes];
@@ -242,9 +242,9 @@ void pcontact_lanes(const uint* lanes, uint count, uint kind) {
 void pcontact_group(const uint* lanes, uint count, uint kind, bool split) {
   if (count >= 2u) {
     if (split) {
-      pcontact_lanes<true>(lanes, count, kind);
+      pcontact_lanes<true>(lanes, count);
     } else {
-      pcontact_lanes<false>(lanes, count, kind);
+      pcontact_lanes<false>(lanes, count);
     }
   } else if (split) {
     jacobi_unit(lanes[0], kind);
