@@ -58,6 +58,7 @@ inline void expect_same_settings(const Settings& sa, const Settings& sb) {
   VKPHYS_EXPECT_SAME(a.substeps, b.substeps);
   VKPHYS_EXPECT_SAME(a.relax_iterations, b.relax_iterations);
   VKPHYS_EXPECT_SAME(a.impact_passes, b.impact_passes);
+  EXPECT_EQ(a.particle_reorder, b.particle_reorder);
   EXPECT_EQ(a.integrator, b.integrator);
   if (a.integrator == Integrator::implicit) {
     EXPECT_EQ(a.cg_tolerance, b.cg_tolerance);

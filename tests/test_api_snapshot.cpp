@@ -143,12 +143,12 @@ TEST(ApiSnapshot, BadFilesAreOneLineErrors) {
     EXPECT_EQ(std::string(e.what()),
               junk.string() + ": not a vkphys snapshot (no VKPHYSCK header)");
   }
-  // A real snapshot cut short: the last 10 bytes are the empty cg_dv's count (8) and 2 of the
-  // empty prev_pcontact_lambda's.
+  // A real snapshot cut short: the last 18 bytes are the empty particle order's count (8), the
+  // empty cg_dv's (8) and 2 of the empty prev_pcontact_lambda's.
   World w = World::from_file(scene_path("stack_5.json"));
   const std::filesystem::path cut = temp_file("cut.snapshot");
   w.save().write(cut);
-  std::filesystem::resize_file(cut, std::filesystem::file_size(cut) - 10);
+  std::filesystem::resize_file(cut, std::filesystem::file_size(cut) - 18);
   try {
     Snapshot::read(cut);
     FAIL() << "read a truncated file";
@@ -169,30 +169,35 @@ TEST(ApiSnapshot, BadFilesAreOneLineErrors) {
 }
 
 // The format version (host/api/snapshot.cpp) follows the 8-byte header. Version 4 added the
-// particle contacts' kept colours; a version-3 file reads (no kept colours: the contacts are
-// coloured afresh) and steps, while versions outside 3..4 are refused with both numbers.
-TEST(ApiSnapshot, VersionsThreeAndFourReadOthersAreRefused) {
+// particle contacts' kept colours, version 5 the particles' slot order (its last 8 bytes here:
+// the count of an empty order); a version-3 file reads (no kept colours: the contacts are
+// coloured afresh) and steps, as does a version-4 one, while versions outside 3..5 are refused
+// with both numbers.
+TEST(ApiSnapshot, VersionsThreeToFiveReadOthersAreRefused) {
   World w = World::from_file(scene_path("particles_box.json"));
   w.step(20);
   const std::filesystem::path file = temp_file("version.snapshot");
   auto with_version = [&](std::uint32_t v) {
     w.save().write(file);
+    if (v < 5) std::filesystem::resize_file(file, std::filesystem::file_size(file) - 8);
     std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(8);
     f.write(reinterpret_cast<const char*>(&v), sizeof v);
   };
-  with_version(3);
-  World old = World::load(Snapshot::read(file));
-  old.step(5);
-  EXPECT_EQ(old.steps(), 25u);
-  for (const std::uint32_t v : {2u, 5u}) {
+  for (const std::uint32_t v : {3u, 4u}) {
+    with_version(v);
+    World old = World::load(Snapshot::read(file));
+    old.step(5);
+    EXPECT_EQ(old.steps(), 25u);
+  }
+  for (const std::uint32_t v : {2u, 6u}) {
     with_version(v);
     try {
       Snapshot::read(file);
       FAIL() << "read version " << v;
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.what()), file.string() + ": snapshot format version " +
-                                           std::to_string(v) + ", this build reads 3 to 4");
+                                           std::to_string(v) + ", this build reads 3 to 5");
     }
   }
   std::filesystem::remove(file);

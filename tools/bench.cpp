@@ -32,6 +32,12 @@
 // that is no longer finite is refused at the World's next read (that row prints the error and the
 // bench goes on), and strains that overflow are reported as diverged.
 //
+// --shuffle lists a workload's particles in random order (seed 7) where nothing names them by
+// index, as a pile poured from several places or mixed by a long run may be; --particle-reorder
+// N (as run's) holds them in Morton order, sorted at load and every N steps
+// (host/sim/particle_order.h). The stage times leave the reorder out; "wall" holds it, in the
+// steps that make one.
+//
 // Each workload/size/backend/scheme first runs --warmup steps (default 30 for the particles,
 // which fall and compress into a pile; 120 for the mixed pour, while the particles land on the
 // ramp; 60 for the pyramids, which settle; 120 for the box rain, long enough for the top layer
@@ -58,7 +64,9 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -212,6 +220,35 @@ std::string apply_tethers(const std::string& asked, Scene& scene) {
   return {};
 }
 
+// --shuffle: the scene's particles listed in random order (seed 7), as a pile poured from
+// several places, mixed by a long run or listed by a user may come; "" when shuffled, else why
+// not. Only a scene whose particles nothing names by index is shuffled, so that no spring,
+// triangle or drive needs renumbering.
+std::string shuffle_particles(Scene& scene) {
+  const bool named = !scene.springs.empty() || !scene.triangles.empty() ||
+                     std::any_of(scene.kinematic.begin(), scene.kinematic.end(),
+                                 [](const KinematicPath& k) { return k.target.particle; }) ||
+                     std::any_of(scene.impulses.begin(), scene.impulses.end(),
+                                 [](const ScheduledImpulse& m) { return m.target.particle; });
+  if (named) return "springs, triangles or drives name its particles";
+  Particles& p = scene.particles;
+  std::vector<std::uint32_t> order(p.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::mt19937 rng(7u);
+  std::shuffle(order.begin(), order.end(), rng);
+  auto gather = [&](auto& list) {
+    if (list.empty()) return;
+    auto copy = list;
+    for (std::size_t k = 0; k < order.size(); ++k) list[k] = copy[order[k]];
+  };
+  gather(p.pos_radius);
+  gather(p.vel_invmass);
+  gather(p.material);
+  gather(p.group);
+  gather(p.thickness);
+  return {};
+}
+
 bool chosen_by(const std::string& asked, const std::string& workload) {
   if (asked == "all" || asked == workload) return true;
   return asked == "rigid" &&
@@ -317,8 +354,16 @@ int cmd_bench(const Options& opt) {
         const std::string untethered = apply_tethers(opt.tethers, scene);
         if (!untethered.empty())
           std::printf("(%s %u without tethers: %s)\n", w->name, size, untethered.c_str());
-        const std::string tethered =
+        std::string tethered =
             opt.tethers != "none" && untethered.empty() ? ", tethers " + opt.tethers : "";
+        if (opt.shuffle) {
+          const std::string unshuffled = shuffle_particles(scene);
+          if (unshuffled.empty()) {
+            tethered += ", shuffled";
+          } else {
+            std::printf("(%s %u not shuffled: %s)\n", w->name, size, unshuffled.c_str());
+          }
+        }
         const auto bodies = static_cast<std::uint32_t>(scene.bodies.size());
         const auto particles = static_cast<std::uint32_t>(scene.particles.size());
         const auto joints = static_cast<std::uint32_t>(scene.joints.size());
@@ -346,7 +391,10 @@ int cmd_bench(const Options& opt) {
                      ? std::string(scheme_name(scheme))
                      : std::string(scheme_name(scheme)) + ", " + method) +
                 tethered +
-                (limited ? fmt::format(", strain limit {}", opt.strain_limit) : std::string());
+                (limited ? fmt::format(", strain limit {}", opt.strain_limit) : std::string()) +
+                (solved.settings.solver.particle_reorder > 0 && particles > 0
+                     ? fmt::format(", reorder every {}", solved.settings.solver.particle_reorder)
+                     : std::string());
             try {
               WorldOptions options{.backend = which, .read_back = ReadBack::on_demand};
               if (which == "gpu") {

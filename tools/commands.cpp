@@ -66,6 +66,7 @@ void apply_solver_overrides(const Options& opt, SolverSettings& solver) {
   if (opt.iterations) solver.iterations = *opt.iterations;
   if (opt.substeps) solver.substeps = *opt.substeps;
   if (opt.relax) solver.relax_iterations = *opt.relax;
+  if (opt.particle_reorder) solver.particle_reorder = *opt.particle_reorder;
 }
 
 void warn_stability(const Scene& scene) {

@@ -52,6 +52,8 @@ struct Options {
   std::string scheme;        // sequential|colored|jacobi (bench: or all); empty = default
   // run, compare, bench: override the scene's solver.iterations, substeps, relax_iterations
   std::optional<std::uint32_t> iterations, substeps, relax;
+  std::optional<std::uint32_t> particle_reorder;  // ... and solver.particle_reorder
+  bool shuffle = false;                           // bench: the particles listed in random order
   std::string workload = "all";  // bench: particles|pyramid|pyramids|boxes|rigid|all
   std::vector<std::uint32_t> sizes{1000, 10000, 100000};
   bool sizes_given = false;       // --sizes was on the command line

@@ -3,7 +3,8 @@
 //   vkphys info                               Vulkan devices and their limits
 //   vkphys run SCENE [--backend gpu|cpu] [--steps N] [--out DIR] [--force] [--every K]
 //                    [--scheme sequential|colored|jacobi] [--iterations N] [--substeps N]
-//                    [--relax N] [--vtk] [--vtk-contacts] [--png] [--checkpoint-every N]
+//                    [--relax N] [--particle-reorder N] [--vtk] [--vtk-contacts] [--png]
+//                    [--checkpoint-every N]
 //   vkphys resume DIR [--steps N]            continue a checkpointed run from its last checkpoint
 //   vkphys soak SCENE [--backend gpu|cpu] [--steps N] [--sample-every K] [--settle S]
 //                     [--energy-tol F] [--max-growth MIB] [--out DIR]   a long run that checks
@@ -19,7 +20,7 @@
 //                [--backend gpu|cpu|both] [--scheme colored|jacobi|sequential|all] [--warmup N]
 //                [--steps N] [--batch N] [--fused auto|never|always]
 //                [--tethers none|euclidean|geodesic]
-//                [--cg-preconditioner block_jacobi|lines]
+//                [--cg-preconditioner block_jacobi|lines] [--shuffle] [--particle-reorder N]
 //   vkphys export-scene NAME [--size N] [--out FILE]   a built-in scene as JSON
 //   vkphys plot RUN_DIR                       SVG plots of RUN_DIR/metrics.csv in RUN_DIR/plots
 //   vkphys render SCENE [--frames N] [--every K] [--out DIR] [--backend gpu|cpu]
@@ -138,6 +139,10 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 64));
     sub->add_option("--relax", opt.relax, "override solver.relax_iterations")
         ->check(CLI::Range(0, 1000));
+    sub->add_option("--particle-reorder", opt.particle_reorder,
+                    "override solver.particle_reorder: particles in Morton order, sorted at load "
+                    "and every N steps (0: the scene's order)")
+        ->check(CLI::Range(0, 1000000000));
   };
   add_solver_overrides(run);
 
@@ -245,6 +250,10 @@ int main(int argc, char** argv) {
                    "strain-limit the force springs at this stretch (solver.strain_limit, default "
                    "passes; default: the scene's)")
       ->check(CLI::Range(0.0f, 10.0f));
+  bench->add_flag("--shuffle", opt.shuffle,
+                  "list the particles in random order (seed 7), as a poured pile or a user's list "
+                  "may be (workloads whose particles are named by springs, triangles or drives "
+                  "keep their order)");
   bench->add_option("--plot", opt.plot,
                     "folder for SVG plots: ms/step per stage against size, per backend and scheme");
 
@@ -300,8 +309,8 @@ int main(int argc, char** argv) {
       opt.steps_given = soak->count("--steps") > 0;
       opt.overrides_given = soak->count("--scheme") + soak->count("--backend") +
                                 soak->count("--iterations") + soak->count("--substeps") +
-                                soak->count("--relax") + soak->count("--out") +
-                                soak->count("--sample-every") >
+                                soak->count("--relax") + soak->count("--particle-reorder") +
+                                soak->count("--out") + soak->count("--sample-every") >
                             0;
       return vkphys::tools::cmd_soak(opt);
     }

@@ -23,8 +23,10 @@ constexpr char kMagic[8] = {'V', 'K', 'P', 'H', 'Y', 'S', 'C', 'K'};
 // 2: the manifold cache's references (prev_pair_frame); 3: the implicit method's last solve
 // (cg_dv); 4: each particle contact's kept colour in prev_pcontact_other's top six bits
 // (kernels/world_coloring.inl). Version 3 is read too: its top bits are 0, which reads as no
-// kept colour (the contacts are coloured afresh at the next step).
-constexpr std::uint32_t kVersion = 4;
+// kept colour (the contacts are coloured afresh at the next step). 5: the particles' slot order
+// (CarriedState::particle_order, solver.particle_reorder) after the buffers, empty for the scene's
+// order; versions 3 and 4 read as the scene's order.
+constexpr std::uint32_t kVersion = 5;
 constexpr std::uint32_t kOldestVersion = 3;
 
 struct Writer {
@@ -128,6 +130,7 @@ void Snapshot::write(const std::filesystem::path& path) const {
 #define VKPHYS_WRITE_CARRIED(T, name, count) w.array(s.name);
   VKPHYS_CARRIED_BUFFERS(VKPHYS_WRITE_CARRIED)
 #undef VKPHYS_WRITE_CARRIED
+  w.array(s.particle_order);
   // Written whole under PATH.partial, then renamed over PATH: a process killed mid-write leaves
   // the previous snapshot (or none), never a torn one (`vkphys run --checkpoint-every`). Synced
   // to the disk (file and rename) so that a power cut does not take the checkpoint either.
@@ -145,9 +148,10 @@ Snapshot Snapshot::read(const std::filesystem::path& path) {
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) {
     throw Error(fmt::format("{}: not a vkphys snapshot (no VKPHYSCK header)", name));
   }
-  if (const auto v = r.value<std::uint32_t>("the version"); v < kOldestVersion || v > kVersion) {
-    throw Error(fmt::format("{}: snapshot format version {}, this build reads {} to {}", name, v,
-                            kOldestVersion, kVersion));
+  const auto version = r.value<std::uint32_t>("the version");
+  if (version < kOldestVersion || version > kVersion) {
+    throw Error(fmt::format("{}: snapshot format version {}, this build reads {} to {}", name,
+                            version, kOldestVersion, kVersion));
   }
   Data d;
   d.backend = r.text("the backend");
@@ -160,6 +164,7 @@ Snapshot Snapshot::read(const std::filesystem::path& path) {
 #define VKPHYS_READ_CARRIED(T, name, count) s.name = r.array<T>(#name);
   VKPHYS_CARRIED_BUFFERS(VKPHYS_READ_CARRIED)
 #undef VKPHYS_READ_CARRIED
+  if (version >= 5) s.particle_order = r.array<std::uint32_t>("particle_order");
   if (r.at != bytes.size()) {
     throw Error(fmt::format("{}: {} bytes after the snapshot's end", name, bytes.size() - r.at));
   }

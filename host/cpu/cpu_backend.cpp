@@ -592,7 +592,7 @@ class CpuBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cpu_backend(WarmStart warm) {
-  return std::make_unique<CpuBackend>(warm);
+  return with_particle_order(std::make_unique<CpuBackend>(warm));
 }
 
 }  // namespace vkphys

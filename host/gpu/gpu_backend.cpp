@@ -687,7 +687,7 @@ class GpuBackend final : public Backend {
 
 std::unique_ptr<Backend> make_gpu_backend(vk::Context& ctx, std::optional<Stage> fault,
                                           FusedPolicy fused, CgRecording cg, WarmStart warm) {
-  return std::make_unique<GpuBackend>(ctx, fault, fused, cg, warm);
+  return with_particle_order(std::make_unique<GpuBackend>(ctx, fault, fused, cg, warm));
 }
 
 }  // namespace vkphys

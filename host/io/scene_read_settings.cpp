@@ -51,14 +51,14 @@ void SceneParser::read_solver(const Object& top) {
   }
   auto f = top.get("solver");
   if (!f) return;
-  Object o =
-      versioned(*f,
-                {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start",
-                 "spook_k", "spook_d", "scheme", "restitution", "friction_model", "split_impulse",
-                 "gyroscopic", "max_colors", "contact_hertz"},
-                {"substeps", "relax_iterations", "impact_passes", "integrator", "adaptive",
-                 "cg_tolerance", "cg_max_iterations", "cg_preconditioner", "strain_limit",
-                 "contact_cache", "joint_trees", "speculative_reach", "jacobi_contact_relaxation"});
+  Object o = versioned(
+      *f,
+      {"iterations", "relaxation", "restitution_threshold", "friction", "warm_start", "spook_k",
+       "spook_d", "scheme", "restitution", "friction_model", "split_impulse", "gyroscopic",
+       "max_colors", "contact_hertz"},
+      {"substeps", "relax_iterations", "impact_passes", "integrator", "adaptive", "cg_tolerance",
+       "cg_max_iterations", "cg_preconditioner", "strain_limit", "contact_cache", "joint_trees",
+       "speculative_reach", "jacobi_contact_relaxation", "particle_reorder"});
   if (auto g = o.get("iterations")) s.iterations = static_cast<std::uint32_t>(g->as_uint(1, 1000));
   if (auto g = o.get("relaxation")) {
     s.relaxation = g->as_float();
@@ -99,6 +99,9 @@ void SceneParser::read_solver(const Object& top) {
   }
   if (auto g = o.get("impact_passes")) {
     s.impact_passes = static_cast<std::uint32_t>(g->as_uint(1, 64));
+  }
+  if (auto g = o.get("particle_reorder")) {
+    s.particle_reorder = static_cast<std::uint32_t>(g->as_uint(0, 1000000000));
   }
   if (auto g = o.get("integrator")) {
     s.integrator = static_cast<Integrator>(choice(*g, kIntegratorNames));

@@ -250,6 +250,9 @@ std::string solver_extras_json(const SolverSettings& so) {
     out += fmt::format(", \"strain_limit\": {{\"stretch\": {}, \"passes\": {}}}",
                        num(so.strain_limit.stretch), so.strain_limit.passes);
   }
+  if (so.particle_reorder > 0) {
+    out += fmt::format(", \"particle_reorder\": {}", so.particle_reorder);
+  }
   if (so.adaptive.tolerance > 0.0f) {
     out += fmt::format(", \"adaptive\": {{\"tolerance\": {}, \"max_steps\": {}}}",
                        num(so.adaptive.tolerance), so.adaptive.max_steps);

@@ -175,6 +175,10 @@ struct CarriedState {
 #define VKPHYS_CARRIED_MEMBER(T, name, count) std::vector<T> name;
   VKPHYS_CARRIED_BUFFERS(VKPHYS_CARRIED_MEMBER)
 #undef VKPHYS_CARRIED_MEMBER
+  // With solver.particle_reorder, the buffers above hold the particles in the backend's slot
+  // order, and this is that order: per slot, the scene index of the particle there
+  // (host/sim/particle_order.h). Empty: the scene's order.
+  std::vector<std::uint32_t> particle_order;
 };
 
 class Backend {
@@ -250,6 +254,10 @@ struct NonFiniteState : std::runtime_error {
 // unit's impulse applied again: kernels/world_units.inl), or swept, a sweep over every unit's
 // rows as the first substep's. The results agree to rounding; swept is for the tests.
 enum class WarmStart : std::uint32_t { carried = 0, swept = 1 };
+// `inner` holding its particles in Morton order when a scene asks for it (solver.particle_reorder,
+// host/sim/particle_order_backend.cpp), and passing every call through otherwise; both factories
+// below return their backend wrapped so.
+std::unique_ptr<Backend> with_particle_order(std::unique_ptr<Backend> inner);
 std::unique_ptr<Backend> make_cpu_backend(WarmStart warm = WarmStart::carried);
 // The context must outlive the backend. The sequential scheme is CPU-only: load throws.
 //   `fault` is for tests only: that stage's GPU kernel computes something deliberately wrong

@@ -180,6 +180,13 @@ struct SolverSettings {
   /// the bench's 64 x 64 drape in 76 CG iterations a step where block Jacobi takes 190, in
   /// half the CPU time, and meet the tolerance at its landing, where block Jacobi does not.
   CgPreconditioner cg_preconditioner = CgPreconditioner::lines;
+  /// Particles: 0 keeps them in the scene's order; N > 0 holds those that nothing names by index
+  /// (no spring, triangle, kinematic path or scheduled impulse) in the Morton order of their
+  /// positions, sorted at load and again before every Nth step, so that neighbours in space are
+  /// neighbours in memory (host/sim/particle_order.h). Inputs and outputs stay in the scene's
+  /// order; the results differ from the scene's order's by the order the solver meets the
+  /// contacts in. A pile poured or listed in no spatial order gains most (docs/benchmarks.md).
+  std::uint32_t particle_reorder = 0;
 };
 
 /// Quadratic (aerodynamic) drag on every body and particle, seed 002 eq 23 (reconstructed in the
