@@ -219,6 +219,7 @@ Scene every_field() {
   s.settings.solver.substeps = 4;
   s.settings.solver.relax_iterations = 1;
   s.settings.solver.impact_passes = 3;
+  s.settings.solver.particle_reorder = 7;
   s.bodies[0].force = {1.0f / 7.0f, -9.81f, 0.0f};
   s.bodies[1].torque = {0.0f, -0.0f, 2.5e-3f};
   s.bodies[2].force = {0.0f, 9.999999e9f, 0.0f};  // large, under the 1e10 N limit

@@ -66,6 +66,11 @@ TEST(SceneFileV2Errors, NewFieldsNeedVersion2) {
   j["solver"] = {{"impact_passes", 0}};
   EXPECT_EQ(error_of(j), "<test>: solver.impact_passes = 0: must be an integer in [1, 64]");
 
+  j = mixed();
+  j["solver"] = {{"particle_reorder", -1}};
+  EXPECT_EQ(error_of(j),
+            "<test>: solver.particle_reorder = -1: must be an integer in [0, 1000000000]");
+
   // Version 1 keeps its rule and its message for particles with bodies.
   j = v1_bodies();
   j["particles"] = v1_particles()["particles"];
