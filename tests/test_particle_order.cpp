@@ -63,7 +63,7 @@ TEST(ParticleOrder, MortonRelabelSortsTheMovableParticlesByTheirKeys) {
     pos[k] = glm::vec4(u(rng), 0.25f * u(rng), u(rng), 0.05f);
     if (k % 7 == 3) movable[k] = 0u;
   }
-  pos[500] = pos[20];  // a tie: kept in slot order
+  pos[501] = pos[20];  // a tie between two movable particles: kept in slot order
   const std::vector<std::uint32_t> to = morton_relabel(pos, movable);
   const std::vector<std::uint64_t> key = brute_morton_keys(pos, movable);
   std::vector<std::uint32_t> slots, by_key;
@@ -81,7 +81,8 @@ TEST(ParticleOrder, MortonRelabelSortsTheMovableParticlesByTheirKeys) {
   for (std::size_t i = 0; i < slots.size(); ++i) {
     EXPECT_EQ(to[by_key[i]], slots[i]) << "the " << i << "th movable particle by key";
   }
-  EXPECT_LT(to[20], to[500]);
+  ASSERT_TRUE(movable[20] && movable[501]);
+  EXPECT_LT(to[20], to[501]);
   EXPECT_FALSE(is_identity(to));
   // Sorting what is sorted moves nothing.
   std::vector<glm::vec4> sorted(n);
