@@ -24,20 +24,27 @@ std::uint64_t spread3(std::uint64_t v) {
   return v;
 }
 
+// The list's old contents, in a copy kept per element type and thread: a World reads the state
+// after every step, and this keeps that read from allocating (the list keeps its own storage too).
+template <typename T>
+const std::vector<T>& copy_of(const std::vector<T>& v) {
+  thread_local std::vector<T> copy;
+  copy.assign(v.begin(), v.end());
+  return copy;
+}
+
 template <typename T>
 void gather(std::vector<T>& v, const std::vector<std::uint32_t>& from) {
   if (v.empty()) return;
-  std::vector<T> out(v.size());
-  for (std::size_t k = 0; k < from.size(); ++k) out[k] = v[from[k]];
-  v = std::move(out);
+  const std::vector<T>& old = copy_of(v);
+  for (std::size_t k = 0; k < from.size(); ++k) v[k] = old[from[k]];
 }
 
 template <typename T>
 void scatter(std::vector<T>& v, const std::vector<std::uint32_t>& to) {
   if (v.empty()) return;
-  std::vector<T> out(v.size());
-  for (std::size_t k = 0; k < to.size(); ++k) out[to[k]] = v[k];
-  v = std::move(out);
+  const std::vector<T>& old = copy_of(v);
+  for (std::size_t k = 0; k < to.size(); ++k) v[to[k]] = old[k];
 }
 
 void permute_particles(Particles& p, const std::vector<std::uint32_t>& index, bool to_scene) {
