@@ -130,7 +130,8 @@ void commit_pcontact(uint c) {
   vec4 lam = pcontact_lambda[c];
   uint o = pcontact_origin[c];
   prev_pcontact_other[o] =
-      (is_particle(ab.x) ? ab.y : ab.x) | (kept_color_code(pcontact_unit_base() + c) << 26u);
+      (is_particle(ab.x) ? ab.y : ab.x) |
+      (kept_color_code(pcontact_unit_base() + c) << VKPHYS_PCONTACT_OTHER_BITS);
   prev_pcontact_lambda[o] = vec4(lam.x, lam.y * t1 + lam.z * t2);
 }
 

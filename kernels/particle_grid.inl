@@ -108,7 +108,7 @@ void grid_cell_range(uint k) {
 uint previous_pcontact(uint p, uint other) {
   uint end = prev_pcontact_offsets[p + 1u];
   for (uint c = prev_pcontact_offsets[p]; c < end; ++c) {
-    if ((prev_pcontact_other[c] & 0x3FFFFFFu) == other) return c;
+    if ((prev_pcontact_other[c] & VKPHYS_PCONTACT_OTHER_MASK) == other) return c;
   }
   return VKPHYS_EMPTY_SLOT;
 }
@@ -122,7 +122,9 @@ void store_pcontact(uint slot, uint p, uint a, uint b, vec3 n, float g) {
   vec4 last = prev != VKPHYS_EMPTY_SLOT ? prev_pcontact_lambda[prev] : vec4(0.0f);
   if (params.modes.x == VKPHYS_SCHEME_COLORED) {
     unit_color[pcontact_unit_base() + slot] =
-        prev != VKPHYS_EMPTY_SLOT ? kept_color(prev_pcontact_other[prev] >> 26u) : VKPHYS_UNCOLORED;
+        prev != VKPHYS_EMPTY_SLOT
+            ? kept_color(prev_pcontact_other[prev] >> VKPHYS_PCONTACT_OTHER_BITS)
+            : VKPHYS_UNCOLORED;
   }
   vec3 t1;
   vec3 t2;

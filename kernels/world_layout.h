@@ -451,6 +451,9 @@ struct WorldCounters {
   BUF(80, vec4, cg_factor)             \
   BUF(81, vec4, cg_blocks)
 #define VKPHYS_WORLD_BINDINGS 82u
+// prev_pcontact_other: the other body in the low bits, the kept colour above them.
+#define VKPHYS_PCONTACT_OTHER_BITS 26u
+#define VKPHYS_PCONTACT_OTHER_MASK 0x3FFFFFFu  // (1 << VKPHYS_PCONTACT_OTHER_BITS) - 1
 #define VKPHYS_TREE_NODE_STRIDE 26u
 // The least number of walk entries in one sweep work item (kernels/world_broadphase.inl).
 #define VKPHYS_SWEEP_CHUNK 64u

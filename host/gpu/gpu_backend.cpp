@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/gpu/particle_renumber.h"
 #include "host/gpu/step_recording.h"
 #include "host/gpu/world_buffers.h"
 #include "host/gpu/world_kernels.h"
@@ -114,7 +115,8 @@ class GpuBackend final : public Backend {
           "solver.scheme = \"sequential\" runs on the CPU backend only (use colored or jacobi "
           "on the GPU)");
     }
-    finish_all();  // a step that an exception left in flight (its buffers go below)
+    finish_all();       // a step that an exception left in flight (its buffers go below)
+    renumber_.reset();  // its sets name buffers made for the last scene
     scene_ = scene;
     world_ = build_world(scene);
     n_ = world_.bodies();
@@ -291,6 +293,35 @@ class GpuBackend final : public Backend {
     step_index_ = s.step;
   }
 
+  // On the device (host/gpu/particle_renumber.h), between steps: no reload, and nothing but the
+  // new numbers goes through the host.
+  void renumber_particles(const Scene& scene, const std::vector<std::uint32_t>& to) override {
+    const std::uint32_t particles = world_.particles();
+    if (to.size() != particles || scene.particles.size() != particles) {
+      throw std::invalid_argument("renumber_particles: " + std::to_string(to.size()) +
+                                  " new numbers for " + std::to_string(particles) + " particles");
+    }
+    finish_all();
+    if (!renumber_ || !renumber_->fits(particles, cap_.contacts)) {
+      renumber_ = std::make_unique<ParticleRenumber>(ctx_, particles, cap_.contacts);
+    }
+    renumber_->upload(to);
+    const bool with_cg = particles > 0 && gpu_.backup_cg == particles * sizeof(glm::vec4);
+    ctx_.run_once([&](VkCommandBuffer cb) {
+      renumber_->record(cb, gpu_, r_, cap_.pairs, with_cg);
+      record_warm_start_table(cb);
+    });
+    // The host's copies in the new order too: read() takes shapes and materials from the scene.
+    scene_ = scene;
+    for (std::vector<glm::vec4>* v : {&world_.pos, &world_.vel}) {
+      const std::vector<glm::vec4> old(v->begin() + r_, v->end());
+      for (std::uint32_t k = 0; k < particles; ++k) (*v)[r_ + to[k]] = old[k];
+    }
+    const std::vector<glm::uvec4> info(world_.info.begin() + r_, world_.info.end());
+    for (std::uint32_t k = 0; k < particles; ++k) world_.info[r_ + to[k]] = info[k];
+    state_copied_ = false;
+  }
+
  private:
   static std::uint32_t slot_of(std::uint64_t step) {
     return static_cast<std::uint32_t>(step % kSlots);
@@ -441,13 +472,18 @@ class GpuBackend final : public Backend {
         gpu_.buf[binding].fill(cb, 0u, list.size());
       }
       vk::barrier(cb);
-      gpu_.buf[b_prev_hash].fill(cb, VKPHYS_EMPTY_SLOT);
-      vk::barrier(cb);
-      const std::uint32_t insert[4] = {kern::COMMIT_HASH_INSERT, 1u, 0u, 0u};
-      kernels_.commit().dispatch(cb, gpu_.set(kernels_.commit()),
-                                 vk::groups_for(cap_.pairs, VKPHYS_GROUP_SIZE), insert);
+      record_warm_start_table(cb);
     });
     record();
+  }
+
+  // The rigid pairs' warm-start table (prev_hash) rebuilt from last step's pairs.
+  void record_warm_start_table(VkCommandBuffer cb) {
+    gpu_.buf[b_prev_hash].fill(cb, VKPHYS_EMPTY_SLOT);
+    vk::barrier(cb);
+    const std::uint32_t insert[4] = {kern::COMMIT_HASH_INSERT, 1u, 0u, 0u};
+    kernels_.commit().dispatch(cb, gpu_.set(kernels_.commit()),
+                               vk::groups_for(cap_.pairs, VKPHYS_GROUP_SIZE), insert);
   }
 
   void record() {
@@ -659,6 +695,7 @@ class GpuBackend final : public Backend {
   std::uint64_t step_index_ = 0;  // steps taken since load (the drive schedule's clock)
   std::vector<glm::vec4> drive_paths_, drive_impulses_;
   WorldBuffers gpu_;
+  std::unique_ptr<ParticleRenumber> renumber_;  // made at the first renumbering after a load
   // Per in-flight slot, host-visible: pos, vel (n_ each), rot, omega (r_ each), and the command
   // buffer that copies them out behind a step in that slot (record_state_copy).
   std::array<vk::Buffer, kSlots> state_transfer_;

@@ -1,5 +1,7 @@
-// The out-of-line part of host/sim/backend.h: the stage table's names.
+// The out-of-line part of host/sim/backend.h: the stage table's names, the host renumbering.
 #include "host/sim/backend.h"
+
+#include "host/sim/particle_order.h"
 
 namespace vkphys {
 
@@ -13,6 +15,12 @@ const char* stage_name(Stage s) {
   static const char* const names[] = {VKPHYS_STAGE_TABLE(VKPHYS_STAGE_NAME)};
 #undef VKPHYS_STAGE_NAME
   return names[static_cast<std::size_t>(s)];
+}
+
+void Backend::renumber_particles(const Scene& scene, const std::vector<std::uint32_t>& to) {
+  CarriedState s = save();
+  relabel_carried(s, static_cast<std::uint32_t>(scene.bodies.size() + scene.planes.size()), to);
+  restore(scene, s);
 }
 
 }  // namespace vkphys

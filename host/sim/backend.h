@@ -217,6 +217,13 @@ class Backend {
   // std::invalid_argument when the buffers do not fit the scene.
   virtual CarriedState save() const = 0;
   virtual void restore(const Scene& scene, const CarriedState& state) = 0;
+  // Renumbers the particles between steps (solver.particle_reorder, host/sim/particle_order.h):
+  // the particle at slot k goes to slot to[k], with everything the next step carries about it
+  // relabelled as relabel_carried does; `scene` is the loaded scene with its particles in the new
+  // order. to moves only particles that nothing names by index. By default a checkpoint taken,
+  // relabelled on the host and restored (a reload); the GPU backend does it on the device
+  // (host/gpu/particle_renumber.h), to the same bits.
+  virtual void renumber_particles(const Scene& scene, const std::vector<std::uint32_t>& to);
   // With `on`, the step checks every body's state for NaN and infinity after each stage and
   // throws NonFiniteState at the first stage that made one (the state as that stage left it).
   // Returns whether the backend can: the GPU backend cannot (one submission runs every stage).

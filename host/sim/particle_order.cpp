@@ -7,10 +7,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/particle_renumber.h"
+
 namespace vkphys {
 namespace {
 
-constexpr std::uint32_t kOtherBits = 0x3FFFFFFu;    // prev_pcontact_other: the other body's bits
 constexpr double kSteps = double((1u << 21) - 1u);  // Morton steps per axis, 21 bits each
 
 // The 21 low bits of v spread to every third bit of a 63-bit word.
@@ -56,12 +57,9 @@ void permute_particles(Particles& p, const std::vector<std::uint32_t>& index, bo
   move(p.thickness);
 }
 
-// The particle contacts' warm-start lists (kernels/contact_particle.inl, commit_pcontact) under
-// the owners' new slots. A particle pair is listed under its lower particle with the normal from
-// it to the other; when the relabelling turns the pair round, the normal turns and the world
-// friction impulse, stored as the one on the other body, changes sign (lambda_n does not). Each
-// contact keeps its kept colour: a colour is a property of the bodies it touches, not of their
-// numbers.
+// The particle contacts' warm-start lists under the owners' new slots (the rule for one entry:
+// kernels/particle_renumber.h), as a stable counting sort by new owner: each list keeps its
+// entries in the order of their old owners, then of their old places.
 void relabel_pcontacts(CarriedState& s, std::uint32_t rigid, const std::vector<std::uint32_t>& to) {
   const std::size_t particles = to.size();
   const std::vector<std::uint32_t>& offsets = s.prev_pcontact_offsets;
@@ -72,22 +70,13 @@ void relabel_pcontacts(CarriedState& s, std::uint32_t rigid, const std::vector<s
   for (std::size_t p = 0; p < particles; ++p) {
     for (std::uint32_t c = offsets[p]; c < offsets[p + 1]; ++c) {
       const std::uint32_t word = s.prev_pcontact_other[c];
-      std::uint32_t body = word & kOtherBits, holder = to[p];
-      glm::vec4 lam = s.prev_pcontact_lambda[c];
-      if (body >= rigid) {
-        const std::uint32_t q = to[body - rigid];
-        if (q < holder) {
-          body = rigid + holder;
-          holder = q;
-          lam = glm::vec4(lam.x, -glm::vec3(lam.y, lam.z, lam.w));
-        } else {
-          body = rigid + q;
-        }
-      }
-      owner[c] = holder;
-      other[c] = body | (word & ~kOtherBits);
-      lambda[c] = lam;
-      ++count[holder + 1];
+      const std::uint32_t body = word & VKPHYS_PCONTACT_OTHER_MASK;
+      const kern::RenumberedPcontact r = kern::renumber_pcontact(
+          to[p], word, s.prev_pcontact_lambda[c], rigid, body >= rigid ? to[body - rigid] : 0u);
+      owner[c] = r.holder;
+      other[c] = r.other;
+      lambda[c] = r.lambda;
+      ++count[r.holder + 1];
     }
   }
   std::partial_sum(count.begin(), count.end(), s.prev_pcontact_offsets.begin());

@@ -4,23 +4,25 @@
 // A wrapper around either backend, so that both hold the same order by the same host code and
 // stay bit for bit each other's parity: it loads the inner backend with the scene's particles in
 // Morton order, and before every step whose count is a multiple of the setting (the first after
-// the load excepted: the load sorted them) it takes the inner backend's carried state
-// (Backend::save), relabels it and the scene into the new order and restores the inner backend
-// from them (Backend::restore). Everything it hands out is in the scene's order: the state of
-// read(), the body indices and per-body arrays of a trace, a NaN's body. A checkpoint
+// the load excepted: the load sorted them) it reads the particles' positions, finds their new
+// order and has the inner backend renumber them (Backend::renumber_particles: the CPU backend
+// relabels a checkpoint and restores from it, the GPU backend moves its buffers on the device,
+// host/gpu/particle_renumber.h; the same bits). Everything it hands out is in the scene's order:
+// the state of read(), the body indices and per-body arrays of a trace, a NaN's body. A checkpoint
 // (CarriedState) keeps the buffers in the slots' order with the order beside them
 // (CarriedState::particle_order), so a restored run goes on from the same slots, bit for bit.
 //
 // The reorder runs before the step rather than after the one before it, so that a checkpoint
 // taken between steps holds the state as the uninterrupted run had it there, and the resumed run
-// reorders at the same place. A restore reloads the inner backend (buffers, lists, the GPU's
-// recordings), which is cheap next to hundreds of steps on the CPU and costly on a GPU, where
-// the reorder should one day be a sort on the device (not built: the GPU takes the same host
-// round trip, docs/benchmarks.md gives what it costs).
+// reorders at the same place. The CPU's restore reloads it, which is cheap next to hundreds of
+// steps; on a GPU a reload (buffers, lists, recordings made again, the whole state through the
+// host) cost more than the order saved, so the GPU only takes the new numbers and a read of the
+// positions (the sort itself is still the host's: docs/benchmarks.md gives what each costs).
 //
 // With solver.particle_reorder 0 (the default) the wrapper passes every call through.
 #include <memory>
 #include <numeric>
+#include <stdexcept>
 #include <utility>
 
 #include "host/sim/backend.h"
@@ -129,6 +131,16 @@ class ParticleOrderBackend final : public Backend {
     inner_->restore(scene_in_order(scene, order_), state);
   }
 
+  // For a caller that numbers the particles itself: only with the order off.
+  void renumber_particles(const Scene& scene, const std::vector<std::uint32_t>& to) override {
+    if (!order_.empty()) {
+      throw std::logic_error(
+          "renumber_particles on a backend that holds its particles in "
+          "Morton order (solver.particle_reorder)");
+    }
+    inner_->renumber_particles(scene, to);
+  }
+
   bool check_stages(bool on) override { return inner_->check_stages(on); }
 
  private:
@@ -150,15 +162,14 @@ class ParticleOrderBackend final : public Backend {
 
   void reorder() {
     reordered_at_ = inner_->steps_taken();
-    CarriedState s = inner_->save();
-    const std::vector<std::uint32_t> to = morton_relabel(
-        std::span<const glm::vec4>(s.body_pos).subspan(rigid_, order_.size()), movable_);
+    WorldState now;
+    inner_->read(now);
+    const std::vector<std::uint32_t> to = morton_relabel(now.particles.pos_radius, movable_);
     if (is_identity(to)) return;
-    relabel_carried(s, rigid_, to);
     std::vector<std::uint32_t> order(order_.size());
     for (std::size_t k = 0; k < to.size(); ++k) order[to[k]] = order_[k];
     order_ = std::move(order);
-    inner_->restore(scene_in_order(scene_, order_), s);
+    inner_->renumber_particles(scene_in_order(scene_, order_), to);
   }
 
   std::uint32_t scene_body(std::uint32_t body) const {
